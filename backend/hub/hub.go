@@ -1,0 +1,293 @@
+// Package hub is the composition root: it resolves the data directory, opens each agent's SQLite
+// store, recovers interrupted tasks, and starts the hub's A2A server and the demo agent, in that order,
+// and stops them in reverse.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/demoagent"
+	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/server"
+	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// Default loopback addresses of the hub and the demo agent.
+const (
+	DefaultAddr     = "127.0.0.1:47470"
+	DefaultDemoAddr = "127.0.0.1:47471"
+)
+
+// DefaultDataDir is the per-user data location: ~/.config/agenthub on Linux, %AppData%\AgentHub on
+// Windows, ~/Library/Application Support/AgentHub on macOS.
+func DefaultDataDir() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no per-user config directory; pass --data: %w", err)
+	}
+	name := "AgentHub"
+	if runtime.GOOS == "linux" { // lower-case dot-directories are the convention there
+		name = "agenthub"
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// Agent is one A2A agent running on the hub's stack: its SQLite file, task store, server and listener.
+type Agent struct {
+	Name    string
+	BaseURL string
+	DB      *store.DB
+	Tasks   *tasks.Store
+	Server  *server.Server
+	Bus     *bus.Bus
+
+	http    *http.Server
+	release func()
+	done    chan error
+}
+
+// AgentSpec says what to run.
+type AgentSpec struct {
+	Name, Description, Version string
+	Skills                     []a2a.AgentSkill
+	// Executor builds the agent's executor over its task store.
+	Executor func(*tasks.Store) a2asrv.AgentExecutor
+	Addr     string // host:port to listen on; must be loopback
+	DBPath   string
+	Logger   *slog.Logger
+}
+
+// StartAgent opens the agent's store, recovers its interrupted tasks (before accepting any request),
+// and serves it. It returns once the listener is bound.
+func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
+	if err := requireLoopback(spec.Addr); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.DBPath), 0o700); err != nil {
+		return nil, err
+	}
+	release, err := lockFile(spec.DBPath + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	db, err := store.Open(spec.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	b := bus.New()
+	ts, err := tasks.Open(ctx, db, b)
+	if err != nil {
+		return nil, err
+	}
+	exec := spec.Executor(ts)
+	resumer, _ := exec.(tasks.Resumer)
+	resumed, failed, err := ts.Recover(ctx, resumer)
+	if err != nil {
+		return nil, fmt.Errorf("recover %s tasks: %w", spec.Name, err)
+	}
+	if resumed+failed > 0 {
+		spec.Logger.Info("recovered interrupted tasks", "agent", spec.Name, "resumed", resumed, "failed", failed)
+	}
+	ln, err := net.Listen("tcp", spec.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot listen on %s: %w", spec.Name, spec.Addr, err)
+	}
+	base := "http://" + ln.Addr().String()
+	srv, err := server.New(server.Config{
+		Name: spec.Name, Description: spec.Description, Version: spec.Version, Skills: spec.Skills,
+		Executor: exec, Store: ts, PushConfigs: tasks.NewPushConfigs(db), BaseURL: base, Logger: spec.Logger,
+	})
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	a = &Agent{Name: spec.Name, BaseURL: base, DB: db, Tasks: ts, Server: srv, Bus: b, release: release, done: make(chan error, 1),
+		http: &http.Server{Handler: srv.Mux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
+	go func() {
+		err := a.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		a.done <- err
+	}()
+	return a, nil
+}
+
+// Stop stops serving (giving open requests a moment; streams are cut) and closes the store.
+func (a *Agent) Stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := a.http.Shutdown(ctx); err != nil {
+		a.http.Close()
+	}
+	err := <-a.done
+	err = errors.Join(err, a.DB.Close())
+	a.release()
+	return err
+}
+
+func requireLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s: AgentHub has no authentication yet, so it listens on loopback only (127.0.0.1)", addr)
+}
+
+// Config configures Start.
+type Config struct {
+	DataDir  string
+	Addr     string
+	DemoAddr string
+	NoDemo   bool
+	Version  string
+	Logger   *slog.Logger
+}
+
+// Hub is the running hub: its own agent (with the inbox) and, unless disabled, the demo agent.
+type Hub struct {
+	DataDir string
+	Agent   *Agent
+	Inbox   *inbox.Inbox
+	Demo    *Agent
+}
+
+// HubSpec is the hub's own agent.
+func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
+	return AgentSpec{
+		Name:        "AgentHub",
+		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can.",
+		Version:     cfg.Version,
+		Skills:      []a2a.AgentSkill{inbox.Skill},
+		Executor: func(ts *tasks.Store) a2asrv.AgentExecutor {
+			*in = inbox.New(ts)
+			return *in
+		},
+		Addr:   cfg.Addr,
+		DBPath: filepath.Join(cfg.DataDir, "hub.db"),
+		Logger: cfg.Logger,
+	}
+}
+
+// DemoSpec is the demo agent.
+func DemoSpec(cfg Config) AgentSpec {
+	return AgentSpec{
+		Name:        "AgentHub demo agent",
+		Description: "A demo A2A agent to try a client on: streaming with progress, cancellation, questions back (input-required), file and data artifacts.",
+		Version:     cfg.Version,
+		Skills:      demoagent.Skills,
+		Executor:    func(*tasks.Store) a2asrv.AgentExecutor { return demoagent.New() },
+		Addr:        cfg.DemoAddr,
+		DBPath:      filepath.Join(cfg.DataDir, "demo-agent.db"),
+		Logger:      cfg.Logger,
+	}
+}
+
+func (cfg *Config) defaults() error {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.DemoAddr == "" {
+		cfg.DemoAddr = DefaultDemoAddr
+	}
+	if cfg.DataDir == "" {
+		dir, err := DefaultDataDir()
+		if err != nil {
+			return err
+		}
+		cfg.DataDir = dir
+	}
+	return nil
+}
+
+// Start starts the hub, then the demo agent.
+func Start(ctx context.Context, cfg Config) (*Hub, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	h := &Hub{DataDir: cfg.DataDir}
+	agent, err := StartAgent(ctx, HubSpec(cfg, &h.Inbox))
+	if err != nil {
+		return nil, err
+	}
+	h.Agent = agent
+	agent.Server.Mux().HandleFunc("/", uiPlaceholder(h))
+	if !cfg.NoDemo {
+		if h.Demo, err = StartAgent(ctx, DemoSpec(cfg)); err != nil {
+			agent.Stop()
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// StartDemo starts the demo agent alone (`agenthub demo-agent`).
+func StartDemo(ctx context.Context, cfg Config) (*Agent, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	return StartAgent(ctx, DemoSpec(cfg))
+}
+
+// Stop stops the demo agent, then the hub.
+func (h *Hub) Stop() error {
+	var err error
+	if h.Demo != nil {
+		err = h.Demo.Stop()
+	}
+	return errors.Join(err, h.Agent.Stop())
+}
+
+// Done reports the first serving error of the hub's agents.
+func (h *Hub) Done() <-chan error { return h.Agent.done }
+
+func uiPlaceholder(h *Hub) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		demo := ""
+		if h.Demo != nil {
+			demo = fmt.Sprintf(`<p>Demo agent: <a href="%[1]s/.well-known/agent-card.json">%[1]s</a></p>`, h.Demo.BaseURL)
+		}
+		fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><title>AgentHub</title>
+<h1>AgentHub</h1><p>The hub is running, but the frontend is not built yet.</p>
+<p>Agent card: <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a> &middot; JSON-RPC endpoint: <code>%s%s</code></p>%s`,
+			h.Agent.BaseURL, server.RPCPath, demo)
+	}
+}

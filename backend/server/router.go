@@ -1,0 +1,270 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// The router owns the JSON-RPC 2.0 envelope: it reads the body under a size limit, splits batches,
+// validates each request (the SDKs let a request without "method" or with a string "params" through
+// with the wrong code), answers notifications with nothing, and dispatches by method name to the
+// dialect that owns it.
+
+// request is one JSON-RPC request after envelope validation.
+type request struct {
+	ID     json.RawMessage // nil for a notification
+	Method string
+	Params json.RawMessage // nil, or a JSON object
+	HTTP   *http.Request
+}
+
+func (r *request) isNotification() bool { return r.ID == nil }
+
+// response is one JSON-RPC response object.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+func errorResponse(id json.RawMessage, err error) *response {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	return &response{JSONRPC: "2.0", ID: id, Error: toRPCError(err)}
+}
+
+func resultResponse(id json.RawMessage, result any) *response {
+	if result == nil {
+		result = struct{}{}
+	}
+	return &response{JSONRPC: "2.0", ID: id, Result: result}
+}
+
+// method is what a dialect does with a request: answer it (call) or stream it (stream).
+type method struct {
+	dialect tasks.Dialect
+	call    func(ctx context.Context, r *request) (json.RawMessage, error)
+	stream  func(ctx context.Context, r *request, w http.ResponseWriter)
+}
+
+// router dispatches JSON-RPC requests by method name.
+type router struct {
+	methods map[string]method
+	// shared names (tasks/get, tasks/cancel, tasks/resubscribe) exist in v0.3 and v0.1; they go to
+	// the dialect the task was created in.
+	shared    map[string]map[tasks.Dialect]method
+	dialectOf func(ctx context.Context, id a2a.TaskID) (tasks.Dialect, error)
+	maxBody   int64
+	log       *slog.Logger
+}
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeJSON(w, http.StatusMethodNotAllowed, errorResponse(nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: JSON-RPC requests are POSTed"}))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, rt.maxBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		writeJSON(w, http.StatusRequestEntityTooLarge, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: body is larger than the %d-byte limit", rt.maxBody)}))
+		return
+	}
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, &rpcError{Code: codeParseError, Message: "parse error: " + err.Error()}))
+		return
+	}
+	trimmed := bytes.TrimSpace(body)
+	if !json.Valid(trimmed) {
+		writeJSON(w, http.StatusOK, errorResponse(nil, &rpcError{Code: codeParseError, Message: "parse error: body is not valid JSON"}))
+		return
+	}
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		rt.serveBatch(w, r, trimmed)
+		return
+	}
+	req, rerr := parseRequest(trimmed, r)
+	if rerr != nil {
+		writeJSON(w, http.StatusOK, errorResponse(req.idOrNil(), rerr))
+		return
+	}
+	m, rerr := rt.lookup(r.Context(), req)
+	if rerr != nil {
+		if !req.isNotification() {
+			writeJSON(w, http.StatusOK, errorResponse(req.ID, rerr))
+		}
+		return
+	}
+	ctx := tasks.WithDialect(r.Context(), m.dialect)
+	if m.stream != nil {
+		if req.isNotification() {
+			// A notification wants no reply, and a stream is all this method replies with.
+			return
+		}
+		m.stream(ctx, req, w)
+		return
+	}
+	resp := rt.call(ctx, m, req)
+	if req.isNotification() {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeRaw(w, resp)
+}
+
+func (rt *router) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(body, &items); err != nil || len(items) == 0 {
+		writeJSON(w, http.StatusOK, errorResponse(nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: a batch must be a non-empty array"}))
+		return
+	}
+	out := make([]json.RawMessage, 0, len(items))
+	for _, item := range items {
+		req, rerr := parseRequest(item, r)
+		if rerr != nil {
+			out = append(out, marshal(errorResponse(req.idOrNil(), rerr)))
+			continue
+		}
+		m, rerr := rt.lookup(r.Context(), req)
+		if rerr == nil && m.stream != nil {
+			rerr = &rpcError{Code: codeInvalidRequest, Message: "invalid request: streaming method " + req.Method + " cannot be part of a batch"}
+		}
+		if rerr != nil {
+			if !req.isNotification() {
+				out = append(out, marshal(errorResponse(req.ID, rerr)))
+			}
+			continue
+		}
+		resp := rt.call(tasks.WithDialect(r.Context(), m.dialect), m, req)
+		if !req.isNotification() {
+			out = append(out, resp)
+		}
+	}
+	if len(out) == 0 {
+		w.WriteHeader(http.StatusNoContent) // a batch of notifications gets nothing back
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (rt *router) call(ctx context.Context, m method, req *request) json.RawMessage {
+	raw, err := m.call(ctx, req)
+	if err != nil {
+		rt.logError(req, err)
+		return marshal(errorResponse(req.ID, err))
+	}
+	return raw
+}
+
+func (rt *router) logError(req *request, err error) {
+	if toRPCError(err).Code == codeInternal {
+		rt.log.Error("json-rpc call failed", "method", req.Method, "error", err)
+	}
+}
+
+func (rt *router) lookup(ctx context.Context, req *request) (method, *rpcError) {
+	if m, ok := rt.methods[req.Method]; ok {
+		return m, nil
+	}
+	byDialect, ok := rt.shared[req.Method]
+	if !ok {
+		return method{}, &rpcError{Code: codeMethodNotFound, Message: "method not found: " + req.Method}
+	}
+	var p struct {
+		ID *string `json:"id"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil || p.ID == nil || *p.ID == "" {
+		return method{}, invalidParams("params.id must be a non-empty string")
+	}
+	d, err := rt.dialectOf(ctx, a2a.TaskID(*p.ID))
+	if errors.Is(err, a2a.ErrTaskNotFound) {
+		return method{}, toRPCError(fmt.Errorf("%w: %s", a2a.ErrTaskNotFound, *p.ID))
+	}
+	if err != nil {
+		return method{}, toRPCError(err)
+	}
+	if m, ok := byDialect[d]; ok {
+		return m, nil
+	}
+	return byDialect[tasks.DialectV03], nil
+}
+
+// parseRequest validates one request object of the envelope. The returned request carries the id
+// even on error, so the error response can echo it.
+func parseRequest(raw json.RawMessage, hr *http.Request) (*request, *rpcError) {
+	req := &request{HTTP: hr}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return req, &rpcError{Code: codeInvalidRequest, Message: "invalid request: a request must be a JSON object"}
+	}
+	if id, ok := env["id"]; ok {
+		switch firstByte(id) {
+		case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			req.ID = id
+		default:
+			return req, &rpcError{Code: codeInvalidRequest, Message: "invalid request: id must be a string, a number or null"}
+		}
+	}
+	var version string
+	if err := json.Unmarshal(env["jsonrpc"], &version); err != nil || version != "2.0" {
+		return req, &rpcError{Code: codeInvalidRequest, Message: `invalid request: "jsonrpc" must be "2.0"`}
+	}
+	m, ok := env["method"]
+	if !ok || json.Unmarshal(m, &req.Method) != nil || req.Method == "" {
+		return req, &rpcError{Code: codeInvalidRequest, Message: `invalid request: "method" must be a non-empty string`}
+	}
+	if p, ok := env["params"]; ok && string(p) != "null" {
+		if firstByte(p) != '{' {
+			return req, invalidParams(`"params" must be an object`)
+		}
+		req.Params = p
+	}
+	return req, nil
+}
+
+func (r *request) idOrNil() json.RawMessage {
+	if r == nil {
+		return nil
+	}
+	return r.ID
+}
+
+func firstByte(b []byte) byte {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
+
+func marshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(errorResponse(nil, err))
+	}
+	return b
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeRaw(w http.ResponseWriter, raw json.RawMessage) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(raw, '\n'))
+}

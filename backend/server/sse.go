@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// sseWriter writes JSON-RPC responses as Server-Sent Events, one `data:` line each.
+type sseWriter struct {
+	w http.ResponseWriter
+	f http.Flusher
+}
+
+func newSSEWriter(w http.ResponseWriter) (*sseWriter, error) {
+	f, ok := w.(http.Flusher)
+	if !ok {
+		return nil, fmt.Errorf("response writer cannot stream")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	f.Flush()
+	return &sseWriter{w: w, f: f}, nil
+}
+
+func (s *sseWriter) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	s.f.Flush()
+	return nil
+}
+
+// comment writes an SSE comment, which clients ignore and idle proxies see as traffic.
+func (s *sseWriter) comment() error {
+	if _, err := fmt.Fprint(s.w, ": keep-alive\n\n"); err != nil {
+		return err
+	}
+	s.f.Flush()
+	return nil
+}
+
+// stream sends every value produce emits, with keep-alive comments while idle. produce runs in its
+// own goroutine and its ctx ends when the client goes away; the stream ends when produce returns.
+func (s *sseWriter) stream(ctx context.Context, keepAlive time.Duration, produce func(ctx context.Context, out chan<- any)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := make(chan any)
+	go func() {
+		defer close(out)
+		produce(ctx, out)
+	}()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if s.comment() != nil {
+				return
+			}
+		case v, ok := <-out:
+			if !ok {
+				return
+			}
+			if s.send(v) != nil {
+				return
+			}
+		}
+	}
+}

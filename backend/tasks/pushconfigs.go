@@ -1,0 +1,120 @@
+package tasks
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
+	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+// PushConfigs is the SQLite push-notification config store (a2a-go's push.ConfigStore).
+type PushConfigs struct {
+	db *store.DB
+}
+
+var _ push.ConfigStore = (*PushConfigs)(nil)
+
+// NewPushConfigs returns the store; its table is created by Open's migrations.
+func NewPushConfigs(db *store.DB) *PushConfigs { return &PushConfigs{db: db} }
+
+// MaxPushConfigsPerTask bounds what one task may register, so a client cannot grow the table without end.
+const MaxPushConfigsPerTask = 10
+
+func validatePushConfig(c *a2a.PushConfig) error {
+	if c == nil {
+		return fmt.Errorf("push config is required: %w", a2a.ErrInvalidParams)
+	}
+	u, err := url.ParseRequestURI(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("push config url must be an absolute http(s) URL, got %q: %w", c.URL, a2a.ErrInvalidParams)
+	}
+	return nil
+}
+
+// Save inserts or replaces the config (a new id is generated when none is given).
+func (p *PushConfigs) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushConfig) (*a2a.PushConfig, error) {
+	if err := validatePushConfig(c); err != nil {
+		return nil, err
+	}
+	saved := *c
+	saved.TaskID = taskID
+	if saved.ID == "" {
+		saved.ID = uuid.Must(uuid.NewV7()).String()
+	}
+	body, err := json.Marshal(&saved)
+	if err != nil {
+		return nil, err
+	}
+	err = p.db.Tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM push_configs WHERE task_id = ? AND id <> ?`, taskID, saved.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= MaxPushConfigsPerTask {
+			return fmt.Errorf("a task may have at most %d push configs: %w", MaxPushConfigsPerTask, a2a.ErrInvalidParams)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO push_configs(task_id, id, config_json, created_at) VALUES (?, ?, ?, unixepoch())
+			ON CONFLICT(task_id, id) DO UPDATE SET config_json = excluded.config_json`, taskID, saved.ID, body)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &saved, nil
+}
+
+// Get returns one config, or push.ErrPushConfigNotFound.
+func (p *PushConfigs) Get(ctx context.Context, taskID a2a.TaskID, id string) (*a2a.PushConfig, error) {
+	var body []byte
+	err := p.db.Reader.QueryRowContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? AND id = ?`, taskID, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, push.ErrPushConfigNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c a2a.PushConfig
+	return &c, json.Unmarshal(body, &c)
+}
+
+// List returns the task's configs, oldest first.
+func (p *PushConfigs) List(ctx context.Context, taskID a2a.TaskID) ([]*a2a.PushConfig, error) {
+	rows, err := p.db.Reader.QueryContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? ORDER BY created_at, rowid`, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*a2a.PushConfig{}
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		var c a2a.PushConfig
+		if err := json.Unmarshal(body, &c); err != nil {
+			return nil, err
+		}
+		out = append(out, &c)
+	}
+	return out, rows.Err()
+}
+
+// Delete removes one config; deleting a missing one is not an error (the operation is idempotent).
+func (p *PushConfigs) Delete(ctx context.Context, taskID a2a.TaskID, id string) error {
+	_, err := p.db.Writer.ExecContext(ctx, `DELETE FROM push_configs WHERE task_id = ? AND id = ?`, taskID, id)
+	return err
+}
+
+// DeleteAll removes every config of the task.
+func (p *PushConfigs) DeleteAll(ctx context.Context, taskID a2a.TaskID) error {
+	_, err := p.db.Writer.ExecContext(ctx, `DELETE FROM push_configs WHERE task_id = ?`, taskID)
+	return err
+}

@@ -1,0 +1,127 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+)
+
+// ErrTaskClosed means the task is already in a terminal state and takes no more updates.
+var ErrTaskClosed = errors.New("task is in a terminal state")
+
+// Apply writes a status or artifact event to a task outside an a2a-go execution (the owner answering
+// an inbox task after a restart, recovery failing an interrupted task), the way a2a-go applies it
+// inside one: a new status moves the previous status message into history; an artifact event adds,
+// replaces or appends to the artifact with its id. Concurrent writers are resolved by retrying on the
+// version check.
+func (s *Store) Apply(ctx context.Context, ev a2a.Event) (*a2a.Task, error) {
+	for range 5 {
+		stored, err := s.Get(ctx, ev.TaskInfo().TaskID)
+		if err != nil {
+			return nil, err
+		}
+		task := stored.Task
+		if task.Status.State.Terminal() {
+			return nil, fmt.Errorf("%w: %s is %s", ErrTaskClosed, task.ID, task.Status.State)
+		}
+		switch v := ev.(type) {
+		case *a2a.TaskStatusUpdateEvent:
+			if v.Status.Timestamp == nil {
+				now := s.now().UTC()
+				v.Status.Timestamp = &now
+			}
+			if task.Status.Message != nil {
+				task.History = append(task.History, task.Status.Message)
+			}
+			task.Status = v.Status
+		case *a2a.TaskArtifactUpdateEvent:
+			applyArtifact(task, v)
+		default:
+			return nil, fmt.Errorf("cannot apply %T to a task: %w", ev, a2a.ErrInvalidParams)
+		}
+		_, err = s.Update(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: stored.Version})
+		if errors.Is(err, taskstore.ErrConcurrentModification) {
+			continue
+		}
+		return task, err
+	}
+	return nil, fmt.Errorf("task %s kept changing under us: %w", ev.TaskInfo().TaskID, taskstore.ErrConcurrentModification)
+}
+
+func applyArtifact(task *a2a.Task, ev *a2a.TaskArtifactUpdateEvent) {
+	for i, a := range task.Artifacts {
+		if a.ID != ev.Artifact.ID {
+			continue
+		}
+		if ev.Append {
+			a.Parts = append(a.Parts, ev.Artifact.Parts...)
+		} else {
+			task.Artifacts[i] = ev.Artifact
+		}
+		return
+	}
+	task.Artifacts = append(task.Artifacts, ev.Artifact)
+}
+
+// Unfinished returns the tasks left submitted or working: after a restart nothing is running them.
+func (s *Store) Unfinished(ctx context.Context) ([]*a2a.Task, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT id FROM tasks WHERE state IN (?, ?) ORDER BY created_at`,
+		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking))
+	if err != nil {
+		return nil, err
+	}
+	var ids []a2a.TaskID
+	for rows.Next() {
+		var id a2a.TaskID
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*a2a.Task, 0, len(ids))
+	for _, id := range ids {
+		st, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st.Task)
+	}
+	return out, nil
+}
+
+// Resumer is implemented by an agent that can take back a task it was running before a restart.
+// Resume reports whether it did; tasks nobody resumes are failed with a reason.
+type Resumer interface {
+	Resume(ctx context.Context, task *a2a.Task) bool
+}
+
+// Recover runs once at start, before the server accepts requests: every task left submitted or
+// working is handed to r, and whatever r does not resume is failed, saying why, so no task stays
+// "working" forever.
+func (s *Store) Recover(ctx context.Context, r Resumer) (resumed, failed int, err error) {
+	tasks, err := s.Unfinished(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, t := range tasks {
+		if r != nil && r.Resume(ctx, t) {
+			resumed++
+			continue
+		}
+		msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, t,
+			a2a.NewTextPart("The agent restarted while this task was running, so it was stopped. Send the request again to retry."))
+		if _, err := s.Apply(ctx, a2a.NewStatusUpdateEvent(t, a2a.TaskStateFailed, msg)); err != nil && !errors.Is(err, ErrTaskClosed) {
+			return resumed, failed, err
+		}
+		failed++
+	}
+	return resumed, failed, nil
+}

@@ -1,0 +1,472 @@
+// Package tasks keeps A2A tasks durable in SQLite: a2a-go's task store and push-config store
+// interfaces, the per-task event log that streams replay, the dialect each task was created in, and
+// recovery of tasks that were running when the process died.
+package tasks
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Topic is the bus topic of task events; the event's Key is the task id and Data a *Logged.
+const Topic = "task"
+
+// Dialect names the protocol version a task was created in; it answers in that dialect.
+type Dialect string
+
+const (
+	DialectV1  Dialect = "1.0"
+	DialectV03 Dialect = "0.3"
+	DialectV01 Dialect = "0.1"
+)
+
+type dialectKey struct{}
+
+// WithDialect marks ctx as a request in dialect d; a task created under it remembers d.
+func WithDialect(ctx context.Context, d Dialect) context.Context {
+	return context.WithValue(ctx, dialectKey{}, d)
+}
+
+func dialectFrom(ctx context.Context) Dialect {
+	if d, ok := ctx.Value(dialectKey{}).(Dialect); ok {
+		return d
+	}
+	return DialectV1
+}
+
+// Store is the SQLite task store. It implements a2a-go's taskstore.Store; every write commits the
+// task row and its event-log entries in one transaction before it returns, then publishes on the bus.
+type Store struct {
+	db  *store.DB
+	bus *bus.Bus
+	now func() time.Time
+}
+
+var _ taskstore.Store = (*Store)(nil)
+
+// Open migrates the tasks tables in db and returns the store.
+func Open(ctx context.Context, db *store.DB, b *bus.Bus) (*Store, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, "tasks", sub); err != nil {
+		return nil, err
+	}
+	return &Store{db: db, bus: b, now: time.Now}, nil
+}
+
+// Logged is one entry of a task's event log.
+type Logged struct {
+	TaskID  a2a.TaskID
+	Seq     int64
+	Version taskstore.TaskVersion
+	Kind    string // task | status | artifact | message
+	Final   bool
+	Event   a2a.Event
+}
+
+// IsFinal reports whether a stream ends after ev: a terminal state, or the task waits for the client.
+func IsFinal(ev a2a.Event) bool {
+	var st a2a.TaskState
+	switch v := ev.(type) {
+	case *a2a.Task:
+		st = v.Status.State
+	case *a2a.TaskStatusUpdateEvent:
+		st = v.Status.State
+	case *a2a.Message:
+		return true
+	default:
+		return false
+	}
+	return st.Terminal() || st == a2a.TaskStateInputRequired || st == a2a.TaskStateAuthRequired
+}
+
+func validate(task *a2a.Task) error {
+	if task == nil || task.ID == "" {
+		return fmt.Errorf("task id is required: %w", a2a.ErrInvalidParams)
+	}
+	if task.ContextID == "" {
+		return fmt.Errorf("task context id is required: %w", a2a.ErrInvalidParams)
+	}
+	return nil
+}
+
+// Create stores a new task at version 1 with the task itself as the first logged event.
+func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
+	if err := validate(task); err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	body, err := json.Marshal(task)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	now := s.now().UnixNano()
+	var entries []*Logged
+	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+			task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return taskstore.ErrTaskAlreadyExists
+		}
+		entries, err = appendLog(ctx, tx, task.ID, 1, now, []a2a.Event{task})
+		return err
+	})
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	s.publish(entries)
+	return 1, nil
+}
+
+// Update replaces the task if PrevVersion still matches and logs the event that caused the change.
+func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	if req == nil {
+		return taskstore.TaskVersionMissing, fmt.Errorf("update request is required: %w", a2a.ErrInvalidParams)
+	}
+	if err := validate(req.Task); err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	body, err := json.Marshal(req.Task)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	now := s.now().UnixNano()
+	var version taskstore.TaskVersion
+	var entries []*Logged
+	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		var stored taskstore.TaskVersion
+		var prevState string
+		err := tx.QueryRowContext(ctx, `SELECT version, state FROM tasks WHERE id = ?`, req.Task.ID).Scan(&stored, &prevState)
+		if errors.Is(err, sql.ErrNoRows) {
+			return a2a.ErrTaskNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != stored {
+			return taskstore.ErrConcurrentModification
+		}
+		version = stored + 1
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ?`,
+			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
+			return err
+		}
+		entries, err = appendLog(ctx, tx, req.Task.ID, version, now, eventsOf(req, a2a.TaskState(prevState)))
+		return err
+	})
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	s.publish(entries)
+	return version, nil
+}
+
+// eventsOf decides what an update adds to the log: the event as given, and a status event whenever the
+// state changed without one (a2a-go marks a task failed passing the event that failed, or none).
+func eventsOf(req *taskstore.UpdateRequest, prevState a2a.TaskState) []a2a.Event {
+	var out []a2a.Event
+	switch ev := req.Event.(type) {
+	case *a2a.TaskStatusUpdateEvent, *a2a.Task:
+		return []a2a.Event{ev}
+	case *a2a.TaskArtifactUpdateEvent, *a2a.Message:
+		out = append(out, ev)
+	}
+	if len(out) == 0 || req.Task.Status.State != prevState {
+		out = append(out, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
+	}
+	return out
+}
+
+func kindOf(ev a2a.Event) string {
+	switch ev.(type) {
+	case *a2a.Task:
+		return "task"
+	case *a2a.TaskStatusUpdateEvent:
+		return "status"
+	case *a2a.TaskArtifactUpdateEvent:
+		return "artifact"
+	default:
+		return "message"
+	}
+}
+
+func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore.TaskVersion, now int64, events []a2a.Event) ([]*Logged, error) {
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = ?`, id).Scan(&seq); err != nil {
+		return nil, err
+	}
+	out := make([]*Logged, 0, len(events))
+	for _, ev := range events {
+		body, err := json.Marshal(ev)
+		if err != nil {
+			return nil, err
+		}
+		seq++
+		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: kindOf(ev), Final: kindOf(ev) != "message" && IsFinal(ev), Event: ev}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			id, seq, version, l.Kind, l.Final, body, now); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func (s *Store) publish(entries []*Logged) {
+	if s.bus == nil {
+		return
+	}
+	for _, l := range entries {
+		s.bus.Publish(bus.Event{Topic: Topic, Key: string(l.TaskID), Seq: l.Seq, Data: l})
+	}
+}
+
+// Get returns the task, or a2a.ErrTaskNotFound.
+func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	var body []byte
+	var version taskstore.TaskVersion
+	var owner string
+	err := s.db.Reader.QueryRowContext(ctx, `SELECT task_json, version, owner FROM tasks WHERE id = ?`, id).Scan(&body, &version, &owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, a2a.ErrTaskNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var task a2a.Task
+	if err := json.Unmarshal(body, &task); err != nil {
+		return nil, fmt.Errorf("stored task %s is unreadable: %w", id, err)
+	}
+	return &taskstore.StoredTask{Task: &task, Version: version, User: owner}, nil
+}
+
+// DialectOf returns the dialect the task was created in, or a2a.ErrTaskNotFound.
+func (s *Store) DialectOf(ctx context.Context, id a2a.TaskID) (Dialect, error) {
+	var d string
+	err := s.db.Reader.QueryRowContext(ctx, `SELECT dialect FROM tasks WHERE id = ?`, id).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", a2a.ErrTaskNotFound
+	}
+	return Dialect(d), err
+}
+
+const (
+	defaultPageSize   = 50
+	maxPageSize       = 100
+	defaultListHistory = 100
+)
+
+// List returns tasks newest first, filtered as the request asks, a page at a time.
+func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	if req == nil {
+		req = &a2a.ListTasksRequest{}
+	}
+	pageSize := req.PageSize
+	if pageSize == 0 {
+		pageSize = defaultPageSize
+	}
+	if pageSize < 1 || pageSize > maxPageSize {
+		return nil, fmt.Errorf("pageSize must be between 1 and %d, got %d: %w", maxPageSize, req.PageSize, a2a.ErrInvalidParams)
+	}
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, fmt.Errorf("historyLength must not be negative: %w", a2a.ErrInvalidParams)
+	}
+	var where []string
+	var args []any
+	if req.ContextID != "" {
+		where, args = append(where, "context_id = ?"), append(args, req.ContextID)
+	}
+	if req.Status != a2a.TaskStateUnspecified {
+		where, args = append(where, "state = ?"), append(args, string(req.Status))
+	}
+	if req.StatusTimestampAfter != nil {
+		where, args = append(where, "updated_at >= ?"), append(args, req.StatusTimestampAfter.UnixNano())
+	}
+	filter := ""
+	if len(where) > 0 {
+		filter = " WHERE " + strings.Join(where, " AND ")
+	}
+	var total int
+	if err := s.db.Reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks`+filter, args...).Scan(&total); err != nil {
+		return nil, err
+	}
+	if req.PageToken != "" {
+		at, id, err := decodePageToken(req.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		cond := "(updated_at < ? OR (updated_at = ? AND id < ?))"
+		if filter == "" {
+			filter = " WHERE " + cond
+		} else {
+			filter += " AND " + cond
+		}
+		args = append(args, at, at, id)
+	}
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT task_json, updated_at, id FROM tasks`+filter+` ORDER BY updated_at DESC, id DESC LIMIT ?`, append(args, pageSize+1)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	resp := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, TotalSize: total, PageSize: pageSize}
+	var lastAt int64
+	var lastID string
+	for rows.Next() {
+		var body []byte
+		var at int64
+		var id string
+		if err := rows.Scan(&body, &at, &id); err != nil {
+			return nil, err
+		}
+		if len(resp.Tasks) == pageSize {
+			resp.NextPageToken = encodePageToken(lastAt, lastID)
+			break
+		}
+		var task a2a.Task
+		if err := json.Unmarshal(body, &task); err != nil {
+			return nil, fmt.Errorf("stored task %s is unreadable: %w", id, err)
+		}
+		limit := defaultListHistory
+		if req.HistoryLength != nil {
+			limit = *req.HistoryLength
+		}
+		TrimHistory(&task, limit)
+		if !req.IncludeArtifacts {
+			task.Artifacts = nil
+		}
+		resp.Tasks = append(resp.Tasks, &task)
+		lastAt, lastID = at, id
+	}
+	return resp, rows.Err()
+}
+
+// TrimHistory keeps the last n messages of the task's history (n < 0 keeps all).
+func TrimHistory(task *a2a.Task, n int) {
+	if n >= 0 && len(task.History) > n {
+		task.History = task.History[len(task.History)-n:]
+	}
+}
+
+func encodePageToken(at int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at, 10) + ":" + id))
+}
+
+func decodePageToken(tok string) (int64, string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err == nil {
+		if at, id, ok := strings.Cut(string(raw), ":"); ok {
+			if n, err := strconv.ParseInt(at, 10, 64); err == nil {
+				return n, id, nil
+			}
+		}
+	}
+	return 0, "", fmt.Errorf("pageToken is not one this hub issued: %w", a2a.ErrInvalidParams)
+}
+
+// Log returns the task's logged events with seq > after, in order.
+func (s *Store) Log(ctx context.Context, id a2a.TaskID, after int64) ([]*Logged, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT seq, version, kind, final, event_json FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq`, id, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*Logged
+	for rows.Next() {
+		l := &Logged{TaskID: id}
+		var body []byte
+		if err := rows.Scan(&l.Seq, &l.Version, &l.Kind, &l.Final, &body); err != nil {
+			return nil, err
+		}
+		if l.Event, err = decodeEvent(l.Kind, body); err != nil {
+			return nil, fmt.Errorf("event %d of task %s is unreadable: %w", l.Seq, id, err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+func decodeEvent(kind string, body []byte) (a2a.Event, error) {
+	var ev a2a.Event
+	switch kind {
+	case "task":
+		ev = &a2a.Task{}
+	case "status":
+		ev = &a2a.TaskStatusUpdateEvent{}
+	case "artifact":
+		ev = &a2a.TaskArtifactUpdateEvent{}
+	default:
+		ev = &a2a.Message{}
+	}
+	return ev, json.Unmarshal(body, ev)
+}
+
+// Stream replays the task's event log (task, status and artifact events; messages are history, not
+// stream events) and then follows it live until an event ends the stream or ctx is done. The bus only
+// wakes the reader; what it yields always comes from the log, so nothing is skipped or repeated even
+// after a restart or a slow consumer.
+func (s *Store) Stream(ctx context.Context, id a2a.TaskID) iter.Seq2[*Logged, error] {
+	return func(yield func(*Logged, error) bool) {
+		if _, err := s.DialectOf(ctx, id); err != nil {
+			yield(nil, err)
+			return
+		}
+		var wake *bus.Subscription
+		if s.bus != nil {
+			wake = s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Key == string(id) }, 1)
+			defer wake.Close()
+		}
+		var after int64
+		for {
+			entries, err := s.Log(ctx, id, after)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i, l := range entries {
+				after = l.Seq
+				if l.Kind == "message" {
+					continue
+				}
+				if !yield(l, nil) {
+					return
+				}
+				if l.Final && i == len(entries)-1 {
+					return
+				}
+			}
+			if wake == nil {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake.C:
+			case <-wake.Lagged:
+			}
+		}
+	}
+}
