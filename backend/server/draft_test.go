@@ -232,4 +232,3 @@ func TestDraftCancel(t *testing.T) {
 		t.Fatalf("stream ended with %s", last)
 	}
 }
-

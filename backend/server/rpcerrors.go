@@ -65,4 +65,6 @@ func toRPCError(err error) *rpcError {
 	return &rpcError{Code: codeInternal, Message: "internal error"}
 }
 
-func invalidParams(msg string) *rpcError { return &rpcError{Code: codeInvalidParams, Message: "invalid params: " + msg} }
+func invalidParams(msg string) *rpcError {
+	return &rpcError{Code: codeInvalidParams, Message: "invalid params: " + msg}
+}

@@ -275,8 +275,8 @@ func (s *Store) DialectOf(ctx context.Context, id a2a.TaskID) (Dialect, error) {
 }
 
 const (
-	defaultPageSize   = 50
-	maxPageSize       = 100
+	defaultPageSize    = 50
+	maxPageSize        = 100
 	defaultListHistory = 100
 )
 
