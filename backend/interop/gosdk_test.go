@@ -68,19 +68,43 @@ func TestGoV1ClientAgainstDemoAgent(t *testing.T) {
 		if err != nil || artifactText(got) != "hello from a2a-go v1" || len(got.History) == 0 {
 			t.Fatalf("GetTask %+v %v", got, err)
 		}
-		var events []a2a.Event
-		for ev, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+		// v1.0: a task that has ended takes no subscription.
+		for _, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+			if !errors.Is(err, a2a.ErrUnsupportedOperation) {
+				t.Fatalf("SubscribeToTask on a completed task: %v", err)
+			}
+		}
+	})
+
+	t.Run("resubscribe mid-flight replays the log, then follows live", func(t *testing.T) {
+		var id a2a.TaskID
+		var firstStream []a2a.Event
+		for ev, err := range client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 3"))}) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			events = append(events, ev)
+			firstStream = append(firstStream, ev)
+			if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && s.Status.State == a2a.TaskStateWorking {
+				id = s.TaskID
+				break // the client goes away; the task keeps running
+			}
 		}
-		if _, ok := events[0].(*a2a.Task); !ok {
-			t.Fatalf("first replayed event is %T", events[0])
+		var replayed []a2a.Event
+		for ev, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			replayed = append(replayed, ev)
 		}
-		last, ok := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
+		if len(replayed) < len(firstStream)+2 {
+			t.Fatalf("replayed %d events, first stream saw %d", len(replayed), len(firstStream))
+		}
+		if _, ok := replayed[0].(*a2a.Task); !ok {
+			t.Fatalf("replay starts with %T", replayed[0])
+		}
+		last, ok := replayed[len(replayed)-1].(*a2a.TaskStatusUpdateEvent)
 		if !ok || last.Status.State != a2a.TaskStateCompleted {
-			t.Fatalf("last replayed event %#v", events[len(events)-1])
+			t.Fatalf("replay ends with %#v", replayed[len(replayed)-1])
 		}
 	})
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -57,6 +58,8 @@ type method struct {
 	dialect tasks.Dialect
 	call    func(ctx context.Context, r *request) (json.RawMessage, error)
 	stream  func(ctx context.Context, r *request, w http.ResponseWriter)
+	// precheck, when set, runs before the method and answers with an error instead of it.
+	precheck func(ctx context.Context, r *request) error
 }
 
 // router dispatches JSON-RPC requests by method name.
@@ -102,18 +105,25 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, rerr := rt.lookup(r.Context(), req)
-	if rerr != nil {
-		if !req.isNotification() {
-			writeJSON(w, http.StatusOK, errorResponse(req.ID, rerr))
-		}
-		return
+	if rerr == nil && m.stream != nil && req.isNotification() {
+		// A notification wants no reply, and a stream is all this method replies with.
+		rerr = &rpcError{Code: codeInvalidRequest, Message: "invalid request: streaming method " + req.Method + " sent as a notification"}
 	}
 	ctx := tasks.WithDialect(r.Context(), m.dialect)
-	if m.stream != nil {
+	if rerr == nil && m.precheck != nil {
+		if err := m.precheck(ctx, req); err != nil {
+			rerr = toRPCError(err)
+		}
+	}
+	if rerr != nil {
 		if req.isNotification() {
-			// A notification wants no reply, and a stream is all this method replies with.
+			w.WriteHeader(http.StatusNoContent)
 			return
 		}
+		writeJSON(w, http.StatusOK, errorResponse(req.ID, rerr))
+		return
+	}
+	if m.stream != nil {
 		m.stream(ctx, req, w)
 		return
 	}
@@ -161,6 +171,11 @@ func (rt *router) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 }
 
 func (rt *router) call(ctx context.Context, m method, req *request) json.RawMessage {
+	if m.precheck != nil {
+		if err := m.precheck(ctx, req); err != nil {
+			return marshal(errorResponse(req.ID, err))
+		}
+	}
 	raw, err := m.call(ctx, req)
 	if err != nil {
 		rt.logError(req, err)
@@ -175,7 +190,13 @@ func (rt *router) logError(req *request, err error) {
 	}
 }
 
+// supportedVersions are the A2A-Version header values the hub answers (v0.2 clients use v0.3's names).
+var supportedVersions = map[string]bool{"": true, "0.1": true, "0.2": true, "0.3": true, "1.0": true}
+
 func (rt *router) lookup(ctx context.Context, req *request) (method, *rpcError) {
+	if v := req.HTTP.Header.Get("A2A-Version"); !supportedVersions[majorMinor(v)] {
+		return method{}, toRPCError(fmt.Errorf("%w: A2A-Version %q (this hub speaks 1.0, 0.3 and 0.1)", a2a.ErrVersionNotSupported, v))
+	}
 	if m, ok := rt.methods[req.Method]; ok {
 		return m, nil
 	}
@@ -267,4 +288,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeRaw(w http.ResponseWriter, raw json.RawMessage) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(append(raw, '\n'))
+}
+
+// majorMinor reduces "1.0.2" to "1.0".
+func majorMinor(v string) string {
+	parts := strings.SplitN(strings.TrimSpace(v), ".", 3)
+	if len(parts) >= 2 {
+		return parts[0] + "." + parts[1]
+	}
+	return strings.TrimSpace(v)
 }

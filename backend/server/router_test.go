@@ -53,7 +53,11 @@ func TestHostileRequestsGetProtocolErrorsAndChangeNothing(t *testing.T) {
 		{"v01 bad role", `{"jsonrpc":"2.0","id":7,"method":"tasks/send","params":{"id":"d1","message":{"role":"robot","parts":[{"type":"text","text":"x"}]}}}`, 200, -32602, "7"},
 		{"v01 push on unknown task", `{"jsonrpc":"2.0","id":7,"method":"tasks/pushNotification/set","params":{"id":"nope","pushNotificationConfig":{"url":"https://example.com/cb"}}}`, 200, -32001, "7"},
 		{"push config not a URL", `{"jsonrpc":"2.0","id":7,"method":"CreateTaskPushNotificationConfig","params":{"taskId":"` + task.ID + `","url":"not a url"}}`, 200, -32602, "7"},
-		{"continue terminal task", `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m9","taskId":"` + task.ID + `","role":"ROLE_USER","parts":[{"text":"again"}]}}}`, 200, -32602, "7"},
+		{"v1 continue terminal task", `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m9","taskId":"` + task.ID + `","role":"ROLE_USER","parts":[{"text":"again"}]}}}`, 200, -32004, "7"},
+		{"v1 stream to terminal task", `{"jsonrpc":"2.0","id":7,"method":"SendStreamingMessage","params":{"message":{"messageId":"m9","taskId":"` + task.ID + `","role":"ROLE_USER","parts":[{"text":"again"}]}}}`, 200, -32004, "7"},
+		{"v1 subscribe to terminal task", `{"jsonrpc":"2.0","id":7,"method":"SubscribeToTask","params":{"id":"` + task.ID + `"}}`, 200, -32004, "7"},
+		{"v03 continue terminal task", `{"jsonrpc":"2.0","id":7,"method":"message/send","params":{"message":{"kind":"message","messageId":"m9","taskId":"` + task.ID + `","role":"user","parts":[{"kind":"text","text":"again"}]}}}`, 200, -32602, "7"},
+		{"v1 unknown push config", `{"jsonrpc":"2.0","id":7,"method":"GetTaskPushNotificationConfig","params":{"taskId":"` + task.ID + `","id":"nope"}}`, 200, -32001, "7"},
 		{"cancel finished task", `{"jsonrpc":"2.0","id":7,"method":"CancelTask","params":{"id":"` + task.ID + `"}}`, 200, -32002, "7"},
 		{"too large", `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"pad":"` + strings.Repeat("x", 70<<10) + `"}}`, 413, -32600, "null"},
 	}
@@ -78,6 +82,20 @@ func TestHostileRequestsGetProtocolErrorsAndChangeNothing(t *testing.T) {
 			}
 		})
 	}
+	t.Run("unsupported A2A-Version", func(t *testing.T) {
+		req, _ := http.NewRequest(http.MethodPost, a.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"x"}}`))
+		req.Header.Set("A2A-Version", "9.9")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r rpcResp
+		json.NewDecoder(resp.Body).Decode(&r)
+		if r.Error == nil || r.Error.Code != -32009 {
+			t.Fatalf("got %+v", r)
+		}
+	})
 	after := call(t, a.URL, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"`+task.ID+`"}}`).Result
 	if string(before) != string(after) {
 		t.Fatalf("stored task changed:\nbefore %s\nafter  %s", before, after)
@@ -138,6 +156,17 @@ func TestBatchesAndNotifications(t *testing.T) {
 			}
 			if string(out[i].ID) != w.id || got != w.code {
 				t.Errorf("reply %d: id %s code %d, want id %s code %d", i, out[i].ID, got, w.id, w.code)
+			}
+		}
+	})
+	t.Run("failing notifications get no reply either", func(t *testing.T) {
+		for _, body := range []string{
+			`{"jsonrpc":"2.0","method":"no/such/method"}`,
+			`{"jsonrpc":"2.0","method":"SendStreamingMessage","params":{"message":{"messageId":"s","role":"ROLE_USER","parts":[{"text":"x"}]}}}`,
+		} {
+			resp, got := post(t, a.URL, body)
+			if resp.StatusCode != http.StatusNoContent || len(got) != 0 {
+				t.Fatalf("%s: HTTP %d %q", body, resp.StatusCode, got)
 			}
 		}
 	})

@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -77,12 +78,16 @@ func New(cfg Config) (*Server, error) {
 	rt := &router{methods: map[string]method{}, shared: map[string]map[tasks.Dialect]method{}, maxBody: cfg.MaxBodyBytes, log: cfg.Logger,
 		dialectOf: cfg.Store.DialectOf}
 	unary := func(d tasks.Dialect, h http.Handler) method { return method{dialect: d, call: sdkCall(h)} }
-	for _, name := range []string{"SendMessage", "GetTask", "ListTasks", "CancelTask", "GetTaskPushNotificationConfig",
+	for _, name := range []string{"GetTask", "ListTasks", "CancelTask", "GetTaskPushNotificationConfig",
 		"CreateTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"} {
 		rt.methods[name] = unary(tasks.DialectV1, v1)
 	}
-	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SendMessageRequest{} })}
-	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} })}
+	// v1.0 forbids both on a task that has ended: UnsupportedOperationError, as an immediate reply.
+	rt.methods["SendMessage"] = method{dialect: tasks.DialectV1, call: sdkCall(v1), precheck: openTaskGuard(cfg.Store, "message", "taskId")}
+	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SendMessageRequest{} }),
+		precheck: openTaskGuard(cfg.Store, "message", "taskId")}
+	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} }),
+		precheck: openTaskGuard(cfg.Store, "id")}
 	for _, name := range []string{"message/send", "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
 		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard"} {
 		rt.methods[name] = unary(tasks.DialectV03, v03)
@@ -170,6 +175,31 @@ func staticJSON(body []byte) http.Handler {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 		}
 	})
+}
+
+// openTaskGuard returns a precheck that refuses, with UnsupportedOperationError, a request naming a
+// task (at the JSON path given) that is in a terminal state. Unknown tasks and malformed params pass
+// through to the method, which reports them in its own terms.
+func openTaskGuard(store *tasks.Store, path ...string) func(ctx context.Context, r *request) error {
+	return func(ctx context.Context, r *request) error {
+		raw := r.Params
+		for _, key := range path {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(raw, &obj) != nil {
+				return nil
+			}
+			raw = obj[key]
+		}
+		var id string
+		if json.Unmarshal(raw, &id) != nil || id == "" {
+			return nil
+		}
+		stored, err := store.Get(ctx, a2a.TaskID(id))
+		if err != nil || !stored.Task.Status.State.Terminal() {
+			return nil
+		}
+		return fmt.Errorf("%w: task %s is %s and takes no more messages or subscriptions", a2a.ErrUnsupportedOperation, id, stored.Task.Status.State)
+	}
 }
 
 // durableSubscribe serves SubscribeToTask (and v0.3 tasks/resubscribe) from the SQLite event log

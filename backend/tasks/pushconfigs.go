@@ -76,7 +76,8 @@ func (p *PushConfigs) Get(ctx context.Context, taskID a2a.TaskID, id string) (*a
 	var body []byte
 	err := p.db.Reader.QueryRowContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? AND id = ?`, taskID, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, push.ErrPushConfigNotFound
+		// Also a2a.ErrTaskNotFound, so a2a-go's handler answers -32001 instead of an internal error.
+		return nil, fmt.Errorf("%w: %s of task %s (%w)", push.ErrPushConfigNotFound, id, taskID, a2a.ErrTaskNotFound)
 	}
 	if err != nil {
 		return nil, err

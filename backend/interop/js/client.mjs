@@ -225,14 +225,41 @@ const scenarios = {
     return `task ${task.id}: ${task.history.length} history message(s), ${task.artifacts.length} artifact(s)`;
   },
 
-  // (h) Resubscribing to a completed task replays its events, ending with completed.
-  async resubscribe(client) {
-    const sent = await sendAndExpectCompleted(client, 'replay me');
-    const events = await collect(client.resubscribeTask({ tenant: '', id: sent.id }, opts()));
+  // (h) Resubscribing mid-flight replays the task's logged events, then follows it live to the end.
+  // For a task that has already ended, v1.0 requires UnsupportedOperationError (-32004); v0.3 has no
+  // such rule and the hub replays the log.
+  async resubscribe(client, protocol) {
+    const ctl = new AbortController();
+    let id;
+    try {
+      for await (const ev of client.sendMessageStream(sendRequest('slow 3'), { signal: ctl.signal })) {
+        if (eventState(ev) === TaskState.TASK_STATE_WORKING) {
+          id = ev.payload.value.taskId ?? ev.payload.value.id;
+          break; // leave the stream; the task keeps running on the agent
+        }
+      }
+    } finally {
+      ctl.abort();
+    }
+    check(id, 'never saw the task start working');
+    const events = await collect(client.resubscribeTask({ tenant: '', id }, opts()));
     const kinds = events.map(describeEvent);
-    check(events.length > 0, 'resubscribe yielded no events');
+    check(events[0]?.payload?.$case === 'task', `replay starts with ${kinds[0]}, want the task: ${kinds.join(' ')}`);
     check(eventState(events.at(-1)) === TaskState.TASK_STATE_COMPLETED, `last event is ${kinds.at(-1)}, want completed: ${kinds.join(' ')}`);
-    return kinds.join(' ');
+
+    let ended;
+    try {
+      ended = (await collect(client.resubscribeTask({ tenant: '', id }, opts()))).map(describeEvent);
+    } catch (e) {
+      ended = e;
+    }
+    if (protocol === '1.0') {
+      const code = isJsonRpcError(ended) ? ended.envelopeCode : undefined;
+      check(code === -32004, `resubscribe to a completed task in v1.0: ${Array.isArray(ended) ? ended.join(' ') : describeError(ended)}, want -32004`);
+    } else {
+      check(Array.isArray(ended) && ended.at(-1) === 'status:completed', `v0.3 replay of a completed task: ${Array.isArray(ended) ? ended.join(' ') : describeError(ended)}`);
+    }
+    return `${kinds.join(' ')}; after completion: ${Array.isArray(ended) ? 'replayed' : 'refused -32004'}`;
   },
 
   // (i) An unknown task id is a TaskNotFoundError with JSON-RPC code -32001.
