@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: run build test deps vet
+.PHONY: run build test deps vet bench
 
 build:
 	$(GO) build -o agenthub .
@@ -22,3 +22,7 @@ vet:
 test: deps vet
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./backend/...
+
+# Benchmarks print AgentHub beside a2a-go's own in-memory server under the same load.
+bench:
+	$(GO) test ./backend/server -run '^$$' -bench . -benchtime 3s -count 3
