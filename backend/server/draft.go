@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 // The v0.1 draft shapes (specs/a2a-core-overview-zh.md, specs/a2a-push-notifications.md): tasks carry
@@ -263,9 +265,9 @@ func toDraftEvent(ev a2a.Event, idx artifactIndexes) any {
 		for _, a := range v.Artifacts {
 			idx.of(a.ID)
 		}
-		return &draftStatusEvent{ID: string(v.ID), Status: toDraftStatus(v.Status), Final: isFinalState(v.Status.State), Metadata: v.Metadata}
+		return &draftStatusEvent{ID: string(v.ID), Status: toDraftStatus(v.Status), Final: tasks.IsFinalState(v.Status.State), Metadata: v.Metadata}
 	case *a2a.TaskStatusUpdateEvent:
-		return &draftStatusEvent{ID: string(v.TaskID), Status: toDraftStatus(v.Status), Final: isFinalState(v.Status.State), Metadata: v.Metadata}
+		return &draftStatusEvent{ID: string(v.TaskID), Status: toDraftStatus(v.Status), Final: tasks.IsFinalState(v.Status.State), Metadata: v.Metadata}
 	case *a2a.TaskArtifactUpdateEvent:
 		a := toDraftArtifact(v.Artifact, idx.of(v.Artifact.ID))
 		a.Append, a.LastChunk = v.Append, v.LastChunk
@@ -275,10 +277,6 @@ func toDraftEvent(ev a2a.Event, idx artifactIndexes) any {
 		return &draftStatusEvent{ID: string(v.TaskID), Status: draftStatus{State: "completed", Message: toDraftMessage(v)}, Final: true}
 	}
 	return nil
-}
-
-func isFinalState(s a2a.TaskState) bool {
-	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
 }
 
 func fromDraftPushConfig(c *draftPushConfig) *a2a.PushConfig {

@@ -22,7 +22,6 @@ import (
 type draftDialect struct {
 	handler   a2asrv.RequestHandler
 	store     *tasks.Store
-	push      push.ConfigStore
 	keepAlive time.Duration
 }
 

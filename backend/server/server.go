@@ -73,7 +73,7 @@ func New(cfg Config) (*Server, error) {
 	transport := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(cfg.KeepAlive)}
 	v1 := a2asrv.NewJSONRPCHandler(handler, transport...)
 	v03 := a2av0.NewJSONRPCHandler(handler, transport...)
-	draft := &draftDialect{handler: handler, store: cfg.Store, push: cfg.PushConfigs, keepAlive: cfg.KeepAlive}
+	draft := &draftDialect{handler: handler, store: cfg.Store, keepAlive: cfg.KeepAlive}
 
 	rt := &router{methods: map[string]method{}, shared: map[string]map[tasks.Dialect]method{}, maxBody: cfg.MaxBodyBytes, log: cfg.Logger,
 		dialectOf: cfg.Store.DialectOf}

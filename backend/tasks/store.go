@@ -87,18 +87,20 @@ type Logged struct {
 
 // IsFinal reports whether a stream ends after ev: a terminal state, or the task waits for the client.
 func IsFinal(ev a2a.Event) bool {
-	var st a2a.TaskState
 	switch v := ev.(type) {
 	case *a2a.Task:
-		st = v.Status.State
+		return IsFinalState(v.Status.State)
 	case *a2a.TaskStatusUpdateEvent:
-		st = v.Status.State
+		return IsFinalState(v.Status.State)
 	case *a2a.Message:
 		return true
-	default:
-		return false
 	}
-	return st.Terminal() || st == a2a.TaskStateInputRequired || st == a2a.TaskStateAuthRequired
+	return false
+}
+
+// IsFinalState reports whether a task in state s ends a stream: terminal, or waiting for the client.
+func IsFinalState(s a2a.TaskState) bool {
+	return s.Terminal() || s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
 }
 
 func validate(task *a2a.Task) error {
