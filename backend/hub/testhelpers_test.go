@@ -271,8 +271,8 @@ func rpcBody(t *testing.T, method string, params any) []byte {
 	return b
 }
 
-// call makes a unary JSON-RPC call and returns its result; a JSON-RPC error fails the test.
-func call(t *testing.T, url, method string, params any) json.RawMessage {
+// postRPC POSTs one JSON-RPC request, with extra headers as name/value pairs, and reads the whole reply.
+func postRPC(t *testing.T, url, method string, params any, headers ...string) (*http.Response, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
 	defer cancel()
@@ -281,6 +281,9 @@ func call(t *testing.T, url, method string, params any) json.RawMessage {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
@@ -290,6 +293,13 @@ func call(t *testing.T, url, method string, params any) json.RawMessage {
 	if err != nil {
 		t.Fatalf("%s: reading response: %v", method, err)
 	}
+	return resp, body
+}
+
+// call makes a unary JSON-RPC call and returns its result; a JSON-RPC error fails the test.
+func call(t *testing.T, url, method string, params any) json.RawMessage {
+	t.Helper()
+	resp, body := postRPC(t, url, method, params)
 	var r rpcResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		t.Fatalf("%s: HTTP %d, response is not JSON-RPC: %v\n%s", method, resp.StatusCode, err, body)
@@ -501,23 +511,7 @@ func sameJSON(t *testing.T, what string, got, want any) {
 // response instead of an SSE stream.
 func streamRefused(t *testing.T, url, method string, params any) *rpcError {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(rpcBody(t, method, params)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s: reading response: %v", method, err)
-	}
+	resp, body := postRPC(t, url, method, params, "Accept", "text/event-stream")
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Fatalf("%s: HTTP %d with Content-Type %q, want an immediate JSON-RPC error: %s", method, resp.StatusCode, ct, body)
 	}

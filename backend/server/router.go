@@ -104,17 +104,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, errorResponse(req.idOrNil(), rerr))
 		return
 	}
-	m, rerr := rt.lookup(r.Context(), req)
-	if rerr == nil && m.stream != nil && req.isNotification() {
-		// A notification wants no reply, and a stream is all this method replies with.
-		rerr = &rpcError{Code: codeInvalidRequest, Message: "invalid request: streaming method " + req.Method + " sent as a notification"}
-	}
-	ctx := tasks.WithDialect(r.Context(), m.dialect)
-	if rerr == nil && m.precheck != nil {
-		if err := m.precheck(ctx, req); err != nil {
-			rerr = toRPCError(err)
-		}
-	}
+	m, ctx, rerr := rt.resolve(r.Context(), req, false)
 	if rerr != nil {
 		if req.isNotification() {
 			w.WriteHeader(http.StatusNoContent)
@@ -148,17 +138,14 @@ func (rt *router) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 			out = append(out, marshal(errorResponse(req.idOrNil(), rerr)))
 			continue
 		}
-		m, rerr := rt.lookup(r.Context(), req)
-		if rerr == nil && m.stream != nil {
-			rerr = &rpcError{Code: codeInvalidRequest, Message: "invalid request: streaming method " + req.Method + " cannot be part of a batch"}
-		}
+		m, ctx, rerr := rt.resolve(r.Context(), req, true)
 		if rerr != nil {
 			if !req.isNotification() {
 				out = append(out, marshal(errorResponse(req.ID, rerr)))
 			}
 			continue
 		}
-		resp := rt.call(tasks.WithDialect(r.Context(), m.dialect), m, req)
+		resp := rt.call(ctx, m, req)
 		if !req.isNotification() {
 			out = append(out, resp)
 		}
@@ -170,12 +157,27 @@ func (rt *router) serveBatch(w http.ResponseWriter, r *http.Request, body []byte
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (rt *router) call(ctx context.Context, m method, req *request) json.RawMessage {
+// resolve finds the method a request names and checks it may run: a stream cannot answer inside a
+// batch or to a notification (neither has a stream to answer on), and the method's precheck passes.
+// The returned context carries the method's dialect.
+func (rt *router) resolve(ctx context.Context, req *request, inBatch bool) (method, context.Context, *rpcError) {
+	m, rerr := rt.lookup(ctx, req)
+	if rerr != nil {
+		return m, ctx, rerr
+	}
+	if m.stream != nil && (inBatch || req.isNotification()) {
+		return m, ctx, &rpcError{Code: codeInvalidRequest, Message: "invalid request: streaming method " + req.Method + " cannot be batched or sent as a notification"}
+	}
+	ctx = tasks.WithDialect(ctx, m.dialect)
 	if m.precheck != nil {
 		if err := m.precheck(ctx, req); err != nil {
-			return marshal(errorResponse(req.ID, err))
+			return m, ctx, toRPCError(err)
 		}
 	}
+	return m, ctx, nil
+}
+
+func (rt *router) call(ctx context.Context, m method, req *request) json.RawMessage {
 	raw, err := m.call(ctx, req)
 	if err != nil {
 		rt.logError(req, err)
