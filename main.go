@@ -1,19 +1,37 @@
-// Command agenthub is AgentHub: a desktop home for A2A agents. `agenthub serve` runs the hub headless;
-// `agenthub demo-agent` runs the demo agent alone.
+// Command agenthub is AgentHub: a desktop home for A2A agents. With no command it opens the desktop
+// window; `agenthub serve` runs the hub headless with the same UI in a browser; `agenthub demo-agent`
+// runs the demo agent alone.
 package main
 
 import (
 	"context"
+	"embed"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/agenthub/agenthub/app"
 	"github.com/agenthub/agenthub/backend/hub"
 )
+
+// frontendDist is the built UI (`npm --prefix frontend run build`). A fresh clone holds only
+// frontend/dist/.gitkeep, and the hub then serves a page saying the frontend is not built.
+//
+//go:embed all:frontend/dist
+var frontendDist embed.FS
+
+func uiAssets() fs.FS {
+	sub, err := fs.Sub(frontendDist, "frontend/dist")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the directory
+	}
+	return sub
+}
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
@@ -21,14 +39,17 @@ var version = "0.1.0-dev"
 const usage = `AgentHub %s: a desktop home for A2A agents.
 
 Usage:
+  agenthub [--data DIR]
+      Open the desktop window; the hub and the demo agent run while it is open.
   agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR]
-      Run the hub headless: its A2A server (and the demo agent, unless --no-demo).
+      Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
+      printed "ui:" URL, which carries this run's access token.
   agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
       Run only the demo A2A agent.
   agenthub version
       Print the version.
 
-With no command, AgentHub runs the hub as "serve" does (the desktop window arrives in a later release).
+A binary built without the desktop window (plain "go build") runs "serve" when given no command.
 `
 
 func main() {
@@ -36,11 +57,17 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := "serve"
+	cmd := "desktop"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "desktop":
+		if app.Available {
+			return desktop(args, stderr)
+		}
+		fmt.Fprintln(stderr, "agenthub: built without the desktop window; running headless (agenthub serve)")
+		return serve(args, stdout, stderr)
 	case "serve":
 		return serve(args, stdout, stderr)
 	case "demo-agent":
@@ -60,26 +87,33 @@ func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
-func serve(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := hub.Config{Version: version}
+// hubFlags declares the hub's flags, shared by the window and serve.
+func hubFlags(fs *flag.FlagSet) *hub.Config {
+	cfg := &hub.Config{Version: version}
 	fs.StringVar(&cfg.Addr, "addr", hub.DefaultAddr, "loopback `host:port` of the hub (port 0 picks a free one)")
 	fs.StringVar(&cfg.DemoAddr, "demo-addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
 	fs.BoolVar(&cfg.NoDemo, "no-demo", false, "do not start the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
+	return cfg
+}
+
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := hubFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	cfg.Logger = newLogger(stderr)
+	cfg.UI = uiAssets()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	h, err := hub.Start(ctx, cfg)
+	h, err := hub.Start(ctx, *cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "agenthub:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "AgentHub %s\ndata: %s\nhub: %s\n", version, h.DataDir, h.Agent.BaseURL)
+	fmt.Fprintf(stdout, "AgentHub %s\ndata: %s\nhub: %s\nui: %s\n", version, h.DataDir, h.Agent.BaseURL, h.UIURL())
 	if h.Demo != nil {
 		fmt.Fprintf(stdout, "demo agent: %s\n", h.Demo.BaseURL)
 	}
@@ -91,6 +125,23 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		err = stopErr
 	}
 	if err != nil {
+		fmt.Fprintln(stderr, "agenthub:", err)
+		return 1
+	}
+	return 0
+}
+
+func desktop(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("agenthub", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := hubFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := newLogger(stderr)
+	cfg.Logger = logger
+	cfg.UI = uiAssets()
+	if err := app.Run(app.Options{Hub: *cfg, Assets: uiAssets(), Logger: logger}); err != nil {
 		fmt.Fprintln(stderr, "agenthub:", err)
 		return 1
 	}

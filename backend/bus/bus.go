@@ -8,13 +8,15 @@ package bus
 
 import "sync"
 
-// Event is one published change. Key scopes it within the topic (a task id, a channel id); Seq is
-// its position in the durable log of that key.
+// Event is one published change. Source names who published it (an agent on this hub: "hub",
+// "demo"), Key scopes it within the topic (a task id, a channel id); Seq is its position in the
+// durable log of that key.
 type Event struct {
-	Topic string
-	Key   string
-	Seq   int64
-	Data  any
+	Topic  string
+	Source string
+	Key    string
+	Seq    int64
+	Data   any
 }
 
 // Bus fans events out to subscribers.

@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -24,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
+	"github.com/agenthub/agenthub/backend/uiapi"
 )
 
 // Default loopback addresses of the hub and the demo agent.
@@ -62,12 +65,14 @@ type Agent struct {
 
 // AgentSpec says what to run.
 type AgentSpec struct {
+	ID                         string // names the agent's events on the bus: "hub", "demo"
 	Name, Description, Version string
 	Skills                     []a2a.AgentSkill
-	// Executor builds the agent's executor over its task store.
-	Executor func(*tasks.Store) a2asrv.AgentExecutor
+	// Executor builds the agent's executor over its database and task store.
+	Executor func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error)
 	Addr     string // host:port to listen on; must be loopback
 	DBPath   string
+	Bus      *bus.Bus // shared with the other agents of the hub; nil for a bus of its own
 	Logger   *slog.Logger
 }
 
@@ -98,12 +103,18 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 			db.Close()
 		}
 	}()
-	b := bus.New()
-	ts, err := tasks.Open(ctx, db, b)
+	b := spec.Bus
+	if b == nil {
+		b = bus.New()
+	}
+	ts, err := tasks.Open(ctx, db, b, spec.ID)
 	if err != nil {
 		return nil, err
 	}
-	exec := spec.Executor(ts)
+	exec, err := spec.Executor(ctx, db, ts)
+	if err != nil {
+		return nil, err
+	}
 	resumer, _ := exec.(tasks.Resumer)
 	resumed, failed, err := ts.Recover(ctx, resumer)
 	if err != nil {
@@ -172,26 +183,46 @@ type Config struct {
 	NoDemo   bool
 	Version  string
 	Logger   *slog.Logger
+
+	// UI is the built frontend served at / (index.html at its root). Nil, or without index.html, and
+	// the hub serves a page saying the frontend is not built.
+	UI fs.FS
+	// UIOrigins are page origins, besides the hub's own, allowed to open the UI websocket: the
+	// desktop window's webview origin.
+	UIOrigins []string
 }
 
-// Hub is the running hub: its own agent (with the inbox) and, unless disabled, the demo agent.
+// Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
+// gateway, all on one event bus.
 type Hub struct {
 	DataDir string
 	Agent   *Agent
 	Inbox   *inbox.Inbox
 	Demo    *Agent
+	Bus     *bus.Bus
+
+	gateway *uiapi.Gateway
+	token   string
 }
+
+// Agent IDs on the bus and in the UI.
+const (
+	HubID  = "hub"
+	DemoID = "demo"
+)
 
 // HubSpec is the hub's own agent.
 func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 	return AgentSpec{
+		ID:          HubID,
 		Name:        "AgentHub",
 		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can.",
 		Version:     cfg.Version,
 		Skills:      []a2a.AgentSkill{inbox.Skill},
-		Executor: func(ts *tasks.Store) a2asrv.AgentExecutor {
-			*in = inbox.New(ts)
-			return *in
+		Executor: func(ctx context.Context, db *store.DB, ts *tasks.Store) (a2asrv.AgentExecutor, error) {
+			var err error
+			*in, err = inbox.Open(ctx, db, ts)
+			return *in, err
 		},
 		Addr:   cfg.Addr,
 		DBPath: filepath.Join(cfg.DataDir, "hub.db"),
@@ -202,14 +233,17 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 // DemoSpec is the demo agent.
 func DemoSpec(cfg Config) AgentSpec {
 	return AgentSpec{
+		ID:          DemoID,
 		Name:        "AgentHub demo agent",
 		Description: "A demo A2A agent to try a client on: streaming with progress, cancellation, questions back (input-required), file and data artifacts.",
 		Version:     cfg.Version,
 		Skills:      demoagent.Skills,
-		Executor:    func(*tasks.Store) a2asrv.AgentExecutor { return demoagent.New() },
-		Addr:        cfg.DemoAddr,
-		DBPath:      filepath.Join(cfg.DataDir, "demo-agent.db"),
-		Logger:      cfg.Logger,
+		Executor: func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error) {
+			return demoagent.New(), nil
+		},
+		Addr:   cfg.DemoAddr,
+		DBPath: filepath.Join(cfg.DataDir, "demo-agent.db"),
+		Logger: cfg.Logger,
 	}
 }
 
@@ -233,25 +267,81 @@ func (cfg *Config) defaults() error {
 	return nil
 }
 
-// Start starts the hub, then the demo agent.
+// Start starts the hub, then the demo agent, then opens the UI gateway on the hub's server.
 func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	h := &Hub{DataDir: cfg.DataDir}
-	agent, err := StartAgent(ctx, HubSpec(cfg, &h.Inbox))
+	h := &Hub{DataDir: cfg.DataDir, Bus: bus.New(), token: uiapi.NewToken()}
+	spec := HubSpec(cfg, &h.Inbox)
+	spec.Bus = h.Bus
+	agent, err := StartAgent(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
 	h.Agent = agent
-	agent.Server.Mux().HandleFunc("/", uiPlaceholder(h))
 	if !cfg.NoDemo {
-		if h.Demo, err = StartAgent(ctx, DemoSpec(cfg)); err != nil {
+		spec := DemoSpec(cfg)
+		spec.Bus = h.Bus
+		if h.Demo, err = StartAgent(ctx, spec); err != nil {
 			agent.Stop()
 			return nil, err
 		}
 	}
+	local := []uiapi.LocalAgent{localAgent(HubID, "hub", agent)}
+	if h.Demo != nil {
+		local = append(local, localAgent(DemoID, "local", h.Demo))
+	}
+	h.gateway = uiapi.New(uiapi.Config{
+		Token: h.token, Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir, UIURL: h.UIURL(),
+		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Bus: h.Bus, Logger: cfg.Logger,
+	})
+	mux := agent.Server.Mux()
+	mux.Handle(uiapi.Path, h.gateway)
+	mux.Handle("/", uiHandler(h, cfg.UI))
 	return h, nil
+}
+
+func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
+	return uiapi.LocalAgent{ID: id, Name: a.Name, Description: a.Server.Card.Description, Kind: kind,
+		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks}
+}
+
+// UIToken is this run's UI access token.
+func (h *Hub) UIToken() string { return h.token }
+
+// UIURL opens the UI in a browser; the token rides in the fragment, which browsers never send.
+func (h *Hub) UIURL() string { return h.Agent.BaseURL + "/#token=" + h.token }
+
+// WSURL is the UI gateway's websocket address (the token goes in its ?token= query).
+func (h *Hub) WSURL() string { return "ws" + strings.TrimPrefix(h.Agent.BaseURL, "http") + uiapi.Path }
+
+// InboxArrival is a new task in the owner's inbox.
+type InboxArrival struct {
+	TaskID string
+	Title  string
+}
+
+// WatchInbox calls fn for every task that arrives in the owner's inbox until ctx is done (for
+// desktop notifications). fn runs on WatchInbox's own goroutine.
+func (h *Hub) WatchInbox(ctx context.Context, fn func(InboxArrival)) {
+	sub := h.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == tasks.Topic && e.Source == HubID && e.Seq == 1 }, 64)
+	go func() {
+		defer sub.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e := <-sub.C:
+				if l, ok := e.Data.(*tasks.Logged); ok {
+					if t, ok := l.Event.(*a2a.Task); ok {
+						fn(InboxArrival{TaskID: string(t.ID), Title: tasks.Title(t)})
+					}
+				}
+			case <-sub.Lagged: // a burst: the inbox view shows them all; no notification storm
+			}
+		}
+	}()
 }
 
 // StartDemo starts the demo agent alone (`agenthub demo-agent`).
@@ -262,8 +352,9 @@ func StartDemo(ctx context.Context, cfg Config) (*Agent, error) {
 	return StartAgent(ctx, DemoSpec(cfg))
 }
 
-// Stop stops the demo agent, then the hub.
+// Stop closes the UI connections, stops the demo agent, then the hub.
 func (h *Hub) Stop() error {
+	h.gateway.Close()
 	var err error
 	if h.Demo != nil {
 		err = h.Demo.Stop()
@@ -274,8 +365,28 @@ func (h *Hub) Stop() error {
 // Done reports the first serving error of the hub's agents.
 func (h *Hub) Done() <-chan error { return h.Agent.done }
 
-func uiPlaceholder(h *Hub) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+// uiHandler serves the built frontend, or a page saying it is not built.
+func uiHandler(h *Hub, ui fs.FS) http.Handler {
+	if ui != nil {
+		if _, err := fs.Stat(ui, "index.html"); err == nil {
+			files := http.FileServerFS(ui)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !uiapi.LoopbackHost(r.Host) { // DNS rebinding: a foreign name pointing at 127.0.0.1
+					http.Error(w, "AgentHub answers on loopback names only", http.StatusForbidden)
+					return
+				}
+				hdr := w.Header()
+				hdr.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")
+				hdr.Set("X-Content-Type-Options", "nosniff")
+				hdr.Set("Referrer-Policy", "no-referrer")
+				if r.URL.Path == "/" || r.URL.Path == "/index.html" {
+					hdr.Set("Cache-Control", "no-cache")
+				}
+				files.ServeHTTP(w, r)
+			})
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
@@ -286,8 +397,8 @@ func uiPlaceholder(h *Hub) http.HandlerFunc {
 			demo = fmt.Sprintf(`<p>Demo agent: <a href="%[1]s/.well-known/agent-card.json">%[1]s</a></p>`, h.Demo.BaseURL)
 		}
 		fmt.Fprintf(w, `<!doctype html><meta charset="utf-8"><title>AgentHub</title>
-<h1>AgentHub</h1><p>The hub is running, but the frontend is not built yet.</p>
+<h1>AgentHub</h1><p>The hub is running, but this binary was built without the frontend: run <code>make build</code> (or <code>npm --prefix frontend run build</code> before <code>go build</code>).</p>
 <p>Agent card: <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a> &middot; JSON-RPC endpoint: <code>%s%s</code></p>%s`,
 			h.Agent.BaseURL, server.RPCPath, demo)
-	}
+	})
 }

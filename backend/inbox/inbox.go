@@ -6,16 +6,23 @@ package inbox
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
+	"strings"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
+
+//go:embed migrations/*.sql
+var migrations embed.FS
 
 // Skill is the inbox's entry on the hub's card.
 var Skill = a2a.AgentSkill{
@@ -42,6 +49,7 @@ var ErrNotWaiting = errors.New("task is not waiting for the owner")
 // Inbox is the executor of the inbox skill and the owner's API to it.
 type Inbox struct {
 	store *tasks.Store
+	db    *store.DB // the owner's read marks
 
 	mu      sync.Mutex
 	waiters map[a2a.TaskID]*waiter // executions running in this process, waiting for the owner
@@ -57,9 +65,16 @@ type act struct {
 	result chan error
 }
 
-// New returns the inbox over the hub's task store.
-func New(store *tasks.Store) *Inbox {
-	return &Inbox{store: store, waiters: map[a2a.TaskID]*waiter{}}
+// Open migrates the inbox's table in db and returns the inbox over the hub's task store.
+func Open(ctx context.Context, db *store.DB, ts *tasks.Store) (*Inbox, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, "inbox", sub); err != nil {
+		return nil, err
+	}
+	return &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}}, nil
 }
 
 var _ a2asrv.AgentExecutor = (*Inbox)(nil)
@@ -121,19 +136,39 @@ func (in *Inbox) Resume(ctx context.Context, t *a2a.Task) bool { return true }
 // Pending lists the tasks waiting for the owner, oldest first.
 func (in *Inbox) Pending(ctx context.Context) ([]*a2a.Task, error) { return in.store.Unfinished(ctx) }
 
-// Act applies the owner's action to a waiting task. If the execution that received the task is
-// running here, the action goes through it; otherwise (the hub restarted since) it is written to the
-// store directly. Either way it is durable, and streams of the task see it, when Act returns nil.
-func (in *Inbox) Act(ctx context.Context, id a2a.TaskID, action Action, text string) error {
+// File is an attachment to the owner's reply.
+type File struct {
+	Name      string
+	MediaType string
+	Bytes     []byte
+}
+
+// WaitingForOwner reports whether a task in state s waits for the owner to act.
+func WaitingForOwner(s a2a.TaskState) bool {
+	return s == a2a.TaskStateSubmitted || s == a2a.TaskStateWorking
+}
+
+// Act applies the owner's action to a waiting task, with text and files as its content. If the
+// execution that received the task is running here, the action goes through it; otherwise (the hub
+// restarted since) it is written to the store directly. Either way it is durable, and streams of the
+// task see it, when Act returns nil. The owner has then seen the task as it stands.
+func (in *Inbox) Act(ctx context.Context, id a2a.TaskID, action Action, text string, files ...File) error {
+	if err := in.act(ctx, id, action, text, files); err != nil {
+		return err
+	}
+	return in.MarkRead(ctx, id)
+}
+
+func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text string, files []File) error {
 	stored, err := in.store.Get(ctx, id)
 	if err != nil {
 		return err
 	}
 	task := stored.Task
-	if st := task.Status.State; st != a2a.TaskStateSubmitted && st != a2a.TaskStateWorking {
+	if st := task.Status.State; !WaitingForOwner(st) {
 		return fmt.Errorf("%w: %s is %s", ErrNotWaiting, id, st)
 	}
-	events, err := eventsFor(task, action, text)
+	events, err := eventsFor(task, action, text, files)
 	if err != nil {
 		return err
 	}
@@ -180,19 +215,34 @@ func (in *Inbox) awaitStored(ctx context.Context, id a2a.TaskID, want int64) err
 	return ctx.Err()
 }
 
-func eventsFor(task *a2a.Task, action Action, text string) ([]a2a.Event, error) {
-	var msg *a2a.Message
+func eventsFor(task *a2a.Task, action Action, text string, files []File) ([]a2a.Event, error) {
+	var parts a2a.ContentParts
 	if text != "" {
-		msg = a2a.NewMessageForTask(a2a.MessageRoleAgent, task, a2a.NewTextPart(text))
+		parts = append(parts, a2a.NewTextPart(text))
+	}
+	for _, f := range files {
+		if f.Name == "" {
+			return nil, fmt.Errorf("an attached file needs a name: %w", a2a.ErrInvalidParams)
+		}
+		p := a2a.NewRawPart(f.Bytes)
+		p.Filename, p.MediaType = f.Name, f.MediaType
+		if p.MediaType == "" {
+			p.MediaType = "application/octet-stream"
+		}
+		parts = append(parts, p)
+	}
+	var msg *a2a.Message
+	if len(parts) > 0 {
+		msg = a2a.NewMessageForTask(a2a.MessageRoleAgent, task, parts...)
 	}
 	switch action {
 	case Answer:
-		if text == "" {
-			return nil, fmt.Errorf("an answer needs text: %w", a2a.ErrInvalidParams)
+		if len(parts) == 0 {
+			return nil, fmt.Errorf("an answer needs text or a file: %w", a2a.ErrInvalidParams)
 		}
 		return []a2a.Event{
 			&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID,
-				Artifact: &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "answer", Parts: a2a.ContentParts{a2a.NewTextPart(text)}}},
+				Artifact: &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "answer", Parts: parts}},
 		}, nil
 	case AskBack:
 		if text == "" {
@@ -205,4 +255,71 @@ func eventsFor(task *a2a.Task, action Action, text string) ([]a2a.Event, error) 
 		return []a2a.Event{a2a.NewStatusUpdateEvent(task, a2a.TaskStateRejected, msg)}, nil
 	}
 	return nil, fmt.Errorf("unknown inbox action %q: %w", action, a2a.ErrInvalidParams)
+}
+
+// MarkRead records that the owner has seen the task as it stands now.
+func (in *Inbox) MarkRead(ctx context.Context, id a2a.TaskID) error {
+	row, err := in.store.Row(ctx, id)
+	if err != nil {
+		return err
+	}
+	_, err = in.db.Writer.ExecContext(ctx, `INSERT INTO inbox_seen(task_id, seen_version) VALUES (?, ?)
+		ON CONFLICT(task_id) DO UPDATE SET seen_version = MAX(seen_version, excluded.seen_version)`, string(id), int64(row.Version))
+	return err
+}
+
+// Unread reports, of the given tasks, which wait for the owner at a version the owner has not seen.
+func (in *Inbox) Unread(ctx context.Context, rows []tasks.Row) (map[a2a.TaskID]bool, error) {
+	seen := map[string]int64{}
+	const chunk = 500 // well under SQLite's bound-parameter limit
+	for start := 0; start < len(rows); start += chunk {
+		part := rows[start:min(start+chunk, len(rows))]
+		args := make([]any, len(part))
+		for i, r := range part {
+			args[i] = string(r.Task.ID)
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")
+		q, err := in.db.Reader.QueryContext(ctx, `SELECT task_id, seen_version FROM inbox_seen WHERE task_id IN (`+marks+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for q.Next() {
+			var id string
+			var v int64
+			if err := q.Scan(&id, &v); err != nil {
+				q.Close()
+				return nil, err
+			}
+			seen[id] = v
+		}
+		q.Close()
+		if err := q.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := map[a2a.TaskID]bool{}
+	for _, r := range rows {
+		if WaitingForOwner(r.Task.Status.State) && int64(r.Version) > seen[string(r.Task.ID)] {
+			out[r.Task.ID] = true
+		}
+	}
+	return out, nil
+}
+
+// Waiting returns every task waiting for the owner, newest first.
+func (in *Inbox) Waiting(ctx context.Context) ([]tasks.Row, error) {
+	return in.store.Page(ctx, tasks.PageQuery{States: []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking}, Limit: maxWaiting})
+}
+
+// maxWaiting bounds one read of the waiting tasks; an owner with more has bigger problems than a count.
+const maxWaiting = 10000
+
+// Counts returns how many tasks wait for the owner and how many of those are unread.
+func (in *Inbox) Counts(ctx context.Context) (waiting, unread int, err error) {
+	rows, err := in.Waiting(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	u, err := in.Unread(ctx, rows)
+	return len(rows), len(u), err
 }

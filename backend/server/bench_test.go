@@ -33,7 +33,7 @@ func BenchmarkSendMessage(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer db.Close()
-		ts, err := tasks.Open(b.Context(), db, bus.New())
+		ts, err := tasks.Open(b.Context(), db, bus.New(), "bench")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func startDemo(t *testing.T) *testAgent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	ts, err := tasks.Open(t.Context(), db, bus.New())
+	ts, err := tasks.Open(t.Context(), db, bus.New(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,9 +46,10 @@ type Config struct {
 
 // Server is the agent's HTTP handler.
 type Server struct {
-	Card    *a2a.AgentCard
-	Handler a2asrv.RequestHandler
-	mux     *http.ServeMux
+	Card     *a2a.AgentCard
+	CardJSON []byte // the agent-card.json document exactly as served
+	Handler  a2asrv.RequestHandler
+	mux      *http.ServeMux
 }
 
 // New wires the agent's request handler, dialects, router and cards.
@@ -112,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle(RPCPath, rt)
 	mux.Handle(a2asrv.WellKnownAgentCardPath, staticJSON(cardJSON))
 	mux.Handle("/.well-known/agent.json", staticJSON(legacyJSON))
-	return &Server{Card: card, Handler: handler, mux: mux}, nil
+	return &Server{Card: card, CardJSON: cardJSON, Handler: handler, mux: mux}, nil
 }
 
 // Mux returns the agent's routes; the hub adds its own (the UI) beside them.

@@ -27,7 +27,8 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Topic is the bus topic of task events; the event's Key is the task id and Data a *Logged.
+// Topic is the bus topic of task events; the event's Source is the store's source, its Key the task
+// id and its Data a *Logged.
 const Topic = "task"
 
 // Dialect names the protocol version a task was created in; it answers in that dialect.
@@ -56,15 +57,17 @@ func dialectFrom(ctx context.Context) Dialect {
 // Store is the SQLite task store. It implements a2a-go's taskstore.Store; every write commits the
 // task row and its event-log entries in one transaction before it returns, then publishes on the bus.
 type Store struct {
-	db  *store.DB
-	bus *bus.Bus
-	now func() time.Time
+	db     *store.DB
+	bus    *bus.Bus
+	source string
+	now    func() time.Time
 }
 
 var _ taskstore.Store = (*Store)(nil)
 
-// Open migrates the tasks tables in db and returns the store.
-func Open(ctx context.Context, db *store.DB, b *bus.Bus) (*Store, error) {
+// Open migrates the tasks tables in db and returns the store. Its events go on b (which may be shared
+// by several agents' stores) marked with source.
+func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store, error) {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return nil, err
@@ -72,7 +75,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus) (*Store, error) {
 	if err := db.Migrate(ctx, "tasks", sub); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, bus: b, now: time.Now}, nil
+	return &Store{db: db, bus: b, source: source, now: time.Now}, nil
 }
 
 // Logged is one entry of a task's event log.
@@ -82,6 +85,7 @@ type Logged struct {
 	Version taskstore.TaskVersion
 	Kind    string // task | status | artifact | message
 	Final   bool
+	At      time.Time // when it was stored
 	Event   a2a.Event
 }
 
@@ -228,7 +232,7 @@ func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore
 			return nil, err
 		}
 		seq++
-		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: kindOf(ev), Final: kindOf(ev) != "message" && IsFinal(ev), Event: ev}
+		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: kindOf(ev), Final: kindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			id, seq, version, l.Kind, l.Final, body, now); err != nil {
 			return nil, err
@@ -243,7 +247,7 @@ func (s *Store) publish(entries []*Logged) {
 		return
 	}
 	for _, l := range entries {
-		s.bus.Publish(bus.Event{Topic: Topic, Key: string(l.TaskID), Seq: l.Seq, Data: l})
+		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: string(l.TaskID), Seq: l.Seq, Data: l})
 	}
 }
 
@@ -391,7 +395,7 @@ func decodePageToken(tok string) (int64, string, error) {
 
 // Log returns the task's logged events with seq > after, in order.
 func (s *Store) Log(ctx context.Context, id a2a.TaskID, after int64) ([]*Logged, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT seq, version, kind, final, event_json FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq`, id, after)
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT seq, version, kind, final, event_json, created_at FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq`, id, after)
 	if err != nil {
 		return nil, err
 	}
@@ -400,9 +404,11 @@ func (s *Store) Log(ctx context.Context, id a2a.TaskID, after int64) ([]*Logged,
 	for rows.Next() {
 		l := &Logged{TaskID: id}
 		var body []byte
-		if err := rows.Scan(&l.Seq, &l.Version, &l.Kind, &l.Final, &body); err != nil {
+		var at int64
+		if err := rows.Scan(&l.Seq, &l.Version, &l.Kind, &l.Final, &body, &at); err != nil {
 			return nil, err
 		}
+		l.At = time.Unix(0, at)
 		if l.Event, err = decodeEvent(l.Kind, body); err != nil {
 			return nil, fmt.Errorf("event %d of task %s is unreadable: %w", l.Seq, id, err)
 		}
@@ -438,7 +444,7 @@ func (s *Store) Stream(ctx context.Context, id a2a.TaskID) iter.Seq2[*Logged, er
 		}
 		var wake *bus.Subscription
 		if s.bus != nil {
-			wake = s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Key == string(id) }, 1)
+			wake = s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Source == s.source && e.Key == string(id) }, 1)
 			defer wake.Close()
 		}
 		var after int64

@@ -23,7 +23,7 @@ func open(t *testing.T, path string) (*store.DB, *tasks.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	s, err := tasks.Open(t.Context(), db, bus.New())
+	s, err := tasks.Open(t.Context(), db, bus.New(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestSchemaNewerThanBinaryIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db2.Close()
-	if _, err := tasks.Open(t.Context(), db2, nil); !errors.Is(err, store.ErrSchemaTooNew) {
+	if _, err := tasks.Open(t.Context(), db2, nil, "test"); !errors.Is(err, store.ErrSchemaTooNew) {
 		t.Fatalf("opening a newer schema: %v", err)
 	}
 }

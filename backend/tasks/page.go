@@ -1,0 +1,133 @@
+package tasks
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+)
+
+// Row is a stored task with the columns lists show beside it.
+type Row struct {
+	Task      *a2a.Task
+	Version   taskstore.TaskVersion
+	Dialect   Dialect
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Position is a place in creation order: rows sort by (CreatedAt, ID), newest first.
+type Position struct {
+	CreatedAt int64 // unix nanoseconds
+	ID        string
+}
+
+// Newer reports whether p comes before q in the list, newest first.
+func (p Position) Newer(q Position) bool {
+	return p.CreatedAt > q.CreatedAt || (p.CreatedAt == q.CreatedAt && p.ID > q.ID)
+}
+
+// PositionOf is r's place in creation order.
+func PositionOf(r Row) Position {
+	return Position{CreatedAt: r.CreatedAt.UnixNano(), ID: string(r.Task.ID)}
+}
+
+// PageQuery selects tasks newest first by creation.
+type PageQuery struct {
+	States []a2a.TaskState // any of these; none means every state
+	After  *Position       // only rows older than this position
+	Limit  int
+}
+
+// Page returns up to q.Limit tasks, newest first by creation.
+func (s *Store) Page(ctx context.Context, q PageQuery) ([]Row, error) {
+	if q.Limit < 1 {
+		return nil, fmt.Errorf("limit must be positive, got %d: %w", q.Limit, a2a.ErrInvalidParams)
+	}
+	var where []string
+	var args []any
+	if len(q.States) > 0 {
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(q.States)), ",")
+		where = append(where, "state IN ("+marks+")")
+		for _, st := range q.States {
+			args = append(args, string(st))
+		}
+	}
+	if q.After != nil {
+		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
+		args = append(args, q.After.CreatedAt, q.After.CreatedAt, q.After.ID)
+	}
+	filter := ""
+	if len(where) > 0 {
+		filter = " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT `+rowColumns+` FROM tasks`+filter+
+		` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, q.Limit)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+const rowColumns = `task_json, version, dialect, created_at, updated_at`
+
+func scanRow(row interface{ Scan(...any) error }) (Row, error) {
+	var body []byte
+	var r Row
+	var created, updated int64
+	if err := row.Scan(&body, &r.Version, &r.Dialect, &created, &updated); err != nil {
+		return Row{}, err
+	}
+	r.Task = &a2a.Task{}
+	if err := json.Unmarshal(body, r.Task); err != nil {
+		return Row{}, fmt.Errorf("a stored task is unreadable: %w", err)
+	}
+	r.CreatedAt, r.UpdatedAt = time.Unix(0, created), time.Unix(0, updated)
+	return r, nil
+}
+
+// Row returns one task with its list columns, or a2a.ErrTaskNotFound.
+func (s *Store) Row(ctx context.Context, id a2a.TaskID) (Row, error) {
+	r, err := scanRow(s.db.Reader.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM tasks WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Row{}, a2a.ErrTaskNotFound
+	}
+	return r, err
+}
+
+// Title is the first text the sender wrote, on one line and shortened: how lists name a task.
+func Title(t *a2a.Task) string {
+	for _, m := range t.History {
+		if m == nil || m.Role != a2a.MessageRoleUser {
+			continue
+		}
+		for _, p := range m.Parts {
+			if text, ok := p.Content.(a2a.Text); ok && strings.TrimSpace(string(text)) != "" {
+				return shorten(strings.Join(strings.Fields(string(text)), " "), 120)
+			}
+		}
+	}
+	return "(no text)"
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

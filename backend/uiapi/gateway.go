@@ -1,0 +1,368 @@
+package uiapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// Path is where the gateway listens on the hub's server.
+const Path = "/ui/ws"
+
+const (
+	// maxFrameBytes bounds one request frame: an inbox reply may carry files up to the hub's 8 MiB
+	// A2A body limit, which base64 grows by a third.
+	maxFrameBytes = 12 << 20
+	// queueFrames is each connection's outgoing queue; pushed events beyond it are dropped (the client
+	// is told it lagged), replies wait for room.
+	queueFrames = 256
+	// writeTimeout disconnects a client that stops reading.
+	writeTimeout = 10 * time.Second
+	// pingInterval keeps idle connections alive through anything in between and detects dead peers.
+	pingInterval = 30 * time.Second
+	// concurrentCalls bounds the requests one connection has in flight.
+	concurrentCalls = 8
+)
+
+// seenTopic is published when the owner marks an inbox task read, so every window updates its count.
+const seenTopic = "inbox.seen"
+
+// LocalAgent is an agent running on this hub's stack, as the UI sees it.
+type LocalAgent struct {
+	ID          string // "hub", "demo": the source its task store publishes under
+	Name        string
+	Description string
+	Kind        string // hub | local
+	BaseURL     string
+	CardJSON    []byte
+	Tasks       *tasks.Store
+}
+
+// Config configures the gateway.
+type Config struct {
+	Token   string   // this run's secret; required
+	Origins []string // page origins allowed besides the hub's own (the desktop webview's)
+	Version string
+	DataDir string
+	UIURL   string
+	Agents  []LocalAgent
+	Inbox   *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
+	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
+	InboxAgent string
+	Bus        *bus.Bus
+	Logger     *slog.Logger
+}
+
+// Gateway serves the UI websocket.
+type Gateway struct {
+	cfg      Config
+	upgrader websocket.Upgrader
+	agents   map[string]*LocalAgent
+
+	ctx   context.Context // cancelled by Close: ends every connection
+	close context.CancelFunc
+	conns sync.WaitGroup
+}
+
+// NewToken returns a fresh random token for Config.Token.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand panics rather than return short)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// New returns the gateway.
+func New(cfg Config) *Gateway {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	g := &Gateway{cfg: cfg, agents: map[string]*LocalAgent{}}
+	g.ctx, g.close = context.WithCancel(context.Background())
+	for i := range cfg.Agents {
+		g.agents[cfg.Agents[i].ID] = &cfg.Agents[i]
+	}
+	g.upgrader = websocket.Upgrader{
+		ReadBufferSize: 16 << 10, WriteBufferSize: 16 << 10,
+		CheckOrigin: func(*http.Request) bool { return true }, // checked in ServeHTTP, before the upgrade
+	}
+	return g
+}
+
+// ServeHTTP checks the Host, Origin and token, then upgrades and serves one UI connection.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !LoopbackHost(r.Host) {
+		http.Error(w, "the UI is served on loopback names only (127.0.0.1, ::1, localhost)", http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r.Host) {
+		http.Error(w, "origin not allowed: "+origin, http.StatusForbidden)
+		return
+	}
+	token := r.URL.Query().Get("token")
+	if g.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(g.cfg.Token)) != 1 {
+		http.Error(w, "missing or wrong UI token: open the UI with the link `agenthub serve` printed", http.StatusUnauthorized)
+		return
+	}
+	ws, err := g.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	g.conns.Add(1)
+	defer g.conns.Done()
+	c := &conn{g: g, ws: ws, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls)}
+	c.serve(g.ctx)
+}
+
+// Close ends every UI connection (the HTTP server's shutdown does not reach hijacked connections)
+// and waits for them.
+func (g *Gateway) Close() {
+	g.close()
+	g.conns.Wait()
+}
+
+// LoopbackHost reports whether a Host header names this machine: a DNS-rebinding page has its own
+// domain in Host, which is refused.
+func LoopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (g *Gateway) originAllowed(origin, host string) bool {
+	return origin == "http://"+host || slices.Contains(g.cfg.Origins, origin)
+}
+
+// conn is one UI connection: a reader dispatching calls, a writer draining out, and a forwarder
+// turning bus events into pushed frames.
+type conn struct {
+	g      *Gateway
+	ws     *websocket.Conn
+	out    chan []byte
+	calls  chan struct{}
+	lagged atomic.Bool
+
+	mu         sync.Mutex
+	lastCounts [2]int // waiting, unread last pushed
+}
+
+type request struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+type reply struct {
+	ID     json.RawMessage `json:"id"`
+	Result any             `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+type push struct {
+	Topic string `json:"topic"`
+	Data  any    `json:"data"`
+}
+
+func (c *conn) serve(parent context.Context) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == tasks.Topic || e.Topic == seenTopic }, queueFrames)
+	defer sub.Close()
+
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); c.write(ctx, cancel) }()
+	go func() { defer wg.Done(); c.forward(ctx, sub) }()
+
+	c.ws.SetReadLimit(maxFrameBytes)
+	c.ws.SetReadDeadline(time.Now().Add(2 * pingInterval))
+	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(2 * pingInterval)) })
+
+	if info, err := c.g.hubInfo(); err == nil {
+		c.pushFrame(push{Topic: "hello", Data: info})
+	}
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			break
+		}
+		c.ws.SetReadDeadline(time.Now().Add(2 * pingInterval))
+		var req request
+		if err := json.Unmarshal(data, &req); err != nil || req.Method == "" || len(req.ID) == 0 {
+			c.sendReply(ctx, reply{ID: req.ID, Error: &Error{Code: CodeBadRequest, Message: "a request is {id, method, params}"}})
+			continue
+		}
+		select {
+		case c.calls <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		go func() {
+			defer func() { <-c.calls }()
+			result, err := c.g.call(ctx, req.Method, req.Params)
+			rep := reply{ID: req.ID, Result: result}
+			if err != nil {
+				rep = reply{ID: req.ID, Error: errorOf(err, c.g.cfg.Logger, req.Method)}
+			}
+			c.sendReply(ctx, rep)
+		}()
+	}
+	cancel()
+	c.ws.Close()
+	wg.Wait()
+}
+
+// write drains the queue to the socket; a write that times out ends the connection.
+func (c *conn) write(ctx context.Context, cancel context.CancelFunc) {
+	ping := time.NewTicker(pingInterval)
+	defer ping.Stop()
+	defer cancel()
+	for {
+		select {
+		case <-ctx.Done():
+			c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""), time.Now().Add(time.Second))
+			c.ws.Close() // unblocks the reader
+			return
+		case frame := <-c.out:
+			c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+				c.ws.Close()
+				return
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeTimeout)); err != nil {
+				c.ws.Close()
+				return
+			}
+		}
+	}
+}
+
+// sendReply queues a reply, waiting for room: replies are never dropped.
+func (c *conn) sendReply(ctx context.Context, r reply) {
+	frame, err := json.Marshal(r)
+	if err != nil {
+		frame, _ = json.Marshal(reply{ID: r.ID, Error: &Error{Code: CodeInternal, Message: "the reply could not be encoded"}})
+	}
+	select {
+	case c.out <- frame:
+	case <-ctx.Done():
+	}
+}
+
+// pushFrame queues a pushed event if there is room; otherwise the client will be told it lagged.
+func (c *conn) pushFrame(p push) {
+	if c.lagged.Load() {
+		lag, _ := json.Marshal(push{Topic: "lagged", Data: struct{}{}})
+		select {
+		case c.out <- lag:
+			c.lagged.Store(false)
+		default:
+			return
+		}
+	}
+	frame, err := json.Marshal(p)
+	if err != nil {
+		return
+	}
+	select {
+	case c.out <- frame:
+	default:
+		c.lagged.Store(true)
+	}
+}
+
+// forward turns bus events into pushed frames.
+func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.Lagged:
+			c.lagged.Store(true)
+		case e := <-sub.C:
+			if e.Topic == tasks.Topic {
+				if up, ok := c.g.taskUpdate(ctx, e); ok {
+					c.pushFrame(push{Topic: "task", Data: up})
+				}
+			}
+			if e.Source == c.g.cfg.InboxAgent || e.Topic == seenTopic {
+				c.pushCounts(ctx)
+			}
+		}
+	}
+}
+
+func (c *conn) pushCounts(ctx context.Context) {
+	if c.g.cfg.Inbox == nil {
+		return
+	}
+	waiting, unread, err := c.g.cfg.Inbox.Counts(ctx)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	changed := c.lastCounts != [2]int{waiting, unread}
+	c.lastCounts = [2]int{waiting, unread}
+	c.mu.Unlock()
+	if changed {
+		c.pushFrame(push{Topic: "inbox", Data: map[string]int{"waiting": waiting, "unread": unread}})
+	}
+}
+
+// Error is a call's error as the UI receives it.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Error codes.
+const (
+	CodeBadRequest    = "bad_request"
+	CodeUnknownMethod = "unknown_method"
+	CodeInvalidParams = "invalid_params"
+	CodeNotFound      = "not_found"
+	CodeConflict      = "conflict"
+	CodeInternal      = "internal"
+)
+
+func errorOf(err error, log *slog.Logger, method string) *Error {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e
+	case isNotFound(err):
+		return &Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, inbox.ErrNotWaiting):
+		return &Error{Code: CodeConflict, Message: err.Error()}
+	case isInvalidParams(err):
+		return &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	log.Warn("ui call failed", "method", method, "err", err)
+	return &Error{Code: CodeInternal, Message: err.Error()}
+}

@@ -1,0 +1,513 @@
+package uiapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/gorilla/websocket"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+func startHub(t *testing.T) *hub.Hub {
+	t.Helper()
+	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0",
+		Version: "test", Logger: slog.New(slog.DiscardHandler), UIOrigins: []string{"wails://wails"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	return h
+}
+
+// ui is a test client of the gateway that keeps pushed frames apart from replies.
+type ui struct {
+	t      *testing.T
+	ws     *websocket.Conn
+	nextID int
+
+	mu      sync.Mutex
+	replies map[int]chan frame
+	pushes  chan frame
+	backlog []frame // pushed frames read but not yet awaited
+}
+
+type frame struct {
+	ID     *int            `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Topic string          `json:"topic"`
+	Data  json.RawMessage `json:"data"`
+}
+
+func dial(t *testing.T, h *hub.Hub) *ui {
+	t.Helper()
+	ws, resp, err := websocket.DefaultDialer.Dial(h.WSURL()+"?token="+h.UIToken(), nil)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	c := &ui{t: t, ws: ws, replies: map[int]chan frame{}, pushes: make(chan frame, 10000)}
+	go func() {
+		for {
+			_, data, err := ws.ReadMessage()
+			if err != nil {
+				close(c.pushes)
+				return
+			}
+			var f frame
+			if err := json.Unmarshal(data, &f); err != nil {
+				t.Errorf("unreadable frame %s", data)
+				continue
+			}
+			if f.ID != nil {
+				c.mu.Lock()
+				ch := c.replies[*f.ID]
+				c.mu.Unlock()
+				ch <- f
+				continue
+			}
+			c.pushes <- f
+		}
+	}()
+	t.Cleanup(func() { ws.Close() })
+	return c
+}
+
+// call sends a request and returns its reply frame.
+func (c *ui) call(method string, params any) frame {
+	c.t.Helper()
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	ch := make(chan frame, 1)
+	c.replies[id] = ch
+	c.mu.Unlock()
+	if err := c.ws.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		c.t.Fatal(err)
+	}
+	select {
+	case f := <-ch:
+		return f
+	case <-time.After(10 * time.Second):
+		c.t.Fatalf("no reply to %s", method)
+	}
+	return frame{}
+}
+
+// result calls and decodes a successful result into out.
+func (c *ui) result(method string, params, out any) {
+	c.t.Helper()
+	f := c.call(method, params)
+	if f.Error != nil {
+		c.t.Fatalf("%s: %s: %s", method, f.Error.Code, f.Error.Message)
+	}
+	if out != nil {
+		if err := json.Unmarshal(f.Result, out); err != nil {
+			c.t.Fatalf("%s result %s: %v", method, f.Result, err)
+		}
+	}
+}
+
+// await returns the first pushed frame on topic that satisfies ok; frames of other topics stay for
+// later awaits.
+func (c *ui) await(topic string, ok func(json.RawMessage) bool) json.RawMessage {
+	c.t.Helper()
+	for i, f := range c.backlog {
+		if f.Topic == topic && ok(f.Data) {
+			c.backlog = append(c.backlog[:i:i], c.backlog[i+1:]...)
+			return f.Data
+		}
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case f, open := <-c.pushes:
+			if !open {
+				c.t.Fatalf("connection closed waiting for %s", topic)
+			}
+			if f.Topic == topic && ok(f.Data) {
+				return f.Data
+			}
+			if f.Topic != topic {
+				c.backlog = append(c.backlog, f)
+			}
+		case <-deadline:
+			c.t.Fatalf("no %s event", topic)
+		}
+	}
+}
+
+func client(t *testing.T, base string) *a2aclient.Client {
+	t.Helper()
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := a2aclient.NewFromCard(t.Context(), card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestGatewayRefusesWrongTokenForeignOriginAndForeignHost(t *testing.T) {
+	h := startHub(t)
+	cases := []struct {
+		name   string
+		query  string
+		header http.Header
+		want   int
+	}{
+		{"no token", "", nil, http.StatusUnauthorized},
+		{"wrong token", "?token=" + strings.Repeat("x", len(h.UIToken())), nil, http.StatusUnauthorized},
+		{"token with a suffix", "?token=" + h.UIToken() + "x", nil, http.StatusUnauthorized},
+		{"foreign origin", "?token=" + h.UIToken(), http.Header{"Origin": {"http://evil.example"}}, http.StatusForbidden},
+		{"same port other host origin", "?token=" + h.UIToken(), http.Header{"Origin": {"http://localhost.evil.example" + strings.TrimPrefix(h.Agent.BaseURL, "http://127.0.0.1")}}, http.StatusForbidden},
+		{"rebound host", "?token=" + h.UIToken(), http.Header{"Host": {"attacker.example" + strings.TrimPrefix(h.Agent.BaseURL, "http://127.0.0.1")}}, http.StatusForbidden},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := websocket.Dialer{}
+			hdr := tc.header
+			if host := hdr.Get("Host"); host != "" {
+				// gorilla takes the Host from the URL; dial the loopback address with a foreign Host header.
+				d.NetDial = nil
+				req, _ := http.NewRequest("GET", h.Agent.BaseURL+"/ui/ws"+tc.query, nil)
+				req.Host = host
+				req.Header.Set("Connection", "Upgrade")
+				req.Header.Set("Upgrade", "websocket")
+				req.Header.Set("Sec-WebSocket-Version", "13")
+				req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != tc.want {
+					t.Fatalf("status %d, want %d", resp.StatusCode, tc.want)
+				}
+				return
+			}
+			ws, resp, err := d.Dial(h.WSURL()+tc.query, hdr)
+			if err == nil {
+				ws.Close()
+				t.Fatal("the connection was accepted")
+			}
+			if resp == nil || resp.StatusCode != tc.want {
+				t.Fatalf("got %v, want HTTP %d", resp, tc.want)
+			}
+		})
+	}
+	// The hub's own origin and the desktop webview's origin are let in.
+	for _, origin := range []string{h.Agent.BaseURL, "wails://wails"} {
+		ws, _, err := websocket.DefaultDialer.Dial(h.WSURL()+"?token="+h.UIToken(), http.Header{"Origin": {origin}})
+		if err != nil {
+			t.Fatalf("origin %s refused: %v", origin, err)
+		}
+		ws.Close()
+	}
+}
+
+func TestAgentsListShowsHubAndDemoWithSkillsAndNoProblems(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	hello := c.await("hello", func(json.RawMessage) bool { return true })
+	if !strings.Contains(string(hello), `"version":"test"`) {
+		t.Fatalf("hello: %s", hello)
+	}
+	var got struct {
+		Agents []struct {
+			ID, Name, Kind, URL string
+			ProtocolVersions    []string
+			Card                struct{ Skills []struct{ ID string } }
+			Problems            []any
+		}
+	}
+	c.result("agents.list", nil, &got)
+	if len(got.Agents) != 2 || got.Agents[0].ID != "hub" || got.Agents[1].ID != "demo" {
+		t.Fatalf("agents: %+v", got.Agents)
+	}
+	if got.Agents[0].URL != h.Agent.BaseURL || got.Agents[0].Card.Skills[0].ID != "inbox" {
+		t.Fatalf("hub: %+v", got.Agents[0])
+	}
+	if len(got.Agents[1].Card.Skills) != 5 {
+		t.Fatalf("demo skills: %+v", got.Agents[1].Card.Skills)
+	}
+	for _, a := range got.Agents {
+		if len(a.Problems) != 0 {
+			t.Errorf("%s card problems: %v", a.ID, a.Problems)
+		}
+		if strings.Join(a.ProtocolVersions, ",") != "1.0,0.3,0.1" {
+			t.Errorf("%s versions %v", a.ID, a.ProtocolVersions)
+		}
+	}
+}
+
+func TestInboxRoundTripFromAnA2AClientToTheOwnerAndBack(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	c.await("hello", func(json.RawMessage) bool { return true })
+
+	// A remote agent streams a message to the hub's inbox.
+	sender := client(t, h.Agent.BaseURL)
+	answers := make(chan a2a.Event, 16)
+	go func() {
+		defer close(answers)
+		for ev, err := range sender.SendStreamingMessage(t.Context(), &a2a.SendMessageRequest{
+			Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("May I deploy v2.3?"))}) {
+			if err != nil {
+				return
+			}
+			answers <- ev
+		}
+	}()
+	var id string
+	c.await("task", func(d json.RawMessage) bool {
+		var up struct {
+			Agent, TaskID string
+			Summary       struct {
+				Title, State    string
+				WaitingForOwner bool
+			}
+		}
+		json.Unmarshal(d, &up)
+		id = up.TaskID
+		return up.Agent == "hub" && up.Summary.Title == "May I deploy v2.3?" && up.Summary.State == "working" && up.Summary.WaitingForOwner
+	})
+	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":1,"waiting":1}` })
+
+	var list struct {
+		Tasks []struct {
+			ID     string
+			Unread bool
+		}
+		Unread int
+	}
+	c.result("inbox.list", nil, &list)
+	if list.Unread != 1 || len(list.Tasks) != 1 || list.Tasks[0].ID != id || !list.Tasks[0].Unread {
+		t.Fatalf("inbox: %+v", list)
+	}
+	var read struct{ Unread int }
+	c.result("inbox.markRead", map[string]any{"id": id}, &read)
+	if read.Unread != 0 {
+		t.Fatalf("still unread: %+v", read)
+	}
+	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":0,"waiting":1}` })
+
+	// The owner answers with text and a file; the sender sees it live, and so does the UI.
+	c.result("inbox.act", map[string]any{"id": id, "action": "answer", "text": "Yes, go ahead.",
+		"files": []map[string]any{{"name": "notes.txt", "mediaType": "text/plain", "bytes": []byte("checklist")}}}, nil)
+	c.await("task", func(d json.RawMessage) bool {
+		return strings.Contains(string(d), `"kind":"artifact"`) && strings.Contains(string(d), "Yes, go ahead.")
+	})
+	got := <-answers
+	for ; got != nil; got = <-answers {
+		if a, ok := got.(*a2a.TaskArtifactUpdateEvent); ok {
+			if len(a.Artifact.Parts) != 2 || a.Artifact.Parts[0].Text() != "Yes, go ahead." || string(a.Artifact.Parts[1].Raw()) != "checklist" || a.Artifact.Parts[1].Filename != "notes.txt" {
+				t.Fatalf("the sender got %+v", a.Artifact)
+			}
+			break
+		}
+	}
+	if got == nil {
+		t.Fatal("the sender never saw the answer")
+	}
+
+	// Acting on a task that has ended is a conflict; the stored task is unchanged by it.
+	var done struct{ State string }
+	c.result("inbox.act", map[string]any{"id": id, "action": "complete"}, &done)
+	if done.State != "completed" {
+		t.Fatalf("after complete: %+v", done)
+	}
+	if f := c.call("inbox.act", map[string]any{"id": id, "action": "answer", "text": "late"}); f.Error == nil || f.Error.Code != "conflict" {
+		t.Fatalf("acting on an ended task: %+v", f)
+	}
+	var detail struct {
+		Summary struct{ State string }
+		History []struct {
+			Role  string
+			Parts []struct{ Kind, Text string }
+		}
+		Artifacts []struct {
+			Parts []struct{ Kind, Name, Text string }
+		}
+		Events []struct {
+			Seq        int64
+			Kind, State string
+			At          string
+		}
+	}
+	c.result("tasks.get", map[string]any{"agent": "hub", "id": id}, &detail)
+	if detail.Summary.State != "completed" || len(detail.Artifacts) != 1 || detail.Artifacts[0].Parts[1].Name != "notes.txt" {
+		t.Fatalf("detail: %+v", detail)
+	}
+	last := detail.Events[len(detail.Events)-1]
+	if last.Kind != "status" || last.State != "completed" || last.Seq != int64(len(detail.Events)) {
+		t.Fatalf("events: %+v", detail.Events)
+	}
+	for _, e := range detail.Events {
+		if _, err := time.Parse(time.RFC3339Nano, e.At); err != nil {
+			t.Fatalf("event time %q: %v", e.At, err)
+		}
+	}
+	var more struct{ Events []struct{ Seq int64 } }
+	c.result("tasks.events", map[string]any{"agent": "hub", "id": id, "after": last.Seq - 1}, &more)
+	if len(more.Events) != 1 || more.Events[0].Seq != last.Seq {
+		t.Fatalf("events after %d: %+v", last.Seq-1, more)
+	}
+}
+
+func TestTasksListPagesNewestFirstAcrossAgents(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	var want []string // newest first
+	for i := range 7 {
+		store := h.Agent.Tasks
+		if i%2 == 1 {
+			store = h.Demo.Tasks
+		}
+		task := &a2a.Task{ID: a2a.NewTaskID(), ContextID: a2a.NewContextID(), Status: a2a.TaskStatus{State: a2a.TaskStateCompleted},
+			History: []*a2a.Message{a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(fmt.Sprintf("task %d", i)))}}
+		if _, err := store.Create(t.Context(), task); err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{fmt.Sprintf("task %d", i)}, want...)
+	}
+	var got []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		var page struct {
+			Tasks []struct{ Title, Agent string }
+			Next  string
+		}
+		c.result("tasks.list", map[string]any{"limit": 3, "cursor": cursor}, &page)
+		for _, s := range page.Tasks {
+			got = append(got, s.Title)
+		}
+		if page.Next == "" {
+			break
+		}
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+		cursor = page.Next
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("got %v\nwant %v", got, want)
+	}
+	var demoOnly struct{ Tasks []struct{ Agent string } }
+	c.result("tasks.list", map[string]any{"agent": "demo", "state": "completed"}, &demoOnly)
+	if len(demoOnly.Tasks) != 3 {
+		t.Fatalf("demo tasks: %+v", demoOnly)
+	}
+	c.result("tasks.list", map[string]any{"state": "working"}, &demoOnly)
+	if len(demoOnly.Tasks) != 0 {
+		t.Fatalf("working tasks: %+v", demoOnly)
+	}
+}
+
+func TestBadCallsGetClearErrors(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	cases := []struct {
+		method string
+		params any
+		code   string
+	}{
+		{"no.such.method", nil, "unknown_method"},
+		{"tasks.get", map[string]any{"agent": "hub", "id": "nope"}, "not_found"},
+		{"tasks.get", map[string]any{"agent": "mars", "id": "x"}, "not_found"},
+		{"tasks.get", map[string]any{"agent": "hub", "id": 42}, "invalid_params"},
+		{"tasks.get", "a string", "invalid_params"},
+		{"tasks.list", map[string]any{"limit": 100000}, "invalid_params"},
+		{"tasks.list", map[string]any{"state": "sleeping"}, "invalid_params"},
+		{"tasks.list", map[string]any{"cursor": "%%%"}, "invalid_params"},
+		{"tasks.list", map[string]any{"unknownField": true}, "invalid_params"},
+		{"inbox.act", map[string]any{"id": "nope", "action": "answer", "text": "x"}, "not_found"},
+		{"inbox.act", map[string]any{"id": "nope", "action": "dance"}, "invalid_params"},
+		{"inbox.act", map[string]any{"id": "x", "action": "answer", "files": "not a list"}, "invalid_params"},
+		{"inbox.markRead", map[string]any{"id": "nope"}, "not_found"},
+	}
+	for _, tc := range cases {
+		f := c.call(tc.method, tc.params)
+		if f.Error == nil || f.Error.Code != tc.code || f.Error.Message == "" {
+			t.Errorf("%s %v: got %+v, want %s", tc.method, tc.params, f.Error, tc.code)
+		}
+	}
+	// Frames that are not requests are answered, and the connection stays usable.
+	for _, raw := range []string{"not json", `{"method":"hub.info"}`, `[1,2]`, `{"id":1}`} {
+		if err := c.ws.WriteMessage(websocket.TextMessage, []byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var info struct{ Version string }
+	c.result("hub.info", nil, &info)
+	if info.Version != "test" {
+		t.Fatalf("hub.info after junk: %+v", info)
+	}
+}
+
+// A UI client that stops reading must not slow the hub down: the hub keeps storing tasks, other UI
+// clients keep being answered, and the slow client is told it lagged when it reads again.
+func TestSlowUIClientNeverBlocksTheHub(t *testing.T) {
+	h := startHub(t)
+	slow, _, err := websocket.DefaultDialer.Dial(h.WSURL()+"?token="+h.UIToken(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	// A burst of events about one large task, as its store publishes them: each pushed frame carries
+	// the task whole, so 1000 of them are far more than the connection's queue and socket buffers hold.
+	task := &a2a.Task{ID: a2a.NewTaskID(), ContextID: "ctx", Status: a2a.TaskStatus{State: a2a.TaskStateWorking},
+		History: []*a2a.Message{a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(strings.Repeat("x", 64<<10)))}}
+	if _, err := h.Demo.Tasks.Create(t.Context(), task); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	for i := range n {
+		h.Bus.Publish(bus.Event{Topic: tasks.Topic, Source: hub.DemoID, Key: string(task.ID), Seq: int64(i + 2),
+			Data: &tasks.Logged{TaskID: task.ID, Seq: int64(i + 2), Kind: "task", Event: task}})
+	}
+	// The hub still stores and answers.
+	if _, err := h.Demo.Tasks.Create(t.Context(), &a2a.Task{ID: a2a.NewTaskID(), ContextID: "ctx", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}); err != nil {
+		t.Fatal(err)
+	}
+	// Another UI client is served meanwhile.
+	fast := dial(t, h)
+	var info struct{ Version string }
+	fast.result("hub.info", nil, &info)
+
+	lagged := false
+	seen := 0
+	slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for seen < n+2 {
+		_, data, err := slow.ReadMessage()
+		if err != nil {
+			break
+		}
+		var f frame
+		json.Unmarshal(data, &f)
+		if f.Topic == "lagged" {
+			lagged = true
+			break
+		}
+		seen++
+	}
+	if !lagged {
+		t.Fatalf("the slow client read %d frames and was never told it lagged", seen)
+	}
+}

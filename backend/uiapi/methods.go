@@ -1,0 +1,438 @@
+package uiapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+func isNotFound(err error) bool { return errors.Is(err, a2a.ErrTaskNotFound) }
+
+func isInvalidParams(err error) bool { return errors.Is(err, a2a.ErrInvalidParams) }
+
+func invalid(format string, args ...any) error {
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// call dispatches one method.
+func (g *Gateway) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "hub.info":
+		return g.hubInfo()
+	case "agents.list":
+		var out []AgentInfo
+		for _, a := range g.cfg.Agents {
+			out = append(out, agentInfo(&a))
+		}
+		return map[string]any{"agents": out}, nil
+	case "agents.get":
+		var p struct{ ID string }
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		a, err := g.agent(p.ID)
+		if err != nil {
+			return nil, err
+		}
+		return agentInfo(a), nil
+	case "tasks.list":
+		return g.listTasks(ctx, params)
+	case "tasks.get":
+		return g.getTask(ctx, params)
+	case "tasks.events":
+		return g.taskEvents(ctx, params)
+	case "inbox.list":
+		return g.inboxList(ctx)
+	case "inbox.act":
+		return g.inboxAct(ctx, params)
+	case "inbox.markRead":
+		return g.inboxMarkRead(ctx, params)
+	}
+	return nil, &Error{Code: CodeUnknownMethod, Message: fmt.Sprintf("unknown method %q", method)}
+}
+
+// decode reads params strictly: unknown fields and wrong types are the caller's mistake.
+func decode(params json.RawMessage, into any) error {
+	if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
+		params = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return invalid("params: %v", err)
+	}
+	return nil
+}
+
+// HubInfo describes the hub to the UI.
+type HubInfo struct {
+	Version string      `json:"version"`
+	DataDir string      `json:"dataDir"`
+	UIURL   string      `json:"uiUrl"`
+	Agents  []AgentInfo `json:"agents"`
+}
+
+// AgentInfo is an agent card with what the hub knows about it.
+type AgentInfo struct {
+	ID               string           `json:"id"`
+	Name             string           `json:"name"`
+	Description      string           `json:"description"`
+	Kind             string           `json:"kind"`
+	URL              string           `json:"url"`
+	CardURL          string           `json:"cardUrl"`
+	Online           bool             `json:"online"`
+	ProtocolVersions []string         `json:"protocolVersions"`
+	Card             json.RawMessage  `json:"card"`
+	Problems         []agents.Problem `json:"problems"`
+}
+
+func (g *Gateway) hubInfo() (HubInfo, error) {
+	info := HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.cfg.UIURL, Agents: []AgentInfo{}}
+	for _, a := range g.cfg.Agents {
+		info.Agents = append(info.Agents, agentInfo(&a))
+	}
+	return info, nil
+}
+
+func agentInfo(a *LocalAgent) AgentInfo {
+	report := agents.CheckCard(a.CardJSON)
+	versions := report.Versions
+	if a.Kind == "hub" || a.Kind == "local" { // our own server also answers the v0.1 draft on agent.json
+		if !slices.Contains(versions, "0.1") {
+			versions = append(versions, "0.1")
+		}
+	}
+	problems := report.Problems
+	if problems == nil {
+		problems = []agents.Problem{}
+	}
+	return AgentInfo{ID: a.ID, Name: a.Name, Description: a.Description, Kind: a.Kind, URL: a.BaseURL,
+		CardURL: a.BaseURL + "/.well-known/agent-card.json", Online: true, ProtocolVersions: versions,
+		Card: a.CardJSON, Problems: problems}
+}
+
+func (g *Gateway) agent(id string) (*LocalAgent, error) {
+	if a, ok := g.agents[id]; ok {
+		return a, nil
+	}
+	return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no agent %q on this hub", id)}
+}
+
+func (g *Gateway) summary(agent string, r tasks.Row) TaskSummary {
+	return TaskSummary{
+		Agent: agent, ID: string(r.Task.ID), ContextID: r.Task.ContextID, State: stateName(r.Task.Status.State),
+		Dialect: string(r.Dialect), Direction: "incoming", Title: tasks.Title(r.Task),
+		CreatedAt: timeString(r.CreatedAt), UpdatedAt: timeString(r.UpdatedAt),
+		WaitingForOwner: agent == g.cfg.InboxAgent && inbox.WaitingForOwner(r.Task.Status.State),
+	}
+}
+
+const (
+	defaultListLimit = 50
+	maxListLimit     = 200
+)
+
+func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Agent  string
+		State  string
+		Cursor string
+		Limit  int
+	}
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Limit == 0 {
+		p.Limit = defaultListLimit
+	}
+	if p.Limit < 1 || p.Limit > maxListLimit {
+		return nil, invalid("limit must be between 1 and %d", maxListLimit)
+	}
+	q := tasks.PageQuery{Limit: p.Limit + 1}
+	if p.State != "" {
+		st, ok := stateOf(p.State)
+		if !ok {
+			return nil, invalid("unknown state %q", p.State)
+		}
+		q.States = []a2a.TaskState{st}
+	}
+	if p.Cursor != "" {
+		pos, err := decodeCursor(p.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		q.After = &pos
+	}
+	sources := g.cfg.Agents
+	if p.Agent != "" {
+		a, err := g.agent(p.Agent)
+		if err != nil {
+			return nil, err
+		}
+		sources = []LocalAgent{*a}
+	}
+	type sourced struct {
+		agent string
+		row   tasks.Row
+	}
+	var all []sourced
+	for _, a := range sources {
+		rows, err := a.Tasks.Page(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			all = append(all, sourced{a.ID, r})
+		}
+	}
+	// Merge the agents' pages in one creation order, newest first.
+	slices.SortFunc(all, func(x, y sourced) int {
+		px, py := tasks.PositionOf(x.row), tasks.PositionOf(y.row)
+		switch {
+		case px.Newer(py):
+			return -1
+		case py.Newer(px):
+			return 1
+		}
+		return 0
+	})
+	out := map[string]any{}
+	list := make([]TaskSummary, 0, min(len(all), p.Limit))
+	for i, s := range all {
+		if i == p.Limit {
+			out["next"] = encodeCursor(tasks.PositionOf(all[i-1].row))
+			break
+		}
+		list = append(list, g.summary(s.agent, s.row))
+	}
+	out["tasks"] = list
+	return out, nil
+}
+
+func encodeCursor(p tasks.Position) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(p.CreatedAt, 10) + ":" + p.ID))
+}
+
+func decodeCursor(s string) (tasks.Position, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		if at, id, ok := strings.Cut(string(raw), ":"); ok {
+			if n, err := strconv.ParseInt(at, 10, 64); err == nil {
+				return tasks.Position{CreatedAt: n, ID: id}, nil
+			}
+		}
+	}
+	return tasks.Position{}, invalid("cursor is not one this hub gave out")
+}
+
+type taskRef struct {
+	Agent string
+	ID    string
+}
+
+func (g *Gateway) resolveTask(ctx context.Context, params json.RawMessage, p any, ref *taskRef) (*LocalAgent, tasks.Row, error) {
+	if err := decode(params, p); err != nil {
+		return nil, tasks.Row{}, err
+	}
+	a, err := g.agent(ref.Agent)
+	if err != nil {
+		return nil, tasks.Row{}, err
+	}
+	if ref.ID == "" {
+		return nil, tasks.Row{}, invalid("id is required")
+	}
+	r, err := a.Tasks.Row(ctx, a2a.TaskID(ref.ID))
+	if err != nil {
+		if isNotFound(err) {
+			return nil, tasks.Row{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no task %q at %s", ref.ID, a.Name)}
+		}
+		return nil, tasks.Row{}, err
+	}
+	return a, r, nil
+}
+
+func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, error) {
+	var p taskRef
+	a, r, err := g.resolveTask(ctx, params, &p, &p)
+	if err != nil {
+		return nil, err
+	}
+	log, err := a.Tasks.Log(ctx, r.Task.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	return g.detail(a.ID, r, log)
+}
+
+func (g *Gateway) detail(agent string, r tasks.Row, log []*tasks.Logged) (TaskDetail, error) {
+	raw, err := json.Marshal(r.Task)
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	d := TaskDetail{Summary: g.summary(agent, r), History: []Message{}, Artifacts: []Artifact{},
+		Status: statusOf(r.Task.Status), Events: make([]TimelineEvent, 0, len(log)), Raw: raw}
+	for _, m := range r.Task.History {
+		if m := messageOf(m); m != nil {
+			d.History = append(d.History, *m)
+		}
+	}
+	for _, a := range r.Task.Artifacts {
+		if a := artifactOf(a); a != nil {
+			d.Artifacts = append(d.Artifacts, *a)
+		}
+	}
+	for _, l := range log {
+		d.Events = append(d.Events, timelineOf(l))
+	}
+	return d, nil
+}
+
+func (g *Gateway) taskEvents(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		taskRef
+		After int64
+	}
+	a, r, err := g.resolveTask(ctx, params, &p, &p.taskRef)
+	if err != nil {
+		return nil, err
+	}
+	log, err := a.Tasks.Log(ctx, r.Task.ID, p.After)
+	if err != nil {
+		return nil, err
+	}
+	events := make([]TimelineEvent, 0, len(log))
+	for _, l := range log {
+		events = append(events, timelineOf(l))
+	}
+	return map[string]any{"events": events}, nil
+}
+
+// taskUpdate is the pushed form of a logged task event.
+func (g *Gateway) taskUpdate(ctx context.Context, e bus.Event) (TaskUpdate, bool) {
+	l, ok := e.Data.(*tasks.Logged)
+	a, known := g.agents[e.Source]
+	if !ok || !known {
+		return TaskUpdate{}, false
+	}
+	r, err := a.Tasks.Row(ctx, l.TaskID)
+	if err != nil {
+		return TaskUpdate{}, false
+	}
+	return TaskUpdate{Agent: a.ID, TaskID: string(l.TaskID), Summary: g.summary(a.ID, r), Event: timelineOf(l)}, true
+}
+
+// inboxLimit bounds the inbox list: the newest tasks, which is what a person scrolls.
+const inboxLimit = 200
+
+func (g *Gateway) inboxAgent() (*LocalAgent, error) {
+	if g.cfg.Inbox == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "this hub has no inbox"}
+	}
+	return g.agent(g.cfg.InboxAgent)
+}
+
+func (g *Gateway) inboxList(ctx context.Context) (any, error) {
+	a, err := g.inboxAgent()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := a.Tasks.Page(ctx, tasks.PageQuery{Limit: inboxLimit})
+	if err != nil {
+		return nil, err
+	}
+	unread, err := g.cfg.Inbox.Unread(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	_, unreadCount, err := g.cfg.Inbox.Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]InboxItem, 0, len(rows))
+	for _, r := range rows {
+		item := InboxItem{TaskSummary: g.summary(a.ID, r), Unread: unread[r.Task.ID]}
+		if n := len(r.Task.History); n > 0 {
+			item.LastMessage = messageOf(r.Task.History[n-1])
+		}
+		items = append(items, item)
+	}
+	return map[string]any{"tasks": items, "unread": unreadCount}, nil
+}
+
+// File is an attachment as the UI sends it.
+type File struct {
+	Name      string `json:"name"`
+	MediaType string `json:"mediaType"`
+	Bytes     []byte `json:"bytes"` // base64 in JSON
+}
+
+func (g *Gateway) inboxAct(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		ID     string
+		Action string
+		Text   string
+		Files  []File
+	}
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	a, err := g.inboxAgent()
+	if err != nil {
+		return nil, err
+	}
+	action := inbox.Action(p.Action)
+	if !slices.Contains([]inbox.Action{inbox.Answer, inbox.AskBack, inbox.Complete, inbox.Reject}, action) {
+		return nil, invalid("action must be answer, ask, complete or reject, not %q", p.Action)
+	}
+	files := make([]inbox.File, len(p.Files))
+	for i, f := range p.Files {
+		files[i] = inbox.File{Name: f.Name, MediaType: f.MediaType, Bytes: f.Bytes}
+	}
+	if err := g.cfg.Inbox.Act(ctx, a2a.TaskID(p.ID), action, p.Text, files...); err != nil {
+		if isNotFound(err) {
+			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no inbox task %q", p.ID)}
+		}
+		return nil, err
+	}
+	g.cfg.Bus.Publish(bus.Event{Topic: seenTopic, Key: p.ID})
+	r, err := a.Tasks.Row(ctx, a2a.TaskID(p.ID))
+	if err != nil {
+		return nil, err
+	}
+	return g.summary(a.ID, r), nil
+}
+
+func (g *Gateway) inboxMarkRead(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct{ ID string }
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if _, err := g.inboxAgent(); err != nil {
+		return nil, err
+	}
+	if err := g.cfg.Inbox.MarkRead(ctx, a2a.TaskID(p.ID)); err != nil {
+		if isNotFound(err) {
+			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no inbox task %q", p.ID)}
+		}
+		return nil, err
+	}
+	g.cfg.Bus.Publish(bus.Event{Topic: seenTopic, Key: p.ID})
+	_, unread, err := g.cfg.Inbox.Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]int{"unread": unread}, nil
+}
