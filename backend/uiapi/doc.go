@@ -32,9 +32,10 @@
 //	tasks.get     {agent, id}                 → TaskDetail
 //	tasks.events  {agent, id, after}          → {events: TimelineEvent[]}   (log entries with seq > after)
 //	inbox.list    {}                          → {tasks: InboxItem[], unread: number}
-//	inbox.act     {id, action, text}          → TaskSummary
+//	inbox.act     {id, action, text, files?}  → TaskSummary
 //	                action: "answer" (reply, task stays open) | "ask" (input-required) |
-//	                        "complete" | "reject"; text may be empty for complete and reject
+//	                        "complete" | "reject"; text may be empty for complete and reject;
+//	                files: [{name, mediaType, bytes (base64)}], attached to the reply
 //	inbox.markRead {id}                       → {unread: number}
 //
 // # Pushed topics
@@ -47,7 +48,8 @@
 // # Shapes
 //
 //	HubInfo      {version, dataDir, uiUrl, agents: AgentInfo[]}
-//	AgentInfo    {id, name, description, kind: "hub"|"local"|"remote", url, cardUrl, online: bool,
+//	AgentInfo    {id, name, description, kind: "hub"|"local"|"remote", url (the agent's base URL;
+//	              its endpoints are in the card's interfaces), cardUrl, online: bool,
 //	              protocolVersions: string[], card: object (the agent-card.json document as served),
 //	              problems: Problem[]}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
@@ -59,8 +61,12 @@
 //	              events: TimelineEvent[], raw: object (the task as stored, A2A v1.0 JSON)}
 //	TimelineEvent {seq, at, kind: "task"|"status"|"artifact"|"message", final: bool,
 //	              state?, status?: Status, message?: Message, artifact?: Artifact, raw: object}
+//	              kind "task" is the task as created (state, status); its opening message is the
+//	              first of TaskDetail.history (and in raw.history)
 //	TaskUpdate   {agent, taskId, summary: TaskSummary, event: TimelineEvent}
 //	InboxItem    TaskSummary & {unread: bool, lastMessage?: Message}
+//	              lastMessage: the status message if the task's status carries one (a question
+//	              asked back, closing words), else the newest history message
 //	Status       {state, message?: Message, at?}
 //	Message      {id, role: "user"|"agent", parts: Part[]}
 //	Artifact     {id, name?, description?, parts: Part[], append?: bool, lastChunk?: bool}

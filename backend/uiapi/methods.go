@@ -364,7 +364,9 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 	items := make([]InboxItem, 0, len(rows))
 	for _, r := range rows {
 		item := InboxItem{TaskSummary: g.summary(a.ID, r), Unread: unread[r.Task.ID]}
-		if n := len(r.Task.History); n > 0 {
+		if m := r.Task.Status.Message; m != nil {
+			item.LastMessage = messageOf(m)
+		} else if n := len(r.Task.History); n > 0 {
 			item.LastMessage = messageOf(r.Task.History[n-1])
 		}
 		items = append(items, item)

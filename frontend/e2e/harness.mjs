@@ -1,0 +1,126 @@
+// Shared pieces of the end-to-end tests: a real `agenthub serve` on a temporary data dir, headless
+// Chromium through playwright-core, and the official @a2a-js/sdk client playing a remote agent.
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+// The binary under test: `make build` leaves it at the repository root.
+export const BINARY = resolve(process.env.AGENTHUB_BIN ?? join(here, '..', '..', 'agenthub'));
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+// Where the tests leave screenshots of what they saw (ignored by git).
+export const SHOTS = join(here, 'shots');
+
+export function tempDataDir() {
+  return mkdtempSync(join(tmpdir(), 'agenthub-e2e-'));
+}
+
+export function removeDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// Hub is one `agenthub serve` process. Ports are fixed per hub so a restart keeps its URLs.
+export class Hub {
+  constructor(dataDir, { port = 0, demoPort = 0 } = {}) {
+    this.dataDir = dataDir;
+    this.port = port;
+    this.demoPort = demoPort;
+  }
+
+  // start runs the binary and resolves once it printed its URLs.
+  async start() {
+    const args = ['serve', '--data', this.dataDir, '--addr', `127.0.0.1:${this.port}`, '--demo-addr', `127.0.0.1:${this.demoPort}`];
+    this.proc = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.stderr = '';
+    this.proc.stderr.on('data', (d) => (this.stderr += d));
+    const lines = {};
+    await new Promise((ok, fail) => {
+      let out = '';
+      const timer = setTimeout(() => fail(new Error(`agenthub did not start in time: ${out}${this.stderr}`)), 20_000);
+      this.proc.on('exit', (code) => fail(new Error(`agenthub exited with ${code}: ${out}${this.stderr}`)));
+      this.proc.stdout.on('data', (d) => {
+        out += d;
+        for (const line of out.split('\n')) {
+          const m = /^([a-z ]+): (.*)$/.exec(line.trim());
+          if (m) lines[m[1]] = m[2];
+        }
+        if (lines.ui && lines['demo agent']) {
+          clearTimeout(timer);
+          ok();
+        }
+      });
+    });
+    this.hubURL = lines.hub;
+    this.uiURL = lines.ui;
+    this.demoURL = lines['demo agent'];
+    this.token = new URL(this.uiURL).hash.replace(/^#token=/, '');
+    // Keep the same ports across a restart.
+    this.port = Number(new URL(this.hubURL).port);
+    this.demoPort = Number(new URL(this.demoURL).port);
+    return this;
+  }
+
+  // stop sends SIGTERM and waits for a clean exit.
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null) return;
+    const exited = new Promise((ok) => this.proc.once('exit', (code, signal) => ok({ code, signal })));
+    this.proc.kill('SIGTERM');
+    const { code } = await exited;
+    if (code !== 0) throw new Error(`agenthub exited with ${code}: ${this.stderr}`);
+  }
+}
+
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+// openUI opens the UI the way a person does: the URL `agenthub serve` printed. Console errors and
+// page errors are collected so a test can assert there were none.
+export async function openUI(browser, hub, { colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(hub.uiURL);
+  return page;
+}
+
+// A remote agent: the official SDK's client, resolved from the agent's card.
+export async function sdkClient(baseURL) {
+  return new ClientFactory().createFromUrl(baseURL);
+}
+
+export function userMessage(text, { taskId = '', contextId = '' } = {}) {
+  return {
+    tenant: '',
+    message: {
+      messageId: randomUUID(), contextId, taskId, role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+      metadata: undefined, extensions: [], referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  };
+}
+
+export const partsText = (parts = []) =>
+  parts.filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('');

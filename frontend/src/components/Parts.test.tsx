@@ -1,0 +1,39 @@
+import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Parts } from './Parts';
+
+afterEach(() => {
+  delete (window as unknown as { go?: unknown }).go;
+});
+
+describe('Parts', () => {
+  it('renders text as text, keeping newlines and never markup', () => {
+    const { container } = render(<Parts parts={[{ kind: 'text', text: 'line 1\n<img src=x onerror=alert(1)>' }]} />);
+    const p = container.querySelector('.part-text')!;
+    expect(p.textContent).toBe('line 1\n<img src=x onerror=alert(1)>');
+    expect(container.querySelector('img')).toBeNull();
+  });
+
+  it('shows data as pretty JSON', () => {
+    const { container } = render(<Parts parts={[{ kind: 'data', data: { primes: [2, 3] } }]} />);
+    expect(container.querySelector('.part-data pre')!.textContent).toBe('{\n  "primes": [\n    2,\n    3\n  ]\n}');
+  });
+
+  it('shows a file with its name, type and size, and exports it through the native save', async () => {
+    const SaveFile = vi.fn(async () => '/tmp/hello.txt');
+    (window as unknown as { go: unknown }).go = { app: { App: { SaveFile } } };
+    render(<Parts parts={[{ kind: 'file', name: 'hello.txt', mediaType: 'text/plain', bytes: btoa('hello world') }]} />);
+    expect(screen.getByText('hello.txt')).toBeTruthy();
+    expect(screen.getByText('text/plain · 11 B')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Export hello.txt' }));
+    expect(SaveFile).toHaveBeenCalledWith('hello.txt', btoa('hello world'));
+    expect((await screen.findByRole('status')).textContent).toBe('Saved to /tmp/hello.txt');
+  });
+
+  it('offers no link for a file reference that is not http(s)', () => {
+    render(<Parts parts={[{ kind: 'file', name: 'x', url: 'javascript:alert(1)' }]} />);
+    expect(screen.queryByRole('button', { name: /Open link/ })).toBeNull();
+    expect(screen.getByText(/Link not opened/).textContent).toContain('javascript:alert(1)');
+  });
+});

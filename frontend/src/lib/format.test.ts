@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { base64Size, formatBytes, formatDelta, formatDuration, formatRelative, parseTime } from './format';
+
+describe('parseTime', () => {
+  it('reads RFC 3339 with nanoseconds', () => {
+    expect(parseTime('2025-03-04T05:06:07.123456789Z')).toBe(Date.UTC(2025, 2, 4, 5, 6, 7, 123));
+    expect(parseTime('2025-03-04T05:06:07Z')).toBe(Date.UTC(2025, 2, 4, 5, 6, 7));
+    expect(parseTime('garbage')).toBeNaN();
+    expect(parseTime(undefined)).toBeNaN();
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0ms'],
+    [350, '350ms'],
+    [999, '999ms'],
+    [1000, '1.0s'],
+    [1234, '1.2s'],
+    [9999, '9.9s'],
+    [12_400, '12s'],
+    [125_000, '2m 05s'],
+    [3_725_000, '1h 02m'],
+    [90_000_000, '1d 1h'],
+    [-1500, '-1.5s'],
+  ])('%d ms → %s', (ms, want) => {
+    expect(formatDuration(ms)).toBe(want);
+  });
+});
+
+describe('formatDelta', () => {
+  it('is the signed time between two events', () => {
+    expect(formatDelta('2025-01-01T00:00:00.000000000Z', '2025-01-01T00:00:01.234000000Z')).toBe('+1.2s');
+    expect(formatDelta('2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.055Z')).toBe('+55ms');
+    expect(formatDelta('2025-01-01T00:00:00.000123Z', '2025-01-01T00:00:00.000999Z')).toBe('+0ms');
+    expect(formatDelta('2025-01-01T00:00:02Z', '2025-01-01T00:00:01Z')).toBe('-1.0s');
+    expect(formatDelta(undefined, '2025-01-01T00:00:01Z')).toBe('');
+  });
+});
+
+describe('sizes and relative times', () => {
+  it('formats bytes', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1536)).toBe('1.5 KB');
+    expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MB');
+    expect(formatBytes(undefined)).toBe('');
+  });
+  it('computes the decoded size of base64', () => {
+    expect(base64Size(btoa('hello'))).toBe(5);
+    expect(base64Size(btoa('hell'))).toBe(4);
+    expect(base64Size(btoa('hel'))).toBe(3);
+    expect(base64Size('')).toBe(0);
+  });
+  it('says how long ago', () => {
+    const now = Date.UTC(2025, 0, 1, 12, 0, 0);
+    expect(formatRelative('2025-01-01T11:59:50Z', now)).toBe('just now');
+    expect(formatRelative('2025-01-01T11:55:00Z', now)).toBe('5 min ago');
+    expect(formatRelative('2025-01-01T09:00:00Z', now)).toBe('3 h ago');
+  });
+});

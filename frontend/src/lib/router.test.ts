@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { hrefOf, parseHash, type Route } from './router';
+
+describe('router', () => {
+  it.each<[string, Route]>([
+    ['', { area: 'agents' }],
+    ['#/agents', { area: 'agents' }],
+    ['#/agents/demo', { area: 'agents', agentId: 'demo' }],
+    ['#/tasks', { area: 'tasks' }],
+    ['#/tasks/hub/01a1-ff', { area: 'tasks', agent: 'hub', taskId: '01a1-ff' }],
+    ['#/inbox/abc', { area: 'inbox', taskId: 'abc' }],
+    ['#/settings', { area: 'settings' }],
+    ['#/nonsense', { area: 'agents' }],
+    ['#token=abc', { area: 'agents' }],
+  ])('%s', (hash, route) => {
+    expect(parseHash(hash)).toEqual(route);
+  });
+
+  it('round-trips ids with reserved characters', () => {
+    const r: Route = { area: 'tasks', agent: 'a/b', taskId: 'x?y#z/1' };
+    expect(hrefOf(r)).toBe('#/tasks/a%2Fb/x%3Fy%23z%2F1');
+    expect(parseHash(hrefOf(r))).toEqual(r);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createShortcutHandler } from './shortcuts';
+
+function key(k: string, init: KeyboardEventInit & { target?: EventTarget } = {}) {
+  const e = new KeyboardEvent('keydown', { key: k, cancelable: true, ...init });
+  if (init.target) Object.defineProperty(e, 'target', { value: init.target });
+  return e;
+}
+
+describe('shortcuts', () => {
+  const setup = () => {
+    let t = 0;
+    const actions = { go: vi.fn(), focusFilter: vi.fn(), showHelp: vi.fn(), escape: vi.fn() };
+    const h = createShortcutHandler(actions, () => t);
+    return { actions, h, advance: (ms: number) => (t += ms) };
+  };
+
+  it('g then a letter switches areas, within a short time', () => {
+    const { actions, h, advance } = setup();
+    h(key('g'));
+    h(key('t'));
+    expect(actions.go).toHaveBeenCalledWith('tasks');
+    h(key('g'));
+    advance(5000);
+    h(key('i'));
+    expect(actions.go).toHaveBeenCalledTimes(1);
+  });
+
+  it('Alt+1..4 switch areas', () => {
+    const { actions, h } = setup();
+    h(key('1', { altKey: true, code: 'Digit1' }));
+    h(key('¡', { altKey: true, code: 'Digit3' })); // a layout where Alt changes the character
+    expect(actions.go.mock.calls).toEqual([['agents'], ['inbox']]);
+  });
+
+  it('/ focuses the filter, ? opens the help, Escape escapes', () => {
+    const { actions, h } = setup();
+    const slash = key('/');
+    h(slash);
+    expect(actions.focusFilter).toHaveBeenCalled();
+    expect(slash.defaultPrevented).toBe(true);
+    h(key('?'));
+    expect(actions.showHelp).toHaveBeenCalled();
+    h(key('Escape'));
+    expect(actions.escape).toHaveBeenCalled();
+  });
+
+  it('leaves keys typed into a text field alone', () => {
+    const { actions, h } = setup();
+    const input = document.createElement('textarea');
+    h(key('g', { target: input }));
+    h(key('a', { target: input }));
+    h(key('/', { target: input }));
+    h(key('?', { target: input }));
+    expect(actions.go).not.toHaveBeenCalled();
+    expect(actions.focusFilter).not.toHaveBeenCalled();
+    expect(actions.showHelp).not.toHaveBeenCalled();
+    h(key('Escape', { target: input }));
+    expect(actions.escape).toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,75 @@
+// Keyboard shortcuts: g a / g t / g i / g s or Alt+1..4 switch areas, / focuses the filter, ? shows
+// the help, Escape closes. Keys typed into a text field are left alone (except Escape).
+
+import type { Area } from './router';
+
+export interface ShortcutActions {
+  go: (area: Area) => void;
+  focusFilter: () => void;
+  showHelp: () => void;
+  escape: () => void;
+}
+
+export const SHORTCUTS: { keys: string[]; label: string }[] = [
+  { keys: ['g', 'a'], label: 'Go to Agents (or Alt+1)' },
+  { keys: ['g', 't'], label: 'Go to Tasks (or Alt+2)' },
+  { keys: ['g', 'i'], label: 'Go to Inbox (or Alt+3)' },
+  { keys: ['g', 's'], label: 'Go to Settings (or Alt+4)' },
+  { keys: ['/'], label: 'Focus the filter' },
+  { keys: ['j', 'k'], label: 'Next / previous item in a list' },
+  { keys: ['Ctrl', 'Enter'], label: 'Send the answer (in the inbox reply box)' },
+  { keys: ['?'], label: 'Show this help' },
+  { keys: ['Esc'], label: 'Close a dialog or the open item' },
+];
+
+const G_AREAS: Record<string, Area> = { a: 'agents', t: 'tasks', i: 'inbox', s: 'settings' };
+const ALT_AREAS: Record<string, Area> = { '1': 'agents', '2': 'tasks', '3': 'inbox', '4': 'settings' };
+
+export function isTyping(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.tagName !== 'string') return false;
+  const tag = el.tagName.toLowerCase();
+  if (tag === 'textarea' || tag === 'select') return true;
+  if (tag === 'input') {
+    const type = ((el as HTMLInputElement).type || 'text').toLowerCase();
+    return !['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color', 'file'].includes(type);
+  }
+  return el.isContentEditable === true;
+}
+
+/** Returns a keydown handler; `now` is injectable for tests. */
+export function createShortcutHandler(actions: ShortcutActions, now: () => number = Date.now): (e: KeyboardEvent) => void {
+  let gAt = -Infinity;
+  return (e) => {
+    if (e.defaultPrevented) return;
+    if (e.key === 'Escape') {
+      actions.escape();
+      return;
+    }
+    if (e.altKey && !e.ctrlKey && !e.metaKey) {
+      const digit = /^Digit([1-4])$/.exec(e.code)?.[1] ?? (ALT_AREAS[e.key] ? e.key : undefined);
+      if (digit && ALT_AREAS[digit]) {
+        e.preventDefault();
+        actions.go(ALT_AREAS[digit]);
+      }
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+    if (now() - gAt < 1500 && G_AREAS[e.key]) {
+      gAt = -Infinity;
+      e.preventDefault();
+      actions.go(G_AREAS[e.key]);
+      return;
+    }
+    gAt = -Infinity;
+    if (e.key === 'g') {
+      gAt = now();
+    } else if (e.key === '/') {
+      e.preventDefault();
+      actions.focusFilter();
+    } else if (e.key === '?') {
+      e.preventDefault();
+      actions.showHelp();
+    }
+  };
+}

@@ -1,0 +1,449 @@
+import { useMemo, useState } from 'react';
+import type { AgentInfo, Problem } from '../api/types';
+import { CopyButton } from '../components/CopyButton';
+import { EmptyState } from '../components/EmptyState';
+import { ExternalLink } from '../components/ExternalLink';
+import { JsonTree } from '../components/JsonTree';
+import { readCard, type CardView } from '../lib/card';
+import { prettyJson } from '../lib/parts';
+import { hrefOf } from '../lib/router';
+import { useListKeys } from '../lib/useListKeys';
+import { useHub } from '../state/hub';
+
+const KIND_LABEL: Record<string, string> = { hub: 'This hub', local: 'Local', remote: 'Remote' };
+
+function problemsOf(a: AgentInfo): Problem[] {
+  return Array.isArray(a.problems) ? a.problems.filter((p) => p && typeof p === 'object') : [];
+}
+
+function ProblemFlag({ count }: { count: number }) {
+  if (!count) return null;
+  return (
+    <span className="badge badge-warn" data-testid="agent-problems-flag">
+      ⚠ {count} problem{count === 1 ? '' : 's'}
+    </span>
+  );
+}
+
+function OnlineDot({ online }: { online: boolean }) {
+  return (
+    <span className={`online ${online ? 'is-online' : 'is-offline'}`}>
+      <span className="dot" aria-hidden="true" />
+      {online ? 'online' : 'offline'}
+    </span>
+  );
+}
+
+function AgentCard({ agent, selected, compact }: { agent: AgentInfo; selected: boolean; compact: boolean }) {
+  const card = useMemo(() => readCard(agent.card), [agent.card]);
+  const problems = problemsOf(agent);
+  const headingId = `agent-${agent.id}-name`;
+  const skillNames = card.skills.map((s) => s.name);
+  return (
+    <article
+      className={`agent-card ${selected ? 'selected' : ''} ${compact ? 'compact' : ''}`}
+      data-testid="agent-card"
+      data-agent-id={agent.id}
+      aria-labelledby={headingId}
+    >
+      <div className="agent-card-top">
+        <div className="avatar" aria-hidden="true">
+          {(agent.name || agent.id || '?').trim().charAt(0).toUpperCase()}
+        </div>
+        <div className="agent-card-title">
+          <h2 id={headingId}>
+            <a href={hrefOf({ area: 'agents', agentId: agent.id })} className="stretched" aria-current={selected ? 'true' : undefined}>
+              {agent.name || agent.id}
+            </a>
+          </h2>
+          <div className="badges">
+            <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
+            <OnlineDot online={!!agent.online} />
+            <ProblemFlag count={problems.length} />
+          </div>
+        </div>
+      </div>
+      {!compact && agent.description && <p className="agent-desc">{agent.description}</p>}
+      {!compact && (
+        <div className="skill-chips" aria-label="Skills">
+          {skillNames.slice(0, 6).map((n, i) => (
+            <span className="chip" key={i}>
+              {n}
+            </span>
+          ))}
+          {skillNames.length > 6 && <span className="chip muted">+{skillNames.length - 6}</span>}
+          {skillNames.length === 0 && <span className="muted small">No skills listed</span>}
+        </div>
+      )}
+    </article>
+  );
+}
+
+function YesNo({ v }: { v: boolean | undefined }) {
+  if (v === undefined) return <span className="muted">not stated</span>;
+  return <span className={v ? 'yes' : 'no'}>{v ? 'yes' : 'no'}</span>;
+}
+
+function Modes({ modes, isDefault }: { modes: string[]; isDefault: boolean }) {
+  if (modes.length === 0) return <span className="muted">none stated</span>;
+  return (
+    <span>
+      {modes.map((m, i) => (
+        <code key={i} className="mode">
+          {m}
+        </code>
+      ))}
+      {isDefault && <span className="muted small"> (card default)</span>}
+    </span>
+  );
+}
+
+function Skills({ card }: { card: CardView }) {
+  return (
+    <section className="section" aria-labelledby="skills-h">
+      <h3 id="skills-h">Skills ({card.skills.length})</h3>
+      {card.skills.length === 0 && <p className="muted">This card lists no skills.</p>}
+      <div className="skills">
+        {card.skills.map((s, i) => (
+          <article className="skill" key={`${s.id}-${i}`} data-testid="agent-skill">
+            <div className="skill-head">
+              <h4>{s.name}</h4>
+              <code className="muted small">{s.id}</code>
+            </div>
+            {s.description && <p className="skill-desc">{s.description}</p>}
+            {s.tags.length > 0 && (
+              <div className="skill-chips" aria-label="Tags">
+                {s.tags.map((t, j) => (
+                  <span className="chip" key={j}>
+                    {t}
+                  </span>
+                ))}
+              </div>
+            )}
+            {s.examples.length > 0 && (
+              <div className="examples">
+                <span className="field-label">Examples</span>
+                <ul>
+                  {s.examples.map((ex, j) => (
+                    <li key={j}>
+                      <q>{ex}</q>
+                      <CopyButton text={ex} label={`Copy example “${ex.slice(0, 40)}”`} />
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
+            <dl className="kv compact">
+              <dt>Input</dt>
+              <dd>
+                <Modes modes={s.inputModes} isDefault={s.inputDefault} />
+              </dd>
+              <dt>Output</dt>
+              <dd>
+                <Modes modes={s.outputModes} isDefault={s.outputDefault} />
+              </dd>
+            </dl>
+          </article>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function AgentDetail({ agent }: { agent: AgentInfo }) {
+  const card = useMemo(() => readCard(agent.card), [agent.card]);
+  const problems = problemsOf(agent);
+  const versions = Array.isArray(agent.protocolVersions) ? agent.protocolVersions : [];
+  const cardJson = useMemo(() => prettyJson(agent.card), [agent.card]);
+  return (
+    <div className="detail agent-detail" data-testid="agent-detail">
+      <header className="detail-head">
+        <div className="avatar large" aria-hidden="true">
+          {(agent.name || agent.id || '?').trim().charAt(0).toUpperCase()}
+        </div>
+        <div>
+          <h2>{agent.name || agent.id}</h2>
+          <div className="badges">
+            <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
+            <OnlineDot online={!!agent.online} />
+            {versions.map((v) => (
+              <span key={v} className="badge">
+                A2A {v}
+              </span>
+            ))}
+            <ProblemFlag count={problems.length} />
+          </div>
+        </div>
+      </header>
+
+      {problems.length > 0 && (
+        <section className="problems" aria-labelledby="problems-h" data-testid="agent-problems">
+          <h3 id="problems-h">
+            ⚠ This card has {problems.length} problem{problems.length === 1 ? '' : 's'}
+          </h3>
+          <p className="small">The agent may still work, but clients that follow the specification strictly could refuse it.</p>
+          <ul>
+            {problems.map((p, i) => (
+              <li key={i}>
+                <code>{p.path || '(card)'}</code> {p.message}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      {(agent.description || card.description) && <p className="lead">{agent.description || card.description}</p>}
+
+      <section className="section" aria-labelledby="about-h">
+        <h3 id="about-h">About</h3>
+        <dl className="kv">
+          <dt>URL</dt>
+          <dd>
+            {agent.url ? (
+              <>
+                <code className="break">{agent.url}</code> <CopyButton text={agent.url} label="Copy the agent's URL" />
+              </>
+            ) : (
+              <span className="muted">unknown</span>
+            )}
+          </dd>
+          <dt>Agent card</dt>
+          <dd>{agent.cardUrl ? <ExternalLink href={agent.cardUrl} /> : <span className="muted">unknown</span>}</dd>
+          {card.version && (
+            <>
+              <dt>Version</dt>
+              <dd>{card.version}</dd>
+            </>
+          )}
+          {(card.providerOrganization || card.providerUrl) && (
+            <>
+              <dt>Provider</dt>
+              <dd>
+                {card.providerOrganization}
+                {card.providerUrl && (
+                  <>
+                    {card.providerOrganization ? ' · ' : ''}
+                    <ExternalLink href={card.providerUrl} />
+                  </>
+                )}
+              </dd>
+            </>
+          )}
+          {card.documentationUrl && (
+            <>
+              <dt>Documentation</dt>
+              <dd>
+                <ExternalLink href={card.documentationUrl} />
+              </dd>
+            </>
+          )}
+          <dt>ID</dt>
+          <dd>
+            <code>{agent.id}</code>
+          </dd>
+          <dt>Protocol versions</dt>
+          <dd>{versions.length ? versions.join(', ') : <span className="muted">unknown</span>}</dd>
+          <dt>Default input</dt>
+          <dd>
+            <Modes modes={card.defaultInputModes} isDefault={false} />
+          </dd>
+          <dt>Default output</dt>
+          <dd>
+            <Modes modes={card.defaultOutputModes} isDefault={false} />
+          </dd>
+        </dl>
+        {card.interfaces.length > 0 && (
+          <table className="table">
+            <caption>Interfaces</caption>
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Binding</th>
+                <th scope="col">Version</th>
+              </tr>
+            </thead>
+            <tbody>
+              {card.interfaces.map((i, k) => (
+                <tr key={k}>
+                  <td>
+                    <code className="break">{i.url}</code>
+                  </td>
+                  <td>{i.binding || '—'}</td>
+                  <td>{i.version || '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <Skills card={card} />
+
+      <section className="section" aria-labelledby="caps-h">
+        <h3 id="caps-h">Capabilities</h3>
+        <dl className="kv">
+          <dt>Streaming</dt>
+          <dd>
+            <YesNo v={card.streaming} />
+          </dd>
+          <dt>Push notifications</dt>
+          <dd>
+            <YesNo v={card.pushNotifications} />
+          </dd>
+          {card.stateTransitionHistory !== undefined && (
+            <>
+              <dt>State history</dt>
+              <dd>
+                <YesNo v={card.stateTransitionHistory} />
+              </dd>
+            </>
+          )}
+          {card.extendedCard !== undefined && (
+            <>
+              <dt>Extended card</dt>
+              <dd>
+                <YesNo v={card.extendedCard} />
+              </dd>
+            </>
+          )}
+        </dl>
+        <h4>Extensions ({card.extensions.length})</h4>
+        {card.extensions.length === 0 && <p className="muted">No extensions declared.</p>}
+        <ul className="extensions">
+          {card.extensions.map((e, i) => (
+            <li key={i} className="extension" data-testid="agent-extension">
+              <div>
+                <ExternalLink href={e.uri}>{e.uri || '(no URI)'}</ExternalLink>
+                {e.required && <span className="badge badge-warn">required</span>}
+              </div>
+              {e.description && <p className="small">{e.description}</p>}
+              {e.params !== undefined && <JsonTree value={e.params} openDepth={1} label={`Parameters of ${e.uri}`} />}
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section className="section" aria-labelledby="sec-h">
+        <h3 id="sec-h">Security</h3>
+        {card.securitySchemes.length === 0 && <p className="muted">No security schemes declared: anyone who can reach it may call it.</p>}
+        <ul className="schemes">
+          {card.securitySchemes.map((s) => (
+            <li key={s.name} className="scheme">
+              <div>
+                <strong>{s.name}</strong> <span className="badge">{s.type}</span>
+              </div>
+              {s.description && <p className="small">{s.description}</p>}
+              {Object.keys(s.details).length > 0 && (
+                <dl className="kv compact">
+                  {Object.entries(s.details).map(([k, v]) => (
+                    <div key={k} className="kv-row">
+                      <dt>{k}</dt>
+                      <dd>{typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : <JsonTree value={v} openDepth={1} />}</dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
+            </li>
+          ))}
+        </ul>
+        {card.security.length > 0 && (
+          <p className="small">
+            Required: {card.security.map((alts) => alts.join(' + ') || '(none)').join(' or ')}
+          </p>
+        )}
+      </section>
+
+      <section className="section" aria-labelledby="raw-h">
+        <details className="raw-card">
+          <summary>
+            <h3 id="raw-h">Raw card JSON</h3>
+          </summary>
+          <div className="raw-card-bar">
+            <CopyButton text={cardJson} label="Copy card JSON" />
+          </div>
+          <JsonTree value={agent.card} openDepth={1} label="Agent card JSON" />
+        </details>
+      </section>
+    </div>
+  );
+}
+
+export function AgentsPage({ agentId }: { agentId?: string }) {
+  const { agents, agentsLoaded } = useHub();
+  const [filter, setFilter] = useState('');
+  const sorted = useMemo(() => {
+    const rank = (a: AgentInfo) => (a.kind === 'hub' ? 0 : a.kind === 'local' ? 1 : 2);
+    return [...agents].sort((a, b) => rank(a) - rank(b) || (a.name || a.id).localeCompare(b.name || b.id));
+  }, [agents]);
+  const shown = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    if (!f) return sorted;
+    return sorted.filter((a) => {
+      const card = readCard(a.card);
+      return [a.name, a.id, a.description, a.url, ...card.skills.map((s) => s.name)].some((s) => (s || '').toLowerCase().includes(f));
+    });
+  }, [sorted, filter]);
+  const selected = agentId ? agents.find((a) => a.id === agentId) : undefined;
+  useListKeys(
+    shown.map((a) => hrefOf({ area: 'agents', agentId: a.id })),
+    shown.findIndex((a) => a.id === agentId),
+  );
+
+  return (
+    <div className={`page ${agentId ? 'has-detail' : ''}`}>
+      <header className="page-head">
+        <h1>Agents</h1>
+        <span className="muted">{agents.length} known</span>
+        <span className="spacer" />
+        <input
+          id="page-filter"
+          className="filter"
+          type="search"
+          aria-label="Filter agents"
+          placeholder="Filter agents  /"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+      </header>
+      {agentsLoaded && agents.length === 0 ? (
+        <div className="page-scroll">
+          <EmptyState title="No agents yet">
+            <p>The hub lists itself, its demo agent and every agent you register here.</p>
+          </EmptyState>
+        </div>
+      ) : agentId ? (
+        <div className="two-pane">
+          <div className="pane-list" aria-label="Agents">
+            {shown.map((a) => (
+              <AgentCard key={a.id} agent={a} selected={a.id === agentId} compact />
+            ))}
+          </div>
+          <div className="pane-detail">
+            <a className="back-link" href="#/agents">
+              ← All agents
+            </a>
+            {selected ? (
+              <AgentDetail agent={selected} />
+            ) : agentsLoaded ? (
+              <EmptyState title="Agent not found">
+                <p>
+                  There is no agent <code>{agentId}</code> on this hub. <a href="#/agents">Back to all agents</a>.
+                </p>
+              </EmptyState>
+            ) : (
+              <p className="muted">Loading…</p>
+            )}
+          </div>
+        </div>
+      ) : (
+        <div className="card-grid" aria-label="Agents">
+          {!agentsLoaded && <p className="muted">Loading agents…</p>}
+          {shown.map((a) => (
+            <AgentCard key={a.id} agent={a} selected={false} compact={false} />
+          ))}
+          {agentsLoaded && shown.length === 0 && <p className="muted">No agent matches “{filter}”.</p>}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,234 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { TASK_STATES, isTerminal, type TaskSummary } from '../api/types';
+import { CodeBlock } from '../components/CopyButton';
+import { EmptyState } from '../components/EmptyState';
+import { StateBadge } from '../components/StateBadge';
+import { TaskDetailView } from '../components/TaskDetailView';
+import { rpcEndpoint } from '../lib/card';
+import { curlExample } from '../lib/examples';
+import { formatRelative } from '../lib/format';
+import { hrefOf } from '../lib/router';
+import { taskKey } from '../lib/tasklist';
+import { useListKeys } from '../lib/useListKeys';
+import { agentName, useHub } from '../state/hub';
+import { useTaskList } from '../state/useTaskList';
+
+const ROW_HEIGHT = 68;
+
+function DirectionIcon({ direction }: { direction: string }) {
+  const incoming = direction === 'incoming';
+  return (
+    <span className={`direction ${incoming ? 'in' : 'out'}`} title={incoming ? 'Incoming: sent to this hub' : 'Outgoing: sent by this hub'}>
+      <span aria-hidden="true">{incoming ? '↙' : '↗'}</span>
+      <span className="sr-only">{incoming ? 'incoming' : 'outgoing'}</span>
+    </span>
+  );
+}
+
+function TaskRow({ t, selected, agentLabel, now }: { t: TaskSummary; selected: boolean; agentLabel: string; now: number }) {
+  return (
+    <a
+      href={hrefOf({ area: 'tasks', agent: t.agent, taskId: t.id })}
+      className={`task-row ${selected ? 'selected' : ''}`}
+      data-testid="task-row"
+      data-task-id={t.id}
+      data-state={t.state}
+      aria-current={selected ? 'true' : undefined}
+    >
+      <div className="task-row-top">
+        <DirectionIcon direction={t.direction} />
+        <span className="task-title">{t.title || '(no text)'}</span>
+        <StateBadge state={t.state} />
+      </div>
+      <div className="task-row-bottom muted small">
+        <span className="task-agent">{agentLabel}</span>
+        <span aria-hidden="true">·</span>
+        <time dateTime={t.createdAt}>{formatRelative(t.createdAt, now)}</time>
+        {t.waitingForOwner && <span className="tag tag-accent">waiting for you</span>}
+        {!isTerminal(t.state) && t.state !== 'input-required' && t.state !== 'unknown' && <span className="live-dot" title="Running" aria-hidden="true" />}
+      </div>
+    </a>
+  );
+}
+
+function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }) {
+  const { agents } = useHub();
+  const [agentFilter, setAgentFilter] = useState('');
+  const [stateFilter, setStateFilter] = useState('');
+  const [text, setText] = useState('');
+  const list = useTaskList({ agent: agentFilter || undefined, state: stateFilter || undefined });
+  const now = useNow(30_000);
+  const names = useMemo(() => new Map(agents.map((a) => [a.id, a.name || a.id])), [agents]);
+
+  const shown = useMemo(() => {
+    const f = text.trim().toLowerCase();
+    if (!f) return list.tasks;
+    return list.tasks.filter((t) => (t.title || '').toLowerCase().includes(f) || t.id.toLowerCase().includes(f));
+  }, [list.tasks, text]);
+
+  const selectedKey = agent && taskId ? taskKey({ agent, id: taskId }) : '';
+  const selectedIndex = useMemo(() => (selectedKey ? shown.findIndex((t) => taskKey(t) === selectedKey) : -1), [shown, selectedKey]);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const count = shown.length + (list.hasMore ? 1 : 0);
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+    getItemKey: (i) => (i < shown.length ? taskKey(shown[i]) : '__more__'),
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items.length ? items[items.length - 1].index : -1;
+
+  // Load more when the end of the list comes into view.
+  useEffect(() => {
+    if (list.hasMore && !list.loading && lastIndex >= shown.length - 10) list.loadMore();
+  }, [lastIndex, shown.length, list.hasMore, list.loading, list.loadMore]);
+
+  useListKeys(
+    useMemo(() => shown.map((t) => hrefOf({ area: 'tasks', agent: t.agent, taskId: t.id })), [shown]),
+    selectedIndex,
+    (i) => virtualizer.scrollToIndex(i, { align: 'auto' }),
+  );
+
+  const filtered = !!(agentFilter || stateFilter || text);
+  const hubAgent = agents.find((a) => a.kind === 'hub');
+  const empty = list.loaded && !filtered && list.tasks.length === 0 && !list.hasMore && !taskId;
+  const demoAgent = agents.find((a) => a.kind === 'local' && /demo/i.test(a.name + a.id)) ?? agents.find((a) => a.kind === 'local');
+
+  return (
+    <div className={`page ${taskId ? 'has-detail' : ''}`}>
+      <header className="page-head">
+        <h1>Tasks</h1>
+        <span className="muted" aria-live="polite">
+          {list.loaded ? `${shown.length}${list.hasMore ? '+' : ''} ${filtered ? 'matching' : 'shown'}` : 'Loading…'}
+        </span>
+        <span className="spacer" />
+        <div className="filters" role="group" aria-label="Task filters">
+          <label className="select-label">
+            <span>Agent</span>
+            <select value={agentFilter} onChange={(e) => setAgentFilter(e.target.value)}>
+              <option value="">All agents</option>
+              {agents.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name || a.id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="select-label">
+            <span>State</span>
+            <select value={stateFilter} onChange={(e) => setStateFilter(e.target.value)}>
+              <option value="">All states</option>
+              {TASK_STATES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+          <input
+            id="page-filter"
+            className="filter"
+            type="search"
+            aria-label="Filter tasks by title"
+            placeholder="Filter by title  /"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
+        </div>
+      </header>
+      {empty ? (
+        <div className="page-scroll">
+          <EmptyState title="No tasks yet" icon="◇">
+            <p>Every task the hub receives or sends shows up here, live. Try one: ask the demo agent to work for five seconds.</p>
+            {demoAgent ? (
+              <CodeBlock label="curl example" code={curlExample(rpcEndpoint(demoAgent), 'slow 5')} />
+            ) : hubAgent ? (
+              <CodeBlock label="curl example" code={curlExample(rpcEndpoint(hubAgent), 'Hello from a terminal')} />
+            ) : null}
+            <p className="muted small">Messages sent to the hub itself land in your Inbox.</p>
+          </EmptyState>
+        </div>
+      ) : (
+        <div className="two-pane">
+          <div className="pane-list task-list-pane">
+            {list.error && (
+              <p className="error-line" role="alert">
+                Could not load tasks: {list.error}
+              </p>
+            )}
+            {list.loaded && shown.length === 0 && !list.hasMore ? (
+              <EmptyState title="No tasks match">
+                <p>Nothing matches these filters.</p>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    setAgentFilter('');
+                    setStateFilter('');
+                    setText('');
+                  }}
+                >
+                  Clear filters
+                </button>
+              </EmptyState>
+            ) : (
+              <div ref={scrollRef} className="virtual-scroll" data-testid="task-list">
+                <div role="list" aria-label="Tasks" style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
+                  {items.map((vi) => {
+                    const t = shown[vi.index];
+                    return (
+                      <div
+                        key={vi.key}
+                        role="listitem"
+                        aria-setsize={list.hasMore ? -1 : shown.length}
+                        aria-posinset={vi.index + 1}
+                        className="virtual-row"
+                        style={{ height: ROW_HEIGHT, transform: `translateY(${vi.start}px)` }}
+                      >
+                        {t ? (
+                          <TaskRow t={t} selected={taskKey(t) === selectedKey} agentLabel={names.get(t.agent) ?? agentName(agents, t.agent)} now={now} />
+                        ) : (
+                          <div className="task-row loading-row muted">Loading more tasks…</div>
+                        )}
+                      </div>
+                    );
+                  })}
+                </div>
+              </div>
+            )}
+          </div>
+          <div className="pane-detail">
+            {agent && taskId ? (
+              <>
+                <a className="back-link" href="#/tasks">
+                  ← All tasks
+                </a>
+                <TaskDetailView key={`${agent}\u0000${taskId}`} agent={agent} taskId={taskId} />
+              </>
+            ) : (
+              <div className="pane-placeholder muted">
+                <p>Select a task to see its live timeline.</p>
+                <p className="small">
+                  <kbd>j</kbd> / <kbd>k</kbd> move through the list, <kbd>/</kbd> filters.
+                </p>
+              </div>
+            )}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

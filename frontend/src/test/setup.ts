@@ -1,0 +1,9 @@
+import { cleanup } from '@testing-library/react';
+import { afterEach } from 'vitest';
+
+afterEach(() => {
+  cleanup();
+  window.location.hash = '';
+  localStorage.clear();
+  sessionStorage.clear();
+});
