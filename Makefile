@@ -1,27 +1,79 @@
-# AgentHub: `make run` runs the app, `make test` runs every test.
+# AgentHub: `make run` opens the desktop app, `make test` runs every test. Both install what a fresh
+# Debian 12 machine lacks first (apt packages through build/setup-debian.sh, which uses sudo when
+# not root; npm packages from the lockfiles).
 GO ?= go
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: run build test deps vet bench
+# The desktop window is compiled in with these tags (webkit2_41: Debian 12 ships WebKitGTK 4.1).
+DESKTOP_TAGS := desktop,production,webkit2_41
 
-build:
-	$(GO) build -o agenthub .
+.PHONY: run serve build headless frontend setup deps test bench \
+	suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke
 
+# The app: the desktop window, with the hub and the demo agent running while it is open.
 run: build
+	./agenthub
+
+# The same binary headless: the hub, the demo agent, and the UI at the printed "ui:" URL.
+serve: build
 	./agenthub serve
 
-# npm packages of the interop tests (the official @a2a-js/sdk client), installed from the lockfile.
-deps:
+# One binary for both: the window (no command) and `agenthub serve`.
+build: setup frontend
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "-s -w" -o agenthub .
+
+# A binary without the window, for machines without GTK/WebKit: it only serves.
+headless: frontend
+	$(GO) build -o agenthub .
+
+frontend: frontend/node_modules
+	npm --prefix frontend run build
+
+frontend/node_modules: frontend/package-lock.json
+	npm --prefix frontend ci --no-audit --no-fund
+	touch $@
+
+setup:
+	bash build/setup-debian.sh
+
+# npm packages of the tests: the official @a2a-js/sdk client (interop), playwright-core (browser).
+deps: setup frontend/node_modules
 	npm ci --prefix backend/interop/js --no-audit --no-fund
+	npm ci --prefix frontend/e2e --no-audit --no-fund
 
-vet:
+# Every suite runs, even after one fails; the last line counts them.
+SUITES := vet frontend-unit go go-race e2e desktop-smoke
+test: deps
+	@pass=0; fail=0; failed=""; \
+	for s in $(SUITES); do \
+	  echo "=== suite $$s"; \
+	  if $(MAKE) --no-print-directory suite-$$s; then pass=$$((pass+1)); else fail=$$((fail+1)); failed="$$failed $$s"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "failed suites:$$failed"; fi; \
+	echo "$$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+suite-vet:
 	$(GO) vet ./...
+	$(GO) vet -tags $(DESKTOP_TAGS) ./app/ .
 
-# Everything: vet, the whole Go suite (unit, browser-free end-to-end, kill -9, interop with the official
-# SDKs), then the concurrent packages again under the race detector.
-test: deps vet
+suite-frontend-unit:
+	npm --prefix frontend test
+
+# The whole Go suite: unit, gateway, kill -9 durability, interop with the official SDKs.
+suite-go:
 	$(GO) test -count=1 ./...
+
+# The concurrent packages again under the race detector.
+suite-go-race:
 	$(GO) test -count=1 -race ./backend/...
+
+# A real browser clicking through the UI of the real binary (`agenthub serve`).
+suite-e2e: build
+	npm --prefix frontend/e2e test
+
+# The real window under Xvfb: it paints, and its hub answers.
+suite-desktop-smoke: build
+	BIN=./agenthub bash build/desktop-smoke.sh
 
 # Benchmarks print AgentHub beside a2a-go's own in-memory server under the same load.
 bench:

@@ -119,7 +119,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	select {
 	case <-ctx.Done():
-	case err = <-h.Done():
+	case <-h.Done():
+		err = h.Err()
 	}
 	if stopErr := h.Stop(); err == nil {
 		err = stopErr

@@ -60,7 +60,8 @@ type Agent struct {
 
 	http    *http.Server
 	release func()
-	done    chan error
+	done    chan struct{} // closed when serving ends
+	err     error         // why serving ended (nil after Stop); read after done is closed
 }
 
 // AgentSpec says what to run.
@@ -136,14 +137,15 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		ln.Close()
 		return nil, err
 	}
-	a = &Agent{Name: spec.Name, BaseURL: base, DB: db, Tasks: ts, Server: srv, Bus: b, release: release, done: make(chan error, 1),
+	a = &Agent{Name: spec.Name, BaseURL: base, DB: db, Tasks: ts, Server: srv, Bus: b, release: release, done: make(chan struct{}),
 		http: &http.Server{Handler: srv.Mux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
 		err := a.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}
-		a.done <- err
+		a.err = err
+		close(a.done)
 	}()
 	return a, nil
 }
@@ -155,7 +157,8 @@ func (a *Agent) Stop() error {
 	if err := a.http.Shutdown(ctx); err != nil {
 		a.http.Close()
 	}
-	err := <-a.done
+	<-a.done
+	err := a.err
 	err = errors.Join(err, a.DB.Close())
 	a.release()
 	return err
@@ -362,8 +365,11 @@ func (h *Hub) Stop() error {
 	return errors.Join(err, h.Agent.Stop())
 }
 
-// Done reports the first serving error of the hub's agents.
-func (h *Hub) Done() <-chan error { return h.Agent.done }
+// Done is closed when the hub stops serving; Err then says why.
+func (h *Hub) Done() <-chan struct{} { return h.Agent.done }
+
+// Err is why the hub stopped serving (nil when stopped by Stop); valid once Done is closed.
+func (h *Hub) Err() error { return h.Agent.err }
 
 // uiHandler serves the built frontend, or a page saying it is not built.
 func uiHandler(h *Hub, ui fs.FS) http.Handler {

@@ -106,17 +106,22 @@ func New(cfg Config) *Gateway {
 
 // ServeHTTP checks the Host, Origin and token, then upgrades and serves one UI connection.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Refusals are logged (never the token) so a person can tell why a window did not connect.
+	refuse := func(status int, reason string) {
+		g.cfg.Logger.Warn("ui websocket refused", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
+		http.Error(w, reason, status)
+	}
 	if !LoopbackHost(r.Host) {
-		http.Error(w, "the UI is served on loopback names only (127.0.0.1, ::1, localhost)", http.StatusForbidden)
+		refuse(http.StatusForbidden, "the UI is served on loopback names only (127.0.0.1, ::1, localhost)")
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r.Host) {
-		http.Error(w, "origin not allowed: "+origin, http.StatusForbidden)
+		refuse(http.StatusForbidden, "origin not allowed: "+origin)
 		return
 	}
 	token := r.URL.Query().Get("token")
 	if g.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(g.cfg.Token)) != 1 {
-		http.Error(w, "missing or wrong UI token: open the UI with the link `agenthub serve` printed", http.StatusUnauthorized)
+		refuse(http.StatusUnauthorized, "missing or wrong UI token: open the UI with the link `agenthub serve` printed")
 		return
 	}
 	ws, err := g.upgrader.Upgrade(w, r, nil)

@@ -6,6 +6,7 @@ import { ShortcutHelp } from './components/ShortcutHelp';
 import { hrefOf, navigate, useRoute, type Area, type Route } from './lib/router';
 import { createShortcutHandler, isTyping } from './lib/shortcuts';
 import { useTheme } from './lib/theme';
+import { onNativeEvent } from './native';
 import { AgentsPage } from './pages/AgentsPage';
 import { InboxPage } from './pages/InboxPage';
 import { SettingsPage } from './pages/SettingsPage';
@@ -106,6 +107,15 @@ function Shell() {
     window.addEventListener('keydown', on);
     return () => window.removeEventListener('keydown', on);
   }, [help]);
+
+  // A click on a desktop notification of a new inbox task opens that task.
+  useEffect(
+    () =>
+      onNativeEvent('inbox:open', (id) => {
+        if (typeof id === 'string' && id !== '') navigate({ area: 'inbox', taskId: id });
+      }),
+    [],
+  );
 
   useEffect(() => {
     const names: Record<Area, string> = { agents: 'Agents', tasks: 'Tasks', inbox: 'Inbox', settings: 'Settings' };

@@ -62,3 +62,30 @@ describe('native, in a browser', () => {
     expect(await created[0].text()).toBe('<script>');
   });
 });
+
+describe('onNativeEvent', () => {
+  it('is a no-op in a browser and forwards Wails runtime events in the desktop window', async () => {
+    const { onNativeEvent } = await import('./native');
+    const seen: unknown[] = [];
+    expect(() => onNativeEvent('inbox:open', (id) => seen.push(id))()).not.toThrow();
+    const handlers: Record<string, (...d: unknown[]) => void> = {};
+    let offCalled = false;
+    (window as unknown as { runtime?: unknown }).runtime = {
+      EventsOn: (n: string, cb: (...d: unknown[]) => void) => {
+        handlers[n] = cb;
+        return () => {
+          offCalled = true;
+        };
+      },
+    };
+    try {
+      const off = onNativeEvent('inbox:open', (id) => seen.push(id));
+      handlers['inbox:open']('task-7');
+      off();
+      expect(seen).toEqual(['task-7']);
+      expect(offCalled).toBe(true);
+    } finally {
+      delete (window as unknown as { runtime?: unknown }).runtime;
+    }
+  });
+});

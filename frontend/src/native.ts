@@ -13,6 +13,17 @@ function bindings(): AppBindings | undefined {
   return (window as unknown as { go?: { app?: { App?: AppBindings } } }).go?.app?.App;
 }
 
+/**
+ * Subscribes to an event the desktop shell emits (Wails runtime events), e.g. "inbox:open" with a
+ * task id when the person clicks an inbox notification. In a browser there are none: a no-op.
+ */
+export function onNativeEvent(name: string, handler: (...data: unknown[]) => void): () => void {
+  const rt = (window as unknown as { runtime?: { EventsOn?: (n: string, cb: (...d: unknown[]) => void) => () => void } }).runtime;
+  if (!rt?.EventsOn) return () => {};
+  const off = rt.EventsOn(name, handler);
+  return typeof off === 'function' ? off : () => {};
+}
+
 /** Only absolute http(s) URLs are ever opened; anything else (javascript:, file:, data:...) is refused. */
 export function safeHttpUrl(url: unknown): string | null {
   if (typeof url !== 'string' || url.length > 4096) return null;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Takes the README's screenshots of the real desktop window under Xvfb: starts ./agenthub on a
+# throwaway data dir, gives it something to show (a message in the inbox from an A2A client, demo
+# agent tasks), moves through the UI with its keyboard shortcuts, and captures the window.
+#
+# Usage:  build/screenshots.sh [OUT_DIR]    (default .github/screenshots; needs `make build` first,
+#         build/setup-debian.sh's packages, and curl)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-.github/screenshots}
+BIN=${BIN:-./agenthub}
+
+if [ -z "${AGENTHUB_SHOTS_XVFB:-}" ]; then
+  mkdir -p "$OUT"
+  AGENTHUB_SHOTS_XVFB=1 exec xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" "$0" "$OUT"
+fi
+
+tmp=$(mktemp -d)
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+hub=127.0.0.1:47690
+demo=127.0.0.1:47691
+"$BIN" --data "$tmp" --addr $hub --demo-addr $demo 2>"$tmp/log" &
+pid=$!
+for _ in $(seq 100); do curl -sf "http://$hub/.well-known/agent-card.json" >/dev/null && break; sleep 0.1; done
+
+send() { # send BASE TEXT: a v1.0 SendMessage that returns at once
+  curl -sf -XPOST "http://$1/a2a" -H 'content-type: application/json' -H 'A2A-Version: 1.0' -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"SendMessage\",\"params\":{\"message\":{\"role\":\"ROLE_USER\",\"messageId\":\"$RANDOM$RANDOM\",\"parts\":[{\"text\":\"$2\"}]},\"configuration\":{\"returnImmediately\":true}}}" >/dev/null
+}
+send $demo "data"
+send $demo "file"
+send $demo "hello there, demo agent"
+send $hub "Can you approve the deployment of v2.3 to staging? The release notes are in the wiki."
+send $hub "Lunch on Friday?"
+send $demo "slow 8"
+sleep 2
+
+wid=$(xdotool search --sync --name '^AgentHub$' | head -1)
+shot() { sleep "${2:-1}"; import -window "$wid" "$OUT/$1.png"; echo "wrote $OUT/$1.png"; }
+keys() { xdotool key --delay 120 "$@"; }
+xdotool mousemove 700 60 click 1 # focus the page (no window manager under Xvfb)
+
+keys g a;            shot agents
+keys g t; sleep 0.5; keys j; shot task-timeline 2
+keys g i; sleep 0.5; keys j; shot inbox
