@@ -34,11 +34,15 @@ send $hub "Lunch on Friday?"
 send $demo "slow 8"
 sleep 2
 
-wid=$(xdotool search --sync --name '^AgentHub$' | head -1)
-shot() { sleep "${2:-1}"; import -window "$wid" "$OUT/$1.png"; echo "wrote $OUT/$1.png"; }
+xdotool search --sync --name "^AgentHub$" >/dev/null
+# The window fills the 1280x800 screen (no window manager), so the root window is the window.
+shot() { sleep "${2:-1}"; import -window root "$OUT/$1.png"; echo "wrote $OUT/$1.png"; }
 keys() { xdotool key --delay 120 "$@"; }
 xdotool mousemove 700 60 click 1 # focus the page (no window manager under Xvfb)
 
 keys g a;            shot agents
 keys g t; sleep 0.5; keys j; shot task-timeline 2
-keys g i; sleep 0.5; keys j; shot inbox
+keys g i; sleep 0.5; keys j; sleep 0.5
+xdotool mousemove 930 665 click 1 # the reply box
+xdotool type --delay 20 "Friday works. 12:30 at the usual place?"
+keys ctrl+Return;    shot inbox 1.5
