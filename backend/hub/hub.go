@@ -20,6 +20,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -203,6 +204,8 @@ type Hub struct {
 	Inbox   *inbox.Inbox
 	Demo    *Agent
 	Bus     *bus.Bus
+	// Agents is the registry of remote agents the owner added, kept in hub.db.
+	Agents *agents.Registry
 
 	gateway *uiapi.Gateway
 	token   string
@@ -291,13 +294,17 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 			return nil, err
 		}
 	}
+	if h.Agents, err = agents.OpenRegistry(ctx, agent.DB, nil, h.Bus); err != nil {
+		h.Stop()
+		return nil, err
+	}
 	local := []uiapi.LocalAgent{localAgent(HubID, "hub", agent)}
 	if h.Demo != nil {
 		local = append(local, localAgent(DemoID, "local", h.Demo))
 	}
 	h.gateway = uiapi.New(uiapi.Config{
 		Token: h.token, Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir, UIURL: h.UIURL(),
-		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Bus: h.Bus, Logger: cfg.Logger,
+		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 	})
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)
@@ -357,7 +364,9 @@ func StartDemo(ctx context.Context, cfg Config) (*Agent, error) {
 
 // Stop closes the UI connections, stops the demo agent, then the hub.
 func (h *Hub) Stop() error {
-	h.gateway.Close()
+	if h.gateway != nil {
+		h.gateway.Close()
+	}
 	var err error
 	if h.Demo != nil {
 		err = h.Demo.Stop()

@@ -26,6 +26,11 @@
 //	hub.info      {}                          → HubInfo
 //	agents.list   {}                          → {agents: AgentInfo[]}
 //	agents.get    {id}                        → AgentInfo
+//	agents.add    {url}                       → AgentInfo   (a base URL or the card's own URL; the card
+//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json)
+//	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
+//	                sets lastError / online: false)
+//	agents.remove {id}                        → {}
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
 //	                newest first (by creation); limit 1..200, default 50; pass next back as cursor
@@ -43,6 +48,7 @@
 //	hello   HubInfo, once, first frame after connecting
 //	task    TaskUpdate: a new entry in some task's log (every agent on this hub)
 //	inbox   {unread: number, waiting: number} whenever either changes
+//	agents  {id} a registered agent was added, refreshed or removed: refetch agents.list
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes
@@ -51,7 +57,7 @@
 //	AgentInfo    {id, name, description, kind: "hub"|"local"|"remote", url (the agent's base URL;
 //	              its endpoints are in the card's interfaces), cardUrl, online: bool,
 //	              protocolVersions: string[], card: object (the agent-card.json document as served),
-//	              problems: Problem[]}
+//	              problems: Problem[], fetchedAt?, lastError?}   (fetchedAt, lastError: remote only)
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool}

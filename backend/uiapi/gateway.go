@@ -17,6 +17,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/tasks"
@@ -63,6 +64,8 @@ type Config struct {
 	UIURL   string
 	Agents  []LocalAgent
 	Inbox   *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
+	// Registry holds the remote agents the owner added by URL.
+	Registry *agents.Registry
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
 	Bus        *bus.Bus
@@ -192,7 +195,9 @@ type push struct {
 func (c *conn) serve(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == tasks.Topic || e.Topic == seenTopic }, queueFrames)
+	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
+		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic
+	}, queueFrames)
 	defer sub.Close()
 
 	var wg sync.WaitGroup
@@ -204,7 +209,7 @@ func (c *conn) serve(parent context.Context) {
 	c.ws.SetReadDeadline(time.Now().Add(2 * pingInterval))
 	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(2 * pingInterval)) })
 
-	if info, err := c.g.hubInfo(); err == nil {
+	if info, err := c.g.hubInfo(ctx); err == nil {
 		c.pushFrame(push{Topic: "hello", Data: info})
 	}
 	for {
@@ -314,6 +319,9 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 					c.pushFrame(push{Topic: "task", Data: up})
 				}
 			}
+			if e.Topic == agents.Topic {
+				c.pushFrame(push{Topic: "agents", Data: map[string]string{"id": e.Key}})
+			}
 			if e.Source == c.g.cfg.InboxAgent || e.Topic == seenTopic {
 				c.pushCounts(ctx)
 			}
@@ -361,11 +369,11 @@ func errorOf(err error, log *slog.Logger, method string) *Error {
 	switch {
 	case errors.As(err, &e):
 		return e
-	case isNotFound(err):
+	case isNotFound(err), errors.Is(err, agents.ErrNotFound), errors.Is(err, agents.ErrNoCard):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, inbox.ErrNotWaiting):
 		return &Error{Code: CodeConflict, Message: err.Error()}
-	case isInvalidParams(err):
+	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL):
 		return &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	log.Warn("ui call failed", "method", method, "err", err)

@@ -346,7 +346,7 @@ func TestInboxRoundTripFromAnA2AClientToTheOwnerAndBack(t *testing.T) {
 			Parts []struct{ Kind, Name, Text string }
 		}
 		Events []struct {
-			Seq        int64
+			Seq         int64
 			Kind, State string
 			At          string
 		}
@@ -509,5 +509,53 @@ func TestSlowUIClientNeverBlocksTheHub(t *testing.T) {
 	}
 	if !lagged {
 		t.Fatalf("the slow client read %d frames and was never told it lagged", seen)
+	}
+}
+
+func TestAgentsAddedByURLAreListedRefreshedAndRemoved(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	type info struct {
+		ID, Name, Kind, CardURL, LastError string
+		Online                             bool
+		ProtocolVersions                   []string
+		Problems                           []any
+	}
+	var added info
+	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &added)
+	if added.Kind != "remote" || added.Name != "AgentHub demo agent" || !added.Online || added.CardURL != h.Demo.BaseURL+"/.well-known/agent-card.json" ||
+		len(added.Problems) != 0 || strings.Join(added.ProtocolVersions, ",") != "1.0,0.3" {
+		t.Fatalf("added: %+v", added)
+	}
+	c.await("agents", func(d json.RawMessage) bool { return strings.Contains(string(d), added.ID) })
+	var list struct{ Agents []info }
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 3 || list.Agents[2].ID != added.ID {
+		t.Fatalf("list: %+v", list)
+	}
+	var refreshed info
+	c.result("agents.refresh", map[string]any{"id": added.ID}, &refreshed)
+	if !refreshed.Online || refreshed.LastError != "" {
+		t.Fatalf("refreshed: %+v", refreshed)
+	}
+	for _, bad := range []struct {
+		method string
+		params any
+		code   string
+	}{
+		{"agents.add", map[string]any{"url": "ftp://example.com"}, "invalid_params"},
+		{"agents.add", map[string]any{"url": h.Agent.BaseURL + "/nothing-here/"}, "not_found"},
+		{"agents.refresh", map[string]any{"id": "nope"}, "not_found"},
+		{"agents.remove", map[string]any{"id": "nope"}, "not_found"},
+		{"agents.get", map[string]any{"id": "nope"}, "not_found"},
+	} {
+		if f := c.call(bad.method, bad.params); f.Error == nil || f.Error.Code != bad.code {
+			t.Errorf("%s %v: %+v, want %s", bad.method, bad.params, f.Error, bad.code)
+		}
+	}
+	c.result("agents.remove", map[string]any{"id": added.ID}, nil)
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 {
+		t.Fatalf("after remove: %+v", list)
 	}
 }

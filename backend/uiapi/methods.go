@@ -31,23 +31,49 @@ func invalid(format string, args ...any) error {
 func (g *Gateway) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	switch method {
 	case "hub.info":
-		return g.hubInfo()
+		return g.hubInfo(ctx)
 	case "agents.list":
-		var out []AgentInfo
-		for _, a := range g.cfg.Agents {
-			out = append(out, agentInfo(&a))
-		}
-		return map[string]any{"agents": out}, nil
+		out, err := g.allAgents(ctx)
+		return map[string]any{"agents": out}, err
 	case "agents.get":
 		var p struct{ ID string }
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		a, err := g.agent(p.ID)
+		if a, err := g.agent(p.ID); err == nil {
+			return agentInfo(a), nil
+		}
+		rem, err := g.registry().Get(ctx, p.ID)
 		if err != nil {
 			return nil, err
 		}
-		return agentInfo(a), nil
+		return remoteInfo(rem), nil
+	case "agents.add":
+		var p struct{ URL string }
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		rem, err := g.registry().Add(ctx, p.URL)
+		if err != nil {
+			return nil, err
+		}
+		return remoteInfo(rem), nil
+	case "agents.refresh":
+		var p struct{ ID string }
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		rem, err := g.registry().Refresh(ctx, p.ID)
+		if errors.Is(err, agents.ErrNotFound) {
+			return nil, err
+		}
+		return remoteInfo(rem), nil // a failed fetch is in lastError, with the last card kept
+	case "agents.remove":
+		var p struct{ ID string }
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return map[string]any{}, g.registry().Remove(ctx, p.ID)
 	case "tasks.list":
 		return g.listTasks(ctx, params)
 	case "tasks.get":
@@ -97,14 +123,78 @@ type AgentInfo struct {
 	ProtocolVersions []string         `json:"protocolVersions"`
 	Card             json.RawMessage  `json:"card"`
 	Problems         []agents.Problem `json:"problems"`
+	FetchedAt        string           `json:"fetchedAt,omitempty"` // remote: when the card was read
+	LastError        string           `json:"lastError,omitempty"` // remote: why the last read failed
 }
 
-func (g *Gateway) hubInfo() (HubInfo, error) {
-	info := HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.cfg.UIURL, Agents: []AgentInfo{}}
+func (g *Gateway) hubInfo(ctx context.Context) (HubInfo, error) {
+	all, err := g.allAgents(ctx)
+	return HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.cfg.UIURL, Agents: all}, err
+}
+
+// allAgents is the agents on this hub, then the registered remote ones in the order they were added.
+func (g *Gateway) allAgents(ctx context.Context) ([]AgentInfo, error) {
+	out := []AgentInfo{}
 	for _, a := range g.cfg.Agents {
-		info.Agents = append(info.Agents, agentInfo(&a))
+		out = append(out, agentInfo(&a))
 	}
-	return info, nil
+	if g.cfg.Registry == nil {
+		return out, nil
+	}
+	remotes, err := g.cfg.Registry.List(ctx)
+	for _, r := range remotes {
+		out = append(out, remoteInfo(r))
+	}
+	return out, err
+}
+
+// noRegistry answers the registry's methods on a hub without one.
+type noRegistry struct{}
+
+func (g *Gateway) registry() registry {
+	if g.cfg.Registry == nil {
+		return noRegistry{}
+	}
+	return g.cfg.Registry
+}
+
+type registry interface {
+	Get(ctx context.Context, id string) (agents.Remote, error)
+	Add(ctx context.Context, url string) (agents.Remote, error)
+	Refresh(ctx context.Context, id string) (agents.Remote, error)
+	Remove(ctx context.Context, id string) error
+}
+
+var errNoRegistry = &Error{Code: CodeNotFound, Message: "this hub keeps no remote agents"}
+
+func (noRegistry) Get(context.Context, string) (agents.Remote, error) {
+	return agents.Remote{}, errNoRegistry
+}
+func (noRegistry) Add(context.Context, string) (agents.Remote, error) {
+	return agents.Remote{}, errNoRegistry
+}
+func (noRegistry) Refresh(context.Context, string) (agents.Remote, error) {
+	return agents.Remote{}, errNoRegistry
+}
+func (noRegistry) Remove(context.Context, string) error { return errNoRegistry }
+
+func remoteInfo(r agents.Remote) AgentInfo {
+	report := agents.CheckCard(r.Card)
+	var card struct {
+		Description string `json:"description"`
+	}
+	json.Unmarshal(r.Card, &card)
+	problems := report.Problems
+	if problems == nil {
+		problems = []agents.Problem{}
+	}
+	versions := report.Versions
+	if versions == nil {
+		versions = []string{}
+	}
+	return AgentInfo{ID: r.ID, Name: r.Name, Description: card.Description, Kind: "remote", URL: r.AddedURL,
+		CardURL: r.CardURL, Online: r.FetchError == "", ProtocolVersions: versions, Card: r.Card, Problems: problems,
+		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError}
 }
 
 func agentInfo(a *LocalAgent) AgentInfo {

@@ -1,0 +1,270 @@
+package agents
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Topic is the bus topic of registry changes; Key is the agent id.
+const Topic = "agent"
+
+// Well-known card paths, newest first: v0.3 and v1.0 serve agent-card.json, the v0.1 draft agent.json.
+var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json"}
+
+// MaxCardBytes bounds a fetched card; real cards are a few kilobytes.
+const MaxCardBytes = 1 << 20
+
+var (
+	// ErrNotFound means no registered agent has that id.
+	ErrNotFound = errors.New("no such agent")
+	// ErrBadURL means the URL given is not an absolute http(s) URL.
+	ErrBadURL = errors.New("not an http or https URL")
+	// ErrNoCard means no agent card could be read from the URL.
+	ErrNoCard = errors.New("no agent card found")
+)
+
+// Remote is a registered agent.
+type Remote struct {
+	ID         string
+	AddedURL   string
+	CardURL    string
+	Card       json.RawMessage
+	Name       string
+	AddedAt    time.Time
+	FetchedAt  time.Time // when Card was fetched
+	CheckedAt  time.Time // the last attempt to fetch it
+	FetchError string    // why the last attempt failed; "" when it succeeded (the agent is reachable)
+}
+
+// Registry keeps the agents the owner added, in SQLite.
+type Registry struct {
+	db   *store.DB
+	http *http.Client
+	bus  *bus.Bus
+	now  func() time.Time
+}
+
+// OpenRegistry migrates the registry's table and returns it. client fetches cards (nil: a client
+// with a 10 s timeout); changes are published on b.
+func OpenRegistry(ctx context.Context, db *store.DB, client *http.Client, b *bus.Bus) (*Registry, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, "agents", sub); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &Registry{db: db, http: client, bus: b, now: time.Now}, nil
+}
+
+// Add resolves the agent's card from rawURL (a base URL, or the card's own URL) and registers it. An
+// agent already registered under the same card URL is refreshed and returned.
+func (r *Registry) Add(ctx context.Context, rawURL string) (Remote, error) {
+	cardURL, card, err := r.resolve(ctx, rawURL)
+	if err != nil {
+		return Remote{}, err
+	}
+	now := r.now()
+	rem := Remote{ID: uuid.NewString(), AddedURL: strings.TrimSpace(rawURL), CardURL: cardURL, Card: card, Name: nameOf(card),
+		AddedAt: now, FetchedAt: now, CheckedAt: now}
+	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO remote_agents(id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')
+			ON CONFLICT(card_url) DO UPDATE SET card_json = excluded.card_json, name = excluded.name,
+				fetched_at = excluded.fetched_at, checked_at = excluded.checked_at, fetch_error = ''`,
+			rem.ID, rem.AddedURL, rem.CardURL, []byte(card), rem.Name, now.UnixNano(), now.UnixNano(), now.UnixNano())
+		return err
+	})
+	if err != nil {
+		return Remote{}, err
+	}
+	got, err := r.byCardURL(ctx, cardURL)
+	if err == nil {
+		r.publish(got.ID)
+	}
+	return got, err
+}
+
+// Refresh fetches the agent's card again. When that fails the agent keeps its last card and the
+// failure is recorded (the UI shows it as unreachable); the error is returned too.
+func (r *Registry) Refresh(ctx context.Context, id string) (Remote, error) {
+	rem, err := r.Get(ctx, id)
+	if err != nil {
+		return Remote{}, err
+	}
+	now := r.now().UnixNano()
+	card, fetchErr := r.fetch(ctx, rem.CardURL)
+	if fetchErr != nil {
+		_, err = r.db.Writer.ExecContext(ctx, `UPDATE remote_agents SET checked_at = ?, fetch_error = ? WHERE id = ?`, now, fetchErr.Error(), id)
+	} else {
+		_, err = r.db.Writer.ExecContext(ctx, `UPDATE remote_agents SET card_json = ?, name = ?, fetched_at = ?, checked_at = ?, fetch_error = '' WHERE id = ?`,
+			[]byte(card), nameOf(card), now, now, id)
+	}
+	if err != nil {
+		return Remote{}, err
+	}
+	r.publish(id)
+	rem, err = r.Get(ctx, id)
+	if err != nil {
+		return Remote{}, err
+	}
+	return rem, fetchErr
+}
+
+// Remove forgets the agent.
+func (r *Registry) Remove(ctx context.Context, id string) error {
+	res, err := r.db.Writer.ExecContext(ctx, `DELETE FROM remote_agents WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	r.publish(id)
+	return nil
+}
+
+const remoteColumns = `id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error`
+
+func scanRemote(row interface{ Scan(...any) error }) (Remote, error) {
+	var rem Remote
+	var card []byte
+	var added, fetched, checked int64
+	if err := row.Scan(&rem.ID, &rem.AddedURL, &rem.CardURL, &card, &rem.Name, &added, &fetched, &checked, &rem.FetchError); err != nil {
+		return Remote{}, err
+	}
+	rem.Card = card
+	rem.AddedAt, rem.FetchedAt, rem.CheckedAt = time.Unix(0, added), time.Unix(0, fetched), time.Unix(0, checked)
+	return rem, nil
+}
+
+// Get returns one registered agent, or ErrNotFound.
+func (r *Registry) Get(ctx context.Context, id string) (Remote, error) {
+	rem, err := scanRemote(r.db.Reader.QueryRowContext(ctx, `SELECT `+remoteColumns+` FROM remote_agents WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Remote{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return rem, err
+}
+
+func (r *Registry) byCardURL(ctx context.Context, cardURL string) (Remote, error) {
+	return scanRemote(r.db.Reader.QueryRowContext(ctx, `SELECT `+remoteColumns+` FROM remote_agents WHERE card_url = ?`, cardURL))
+}
+
+// List returns every registered agent, in the order they were added.
+func (r *Registry) List(ctx context.Context) ([]Remote, error) {
+	rows, err := r.db.Reader.QueryContext(ctx, `SELECT `+remoteColumns+` FROM remote_agents ORDER BY added_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Remote
+	for rows.Next() {
+		rem, err := scanRemote(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rem)
+	}
+	return out, rows.Err()
+}
+
+func (r *Registry) publish(id string) {
+	if r.bus != nil {
+		r.bus.Publish(bus.Event{Topic: Topic, Key: id})
+	}
+}
+
+// resolve finds the card: rawURL itself when it names a .json document, else the well-known paths
+// under it, newest first. The error says every place that was tried.
+func (r *Registry) resolve(ctx context.Context, rawURL string) (string, json.RawMessage, error) {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", nil, fmt.Errorf("%w: %q", ErrBadURL, rawURL)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	var candidates []string
+	if strings.HasSuffix(u.Path, ".json") {
+		candidates = []string{u.String()}
+	} else {
+		base := strings.TrimSuffix(u.Path, "/")
+		for _, p := range cardPaths {
+			c := *u
+			c.Path, c.RawPath, c.RawQuery = base+p, "", ""
+			candidates = append(candidates, c.String())
+		}
+	}
+	var tried []string
+	for _, c := range candidates {
+		card, err := r.fetch(ctx, c)
+		if err == nil {
+			return c, card, nil
+		}
+		tried = append(tried, err.Error())
+	}
+	return "", nil, fmt.Errorf("%w at %s: %s", ErrNoCard, rawURL, strings.Join(tried, "; "))
+}
+
+// fetch reads one card document: an HTTP 200 with a JSON object of at most MaxCardBytes.
+func (r *Registry) fetch(ctx context.Context, cardURL string) (json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cardURL, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := r.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cardURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: HTTP %d", cardURL, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxCardBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cardURL, err)
+	}
+	if len(body) > MaxCardBytes {
+		return nil, fmt.Errorf("%s: the card is larger than %d bytes", cardURL, MaxCardBytes)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(body, &obj); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON object: %v", cardURL, err)
+	}
+	if _, ok := obj["name"]; !ok {
+		return nil, fmt.Errorf("%s: a JSON object without a name is not an agent card", cardURL)
+	}
+	return body, nil
+}
+
+func nameOf(card json.RawMessage) string {
+	var c struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(card, &c)
+	if c.Name == "" {
+		return "(unnamed agent)"
+	}
+	return c.Name
+}

@@ -1,0 +1,144 @@
+package agents_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+func openRegistry(t *testing.T, path string) (*agents.Registry, *store.DB) {
+	t.Helper()
+	db, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := agents.OpenRegistry(t.Context(), db, nil, bus.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, db
+}
+
+const draftCard = `{"name": "Draft agent", "version": "0.1", "url": "http://127.0.0.1:1/", "capabilities": {}, "skills": [{"id": "a", "name": "A"}]}`
+
+// cardServer serves documents by path; everything else is 404.
+func cardServer(t *testing.T, docs map[string]string) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		doc, ok := docs[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(doc))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
+	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
+	v1 := cardServer(t, map[string]string{"/.well-known/agent-card.json": `{"name": "Current agent", "version": "1"}`,
+		"/.well-known/agent.json": draftCard})
+	draft := cardServer(t, map[string]string{"/api/.well-known/agent.json": draftCard})
+	custom := cardServer(t, map[string]string{"/cards/weather.json": `{"name": "Weather"}`})
+
+	cases := []struct{ input, wantCardURL, wantName string }{
+		{v1.URL, v1.URL + "/.well-known/agent-card.json", "Current agent"},
+		{draft.URL + "/api/", draft.URL + "/api/.well-known/agent.json", "Draft agent"},
+		{custom.URL + "/cards/weather.json", custom.URL + "/cards/weather.json", "Weather"},
+	}
+	for _, c := range cases {
+		got, err := r.Add(t.Context(), c.input)
+		if err != nil {
+			t.Fatalf("add %s: %v", c.input, err)
+		}
+		if got.CardURL != c.wantCardURL || got.Name != c.wantName || got.FetchError != "" || got.ID == "" {
+			t.Fatalf("add %s: %+v", c.input, got)
+		}
+	}
+	// Adding the same agent again refreshes it instead of duplicating it.
+	again, err := r.Add(t.Context(), v1.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := r.List(t.Context())
+	if len(list) != 3 || list[0].ID != again.ID {
+		t.Fatalf("after adding twice: %+v", list)
+	}
+	if rep := agents.CheckCard(list[1].Card); rep.Versions[0] != "0.1" || len(rep.Problems) != 0 {
+		t.Fatalf("the draft card as stored: %+v", rep)
+	}
+}
+
+func TestAddRefusesWhatIsNotAnAgentCardAndSaysWhereItLooked(t *testing.T) {
+	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
+	html := cardServer(t, map[string]string{"/.well-known/agent-card.json": "<html>hello</html>", "/.well-known/agent.json": `{"no": "name"}`})
+	huge := cardServer(t, map[string]string{"/.well-known/agent-card.json": `{"name": "` + strings.Repeat("x", agents.MaxCardBytes) + `"}`})
+	empty := cardServer(t, nil)
+	for _, bad := range []string{"ftp://example.com/", "/relative", "not a url", ""} {
+		if _, err := r.Add(t.Context(), bad); !errors.Is(err, agents.ErrBadURL) {
+			t.Errorf("add %q: %v", bad, err)
+		}
+	}
+	for _, s := range []*httptest.Server{html, huge, empty} {
+		_, err := r.Add(t.Context(), s.URL)
+		if !errors.Is(err, agents.ErrNoCard) || !strings.Contains(err.Error(), "agent-card.json") || !strings.Contains(err.Error(), "agent.json") {
+			t.Errorf("add %s: %v", s.URL, err)
+		}
+	}
+	if list, _ := r.List(t.Context()); len(list) != 0 {
+		t.Fatalf("refused agents were stored: %+v", list)
+	}
+}
+
+func TestRefreshKeepsTheLastCardWhenTheAgentIsGoneAndEverythingSurvivesAReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hub.db")
+	r, db := openRegistry(t, path)
+	up := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !up {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"name": "Flaky"}`))
+	}))
+	defer srv.Close()
+	added, err := r.Add(t.Context(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up = false
+	got, err := r.Refresh(t.Context(), added.ID)
+	if err == nil || !strings.Contains(got.FetchError, "HTTP 503") || string(got.Card) != `{"name": "Flaky"}` || !got.FetchedAt.Equal(added.FetchedAt) {
+		t.Fatalf("refresh while down: %v %+v", err, got)
+	}
+	db.Close()
+
+	r, db = openRegistry(t, path)
+	defer db.Close()
+	got, err = r.Get(t.Context(), added.ID)
+	if err != nil || got.FetchError == "" || got.Name != "Flaky" {
+		t.Fatalf("after reopen: %v %+v", err, got)
+	}
+	up = true
+	if got, err = r.Refresh(t.Context(), added.ID); err != nil || got.FetchError != "" {
+		t.Fatalf("refresh when back: %v %+v", err, got)
+	}
+	if err := r.Remove(t.Context(), added.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove(t.Context(), added.ID); !errors.Is(err, agents.ErrNotFound) {
+		t.Fatalf("removing twice: %v", err)
+	}
+	if _, err := r.Refresh(t.Context(), "nope"); !errors.Is(err, agents.ErrNotFound) {
+		t.Fatalf("refresh unknown: %v", err)
+	}
+}
