@@ -55,6 +55,31 @@ describe('agents', () => {
   });
 });
 
+describe('remote agents', () => {
+  test('an agent added by URL gets its card read, shown as a remote agent, and can be removed', async () => {
+    const page = await openUI(browser, hub);
+    await nav(page, 'Agents').click();
+    // Something that is not an agent: the person is told where the hub looked.
+    await page.getByLabel('Agent URL').fill(`${hub.hubURL}/not-an-agent/`);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    await page.getByRole('alert').filter({ hasText: 'agent-card.json' }).waitFor(WAIT);
+
+    await page.getByLabel('Agent URL').fill(hub.demoURL);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const detail = page.getByTestId('agent-detail');
+    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    await detail.getByText('Remote', { exact: true }).waitFor(WAIT);
+    await detail.getByText(`${hub.demoURL}/.well-known/agent-card.json`).first().waitFor(WAIT);
+    assert.equal(await page.getByTestId('agent-card').count(), 3);
+    await page.screenshot({ path: join(SHOTS, 'remote-agent.png') });
+
+    await detail.getByRole('button', { name: 'Remove' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-card"]').length === 2, null, WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+});
+
 describe('inbox', () => {
   test('a task sent by an SDK client appears in the inbox, is answered in the UI, and the client receives the answer', async () => {
     const page = await openUI(browser, hub);

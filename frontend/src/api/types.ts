@@ -46,6 +46,9 @@ export interface AgentInfo {
   protocolVersions: string[] | null;
   card: unknown;
   problems: Problem[] | null;
+  /** Remote agents: when the card was last read, and why the last read failed ("" or absent if it did not). */
+  fetchedAt?: string;
+  lastError?: string;
 }
 
 export interface HubInfo {
@@ -158,6 +161,9 @@ export interface Methods {
   'hub.info': [Record<string, never>, HubInfo];
   'agents.list': [Record<string, never>, { agents: AgentInfo[] | null }];
   'agents.get': [{ id: string }, AgentInfo];
+  'agents.add': [{ url: string }, AgentInfo];
+  'agents.refresh': [{ id: string }, AgentInfo];
+  'agents.remove': [{ id: string }, Record<string, never>];
   'tasks.list': [
     { agent?: string; state?: string; cursor?: string; limit?: number },
     { tasks: TaskSummary[] | null; next?: string },
@@ -177,6 +183,7 @@ export interface Topics {
   task: TaskUpdate;
   inbox: InboxCounts;
   lagged: Record<string, never>;
+  agents: { id: string };
 }
 
 export type TopicName = keyof Topics;

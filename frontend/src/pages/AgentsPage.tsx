@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
@@ -6,7 +6,7 @@ import { ExternalLink } from '../components/ExternalLink';
 import { JsonTree } from '../components/JsonTree';
 import { readCard, type CardView } from '../lib/card';
 import { prettyJson } from '../lib/parts';
-import { hrefOf } from '../lib/router';
+import { hrefOf, navigate } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { useHub } from '../state/hub';
 
@@ -150,6 +150,83 @@ function Skills({ card }: { card: CardView }) {
   );
 }
 
+/** Adds a remote agent by its URL: a base URL or the card's own URL. */
+function AddAgentForm() {
+  const { client } = useHub();
+  const [url, setUrl] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!url.trim() || busy) return;
+    setBusy(true);
+    setError('');
+    try {
+      const added = await client.call('agents.add', { url: url.trim() });
+      setUrl('');
+      navigate({ area: 'agents', agentId: added.id });
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="add-agent" onSubmit={submit} aria-label="Add an agent">
+      <input
+        type="url"
+        className="filter"
+        aria-label="Agent URL"
+        placeholder="https://agent.example.com"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        disabled={busy}
+      />
+      <button type="submit" className="btn btn-primary" disabled={busy || !url.trim()}>
+        {busy ? 'Adding…' : 'Add agent'}
+      </button>
+      {error && (
+        <p className="add-agent-error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Refresh and remove, for agents the owner added. */
+function RemoteActions({ agent }: { agent: AgentInfo }) {
+  const { client } = useHub();
+  const [busy, setBusy] = useState('');
+  const act = async (what: 'agents.refresh' | 'agents.remove') => {
+    setBusy(what);
+    try {
+      await client.call(what, { id: agent.id });
+      if (what === 'agents.remove') navigate('#/agents');
+    } catch {
+      /* the card shows lastError; a failed remove leaves the agent listed */
+    } finally {
+      setBusy('');
+    }
+  };
+  return (
+    <div className="remote-actions">
+      {agent.lastError ? (
+        <p className="add-agent-error" role="status">
+          Unreachable: {agent.lastError}
+        </p>
+      ) : null}
+      {agent.fetchedAt && <span className="muted small">Card read {new Date(agent.fetchedAt).toLocaleString()}</span>}
+      <button type="button" className="btn" disabled={!!busy} onClick={() => act('agents.refresh')}>
+        {busy === 'agents.refresh' ? 'Refreshing…' : 'Refresh card'}
+      </button>
+      <button type="button" className="btn btn-danger" disabled={!!busy} onClick={() => act('agents.remove')}>
+        Remove
+      </button>
+    </div>
+  );
+}
+
 function AgentDetail({ agent }: { agent: AgentInfo }) {
   const card = useMemo(() => readCard(agent.card), [agent.card]);
   const problems = problemsOf(agent);
@@ -175,6 +252,8 @@ function AgentDetail({ agent }: { agent: AgentInfo }) {
           </div>
         </div>
       </header>
+
+      {agent.kind === 'remote' && <RemoteActions agent={agent} />}
 
       {problems.length > 0 && (
         <section className="problems" aria-labelledby="problems-h" data-testid="agent-problems">
@@ -395,6 +474,7 @@ export function AgentsPage({ agentId }: { agentId?: string }) {
         <h1>Agents</h1>
         <span className="muted">{agents.length} known</span>
         <span className="spacer" />
+        <AddAgentForm />
         <input
           id="page-filter"
           className="filter"

@@ -66,6 +66,8 @@ export function HubProvider({ client, children }: { client: HubClient; children:
         if (c && typeof c.unread === 'number') setInbox({ unread: c.unread, waiting: typeof c.waiting === 'number' ? c.waiting : 0 });
       }),
       client.on('lagged', () => setLagKey((k) => k + 1)),
+      // A registered agent was added, refreshed or removed (here or in another window): refetch.
+      client.on('agents', () => setAgentsNonce((n) => n + 1)),
     ];
     return () => offs.forEach((off) => off());
   }, [client]);
