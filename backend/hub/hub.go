@@ -166,14 +166,10 @@ func (a *Agent) Stop() error {
 }
 
 func requireLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return fmt.Errorf("address %q: %w", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if uiapi.LoopbackHost(addr) {
 		return nil
 	}
 	return fmt.Errorf("refusing to listen on %s: AgentHub has no authentication yet, so it listens on loopback only (127.0.0.1)", addr)

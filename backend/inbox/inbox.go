@@ -133,9 +133,6 @@ func (in *Inbox) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 // Resume keeps an inbox task that was waiting when the hub stopped: the owner can still act on it.
 func (in *Inbox) Resume(ctx context.Context, t *a2a.Task) bool { return true }
 
-// Pending lists the tasks waiting for the owner, oldest first.
-func (in *Inbox) Pending(ctx context.Context) ([]*a2a.Task, error) { return in.store.Unfinished(ctx) }
-
 // File is an attachment to the owner's reply.
 type File struct {
 	Name      string

@@ -66,8 +66,8 @@ func TestOwnerAnswersLiveToTheStreamingSender(t *testing.T) {
 	c := clientFor(t, h.Agent.BaseURL)
 
 	id, events := waitingTask(t, c, "May I deploy?")
-	pending, err := h.Inbox.Pending(t.Context())
-	if err != nil || len(pending) != 1 || pending[0].ID != id {
+	pending, err := h.Inbox.Waiting(t.Context())
+	if err != nil || len(pending) != 1 || pending[0].Task.ID != id {
 		t.Fatalf("pending %v %v", pending, err)
 	}
 	if err := h.Inbox.Act(t.Context(), id, inbox.Answer, "Looking at it now."); err != nil {

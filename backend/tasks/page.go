@@ -3,9 +3,11 @@ package tasks
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,10 +24,29 @@ type Row struct {
 	UpdatedAt time.Time
 }
 
-// Position is a place in creation order: rows sort by (CreatedAt, ID), newest first.
+// Position is a place in a list of tasks: rows sort by (time, ID), newest first. The time is the
+// creation time for Page and the update time for List.
 type Position struct {
 	CreatedAt int64 // unix nanoseconds
 	ID        string
+}
+
+// Token is the position as an opaque string for a client to hand back.
+func (p Position) Token() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(p.CreatedAt, 10) + ":" + p.ID))
+}
+
+// ParsePosition reads a Token; anything else is a2a.ErrInvalidParams.
+func ParsePosition(tok string) (Position, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err == nil {
+		if at, id, ok := strings.Cut(string(raw), ":"); ok {
+			if n, err := strconv.ParseInt(at, 10, 64); err == nil {
+				return Position{CreatedAt: n, ID: id}, nil
+			}
+		}
+	}
+	return Position{}, fmt.Errorf("not a position this hub gave out: %w", a2a.ErrInvalidParams)
 }
 
 // Newer reports whether p comes before q in the list, newest first.

@@ -7,13 +7,11 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"iter"
-	"strconv"
 	"strings"
 	"time"
 
@@ -321,10 +319,11 @@ func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListT
 		return nil, err
 	}
 	if req.PageToken != "" {
-		at, id, err := decodePageToken(req.PageToken)
+		pos, err := ParsePosition(req.PageToken)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("pageToken: %w", err)
 		}
+		at, id := pos.CreatedAt, pos.ID
 		cond := "(updated_at < ? OR (updated_at = ? AND id < ?))"
 		if filter == "" {
 			filter = " WHERE " + cond
@@ -349,7 +348,7 @@ func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListT
 			return nil, err
 		}
 		if len(resp.Tasks) == pageSize {
-			resp.NextPageToken = encodePageToken(lastAt, lastID)
+			resp.NextPageToken = Position{CreatedAt: lastAt, ID: lastID}.Token()
 			break
 		}
 		var task a2a.Task
@@ -375,22 +374,6 @@ func TrimHistory(task *a2a.Task, n int) {
 	if n >= 0 && len(task.History) > n {
 		task.History = task.History[len(task.History)-n:]
 	}
-}
-
-func encodePageToken(at int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at, 10) + ":" + id))
-}
-
-func decodePageToken(tok string) (int64, string, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(tok)
-	if err == nil {
-		if at, id, ok := strings.Cut(string(raw), ":"); ok {
-			if n, err := strconv.ParseInt(at, 10, 64); err == nil {
-				return n, id, nil
-			}
-		}
-	}
-	return 0, "", fmt.Errorf("pageToken is not one this hub issued: %w", a2a.ErrInvalidParams)
 }
 
 // Log returns the task's logged events with seq > after, in order.

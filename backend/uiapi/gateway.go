@@ -64,7 +64,7 @@ type Config struct {
 	UIURL   string
 	Agents  []LocalAgent
 	Inbox   *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
-	// Registry holds the remote agents the owner added by URL.
+	// Registry holds the remote agents the owner added by URL; required.
 	Registry *agents.Registry
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string

@@ -3,13 +3,10 @@ package uiapi
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -43,7 +40,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if a, err := g.agent(p.ID); err == nil {
 			return agentInfo(a), nil
 		}
-		rem, err := g.registry().Get(ctx, p.ID)
+		rem, err := g.cfg.Registry.Get(ctx, p.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +50,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		rem, err := g.registry().Add(ctx, p.URL)
+		rem, err := g.cfg.Registry.Add(ctx, p.URL)
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +60,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		rem, err := g.registry().Refresh(ctx, p.ID)
+		rem, err := g.cfg.Registry.Refresh(ctx, p.ID)
 		if errors.Is(err, agents.ErrNotFound) {
 			return nil, err
 		}
@@ -73,7 +70,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		return map[string]any{}, g.registry().Remove(ctx, p.ID)
+		return map[string]any{}, g.cfg.Registry.Remove(ctx, p.ID)
 	case "tasks.list":
 		return g.listTasks(ctx, params)
 	case "tasks.get":
@@ -138,45 +135,12 @@ func (g *Gateway) allAgents(ctx context.Context) ([]AgentInfo, error) {
 	for _, a := range g.cfg.Agents {
 		out = append(out, agentInfo(&a))
 	}
-	if g.cfg.Registry == nil {
-		return out, nil
-	}
 	remotes, err := g.cfg.Registry.List(ctx)
 	for _, r := range remotes {
 		out = append(out, remoteInfo(r))
 	}
 	return out, err
 }
-
-// noRegistry answers the registry's methods on a hub without one.
-type noRegistry struct{}
-
-func (g *Gateway) registry() registry {
-	if g.cfg.Registry == nil {
-		return noRegistry{}
-	}
-	return g.cfg.Registry
-}
-
-type registry interface {
-	Get(ctx context.Context, id string) (agents.Remote, error)
-	Add(ctx context.Context, url string) (agents.Remote, error)
-	Refresh(ctx context.Context, id string) (agents.Remote, error)
-	Remove(ctx context.Context, id string) error
-}
-
-var errNoRegistry = &Error{Code: CodeNotFound, Message: "this hub keeps no remote agents"}
-
-func (noRegistry) Get(context.Context, string) (agents.Remote, error) {
-	return agents.Remote{}, errNoRegistry
-}
-func (noRegistry) Add(context.Context, string) (agents.Remote, error) {
-	return agents.Remote{}, errNoRegistry
-}
-func (noRegistry) Refresh(context.Context, string) (agents.Remote, error) {
-	return agents.Remote{}, errNoRegistry
-}
-func (noRegistry) Remove(context.Context, string) error { return errNoRegistry }
 
 func remoteInfo(r agents.Remote) AgentInfo {
 	report := agents.CheckCard(r.Card)
@@ -260,9 +224,9 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		q.States = []a2a.TaskState{st}
 	}
 	if p.Cursor != "" {
-		pos, err := decodeCursor(p.Cursor)
+		pos, err := tasks.ParsePosition(p.Cursor)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cursor: %w", err)
 		}
 		q.After = &pos
 	}
@@ -303,7 +267,7 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 	list := make([]TaskSummary, 0, min(len(all), p.Limit))
 	for i, s := range all {
 		if i == p.Limit {
-			out["next"] = encodeCursor(tasks.PositionOf(all[i-1].row))
+			out["next"] = tasks.PositionOf(all[i-1].row).Token()
 			break
 		}
 		list = append(list, g.summary(s.agent, s.row))
@@ -312,31 +276,13 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 	return out, nil
 }
 
-func encodeCursor(p tasks.Position) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(p.CreatedAt, 10) + ":" + p.ID))
-}
-
-func decodeCursor(s string) (tasks.Position, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		if at, id, ok := strings.Cut(string(raw), ":"); ok {
-			if n, err := strconv.ParseInt(at, 10, 64); err == nil {
-				return tasks.Position{CreatedAt: n, ID: id}, nil
-			}
-		}
-	}
-	return tasks.Position{}, invalid("cursor is not one this hub gave out")
-}
-
 type taskRef struct {
 	Agent string
 	ID    string
 }
 
-func (g *Gateway) resolveTask(ctx context.Context, params json.RawMessage, p any, ref *taskRef) (*LocalAgent, tasks.Row, error) {
-	if err := decode(params, p); err != nil {
-		return nil, tasks.Row{}, err
-	}
+// task finds the task a call names.
+func (g *Gateway) task(ctx context.Context, ref taskRef) (*LocalAgent, tasks.Row, error) {
 	a, err := g.agent(ref.Agent)
 	if err != nil {
 		return nil, tasks.Row{}, err
@@ -345,18 +291,18 @@ func (g *Gateway) resolveTask(ctx context.Context, params json.RawMessage, p any
 		return nil, tasks.Row{}, invalid("id is required")
 	}
 	r, err := a.Tasks.Row(ctx, a2a.TaskID(ref.ID))
-	if err != nil {
-		if isNotFound(err) {
-			return nil, tasks.Row{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no task %q at %s", ref.ID, a.Name)}
-		}
-		return nil, tasks.Row{}, err
+	if isNotFound(err) {
+		return nil, tasks.Row{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no task %q at %s", ref.ID, a.Name)}
 	}
-	return a, r, nil
+	return a, r, err
 }
 
 func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, error) {
 	var p taskRef
-	a, r, err := g.resolveTask(ctx, params, &p, &p)
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	a, r, err := g.task(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +319,7 @@ func (g *Gateway) detail(agent string, r tasks.Row, log []*tasks.Logged) (TaskDe
 		return TaskDetail{}, err
 	}
 	d := TaskDetail{Summary: g.summary(agent, r), History: []Message{}, Artifacts: []Artifact{},
-		Status: statusOf(r.Task.Status), Events: make([]TimelineEvent, 0, len(log)), Raw: raw}
+		Status: statusOf(r.Task.Status), Events: timeline(log), Raw: raw}
 	for _, m := range r.Task.History {
 		if m := messageOf(m); m != nil {
 			d.History = append(d.History, *m)
@@ -384,9 +330,6 @@ func (g *Gateway) detail(agent string, r tasks.Row, log []*tasks.Logged) (TaskDe
 			d.Artifacts = append(d.Artifacts, *a)
 		}
 	}
-	for _, l := range log {
-		d.Events = append(d.Events, timelineOf(l))
-	}
 	return d, nil
 }
 
@@ -395,7 +338,10 @@ func (g *Gateway) taskEvents(ctx context.Context, params json.RawMessage) (any, 
 		taskRef
 		After int64
 	}
-	a, r, err := g.resolveTask(ctx, params, &p, &p.taskRef)
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	a, r, err := g.task(ctx, p.taskRef)
 	if err != nil {
 		return nil, err
 	}
@@ -403,11 +349,7 @@ func (g *Gateway) taskEvents(ctx context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	events := make([]TimelineEvent, 0, len(log))
-	for _, l := range log {
-		events = append(events, timelineOf(l))
-	}
-	return map[string]any{"events": events}, nil
+	return map[string]any{"events": timeline(log)}, nil
 }
 
 // taskUpdate is the pushed form of a logged task event.

@@ -180,3 +180,11 @@ func timelineOf(l *tasks.Logged) TimelineEvent {
 	}
 	return ev
 }
+
+func timeline(log []*tasks.Logged) []TimelineEvent {
+	out := make([]TimelineEvent, 0, len(log))
+	for _, l := range log {
+		out = append(out, timelineOf(l))
+	}
+	return out
+}

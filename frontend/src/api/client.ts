@@ -121,14 +121,7 @@ export class HubClient {
   stop(): void {
     this.stopped = true;
     this.gen++;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    const s = this.socket;
-    this.socket = null;
-    if (s) {
-      s.onclose = s.onmessage = s.onerror = s.onopen = null;
-      s.close(1000, 'bye');
-    }
+    this.dropSocket('bye');
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
       p.reject(new HubError('disconnected', 'The client was stopped.'));
@@ -143,17 +136,7 @@ export class HubClient {
    */
   reconnect(): void {
     if (this.stopped) return;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    const s = this.socket;
-    this.socket = null;
-    if (s) {
-      s.onclose = s.onmessage = s.onerror = s.onopen = null;
-      try {
-        s.close(1000, 'reconnect');
-      } catch {
-        /* already closed */
-      }
+    if (this.dropSocket('reconnect')) {
       for (const p of [...this.pending.values()]) {
         if (!p.sent) continue;
         clearTimeout(p.timer);
@@ -163,6 +146,22 @@ export class HubClient {
     }
     this.attempt = 0;
     void this.connect();
+  }
+
+  /** Cancels a pending retry and closes the socket without its handlers firing; reports whether there was one. */
+  private dropSocket(reason: string): boolean {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const s = this.socket;
+    this.socket = null;
+    if (!s) return false;
+    s.onclose = s.onmessage = s.onerror = s.onopen = null;
+    try {
+      s.close(1000, reason);
+    } catch {
+      /* already closed */
+    }
+    return true;
   }
 
   /** Skip the rest of the backoff delay and try now. */
