@@ -1,0 +1,407 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// Timeouts of the connection to an agent. There is no overall timeout: a stream may last hours.
+const (
+	dialTimeout           = 10 * time.Second
+	tlsHandshakeTimeout   = 10 * time.Second
+	responseHeaderTimeout = 3 * time.Minute // a blocking SendMessage answers when the task is done
+	tokenFetchTimeout     = 30 * time.Second
+)
+
+// NewHTTPClient returns the client for every call to one agent. It applies the credentials of the
+// first of the card's alternatives whose schemes all have saved secrets (read at request time, so a
+// credential saved later applies to the next call), records the traffic to wire (may be nil) with
+// every secret masked, and turns a 401/403 into an *AuthError. An OAuth2 token is cached until it
+// expires; a 401 drops it, and the request is retried once with a fresh one.
+func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire Wire) *http.Client {
+	base := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   tlsHandshakeTimeout,
+		ResponseHeaderTimeout: responseHeaderTimeout,
+		ExpectContinueTimeout: time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   8,
+		ForceAttemptHTTP2:     true,
+	}
+	t := &authTransport{
+		needs:   CardAuth(card),
+		secrets: secrets,
+		agentID: agentID,
+		tap:     &wireTap{agentID: agentID, wire: wire, base: base},
+		tokens:  map[string]*tokenCache{},
+	}
+	for _, s := range t.needs.Schemes {
+		if s.Kind == SchemeOAuth2 {
+			t.tokens[s.Name] = &tokenCache{}
+		}
+	}
+	t.tokenClient = &http.Client{Transport: tokenTripper{t}, Timeout: tokenFetchTimeout}
+	return &http.Client{Transport: t, CheckRedirect: sameHostRedirects}
+}
+
+// sameHostRedirects keeps credentials from following a redirect to another host: they are applied
+// to every request this client sends.
+func sameHostRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+		return fmt.Errorf("refusing to follow a redirect from %s to %s with the agent's credentials", via[0].URL.Host, req.URL.Host)
+	}
+	return nil
+}
+
+type authTransport struct {
+	agentID     string
+	needs       AuthNeeds
+	secrets     Secrets
+	tap         *wireTap
+	tokens      map[string]*tokenCache // per OAuth2 scheme; fixed after construction
+	tokenClient *http.Client
+}
+
+// The call a token fetch belongs to, and how to mask it, travel in the context the oauth2 package
+// hands back to tokenTripper.
+type (
+	callIDKey struct{}
+	maskerKey struct{}
+)
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := drainRequestBody(req)
+	if err != nil {
+		return nil, err
+	}
+	callID := uuid.NewString()
+	ctx := context.WithValue(req.Context(), callIDKey{}, callID)
+	method := jsonrpcMethodOf(body)
+	saved, err := t.load()
+	if err != nil {
+		return nil, err
+	}
+	alt := t.choose(saved)
+	for attempt := 0; ; attempt++ {
+		out := req.Clone(ctx)
+		out.Body, out.GetBody, out.ContentLength = http.NoBody, nil, 0
+		if len(body) > 0 {
+			out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		}
+		used, err := t.apply(ctx, out, alt, saved)
+		m := t.masker(saved) // after apply: it knows the access token just fetched
+		if err != nil {
+			t.tap.failed(callID, method, out, time.Now(), err, m)
+			return nil, err
+		}
+		resp, err := t.tap.do(out, body, callID, method, m)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+			return resp, nil
+		}
+		detail := refusalDetail(resp, m)
+		if resp.StatusCode == http.StatusUnauthorized && attempt == 0 && len(used) > 0 {
+			for scheme, access := range used {
+				t.tokens[scheme].drop(access) // fetched again on the retry
+			}
+			continue
+		}
+		return nil, t.refused(resp.StatusCode, detail, alt, saved)
+	}
+}
+
+// load reads the saved secrets of every usable scheme of the agent.
+func (t *authTransport) load() (map[string]Secret, error) {
+	saved := map[string]Secret{}
+	if t.secrets == nil {
+		return saved, nil
+	}
+	for _, s := range t.needs.Schemes {
+		if s.Kind == SchemeUnsupported {
+			continue
+		}
+		sec, ok, err := t.secrets.Get(t.agentID, s.Name)
+		if err != nil {
+			return nil, fmt.Errorf("read the credentials of agent %s: %w", t.agentID, err)
+		}
+		if ok {
+			saved[s.Name] = sec
+		}
+	}
+	return saved, nil
+}
+
+// choose returns the schemes of the first alternative that can be fully satisfied, or nil: then the
+// request goes without credentials, and the agent decides.
+func (t *authTransport) choose(saved map[string]Secret) []Scheme {
+	for _, alt := range t.needs.Alternatives {
+		if len(alt) == 0 {
+			continue // anonymous access is the last resort, not a choice over saved credentials
+		}
+		var schemes []Scheme
+		for _, name := range alt {
+			s, ok := t.needs.Scheme(name)
+			if !ok || !saved[name].covers(s) {
+				schemes = nil
+				break
+			}
+			schemes = append(schemes, s)
+		}
+		if schemes != nil {
+			return schemes
+		}
+	}
+	return nil
+}
+
+// apply sets the credentials of the chosen schemes on req, and returns the OAuth2 access tokens used.
+func (t *authTransport) apply(ctx context.Context, req *http.Request, alt []Scheme, saved map[string]Secret) (map[string]string, error) {
+	used := map[string]string{}
+	for _, s := range alt {
+		sec := saved[s.Name]
+		switch s.Kind {
+		case SchemeAPIKey:
+			switch s.In {
+			case "header":
+				req.Header.Set(s.ParamName, sec.APIKey)
+			case "query":
+				q := req.URL.Query()
+				q.Set(s.ParamName, sec.APIKey)
+				req.URL.RawQuery = q.Encode()
+			case "cookie":
+				req.Header.Set("Cookie", joinCookie(req.Header.Get("Cookie"), s.ParamName, sec.APIKey))
+			}
+		case SchemeBearer:
+			req.Header.Set("Authorization", "Bearer "+sec.Token)
+		case SchemeOAuth2:
+			tctx := context.WithValue(ctx, oauth2.HTTPClient, t.tokenClient)
+			tctx = context.WithValue(tctx, maskerKey{}, t.masker(saved))
+			tok, err := t.tokens[s.Name].get(tctx, s, sec)
+			if err != nil {
+				return nil, t.tokenError(s, err, t.masker(saved))
+			}
+			tok.SetAuthHeader(req)
+			used[s.Name] = tok.AccessToken
+		}
+	}
+	return used, nil
+}
+
+// joinCookie adds name=value to a Cookie header. A value with bytes a cookie cannot carry is
+// URL-encoded rather than silently stripped of them (which is what net/http would do).
+func joinCookie(header, name, value string) string {
+	for _, c := range []byte(value) {
+		if c <= 0x20 || c >= 0x7f || c == '"' || c == ';' || c == '\\' || c == ',' {
+			value = url.QueryEscape(value)
+			break
+		}
+	}
+	if header == "" {
+		return name + "=" + value
+	}
+	return header + "; " + name + "=" + value
+}
+
+// refused builds the AuthError for a 401/403: with the schemes to set when no credentials were sent.
+func (t *authTransport) refused(status int, detail string, alt []Scheme, saved map[string]Secret) *AuthError {
+	e := &AuthError{Status: status, Detail: detail}
+	if alt != nil {
+		names := make([]string, len(alt))
+		for i, s := range alt {
+			names[i] = s.Name
+		}
+		e.Scheme = strings.Join(names, "+")
+		return e
+	}
+	e.Missing, e.hints = t.missing(saved)
+	return e
+}
+
+// missing picks the alternative closest to usable (fewest schemes without a secret, usable kinds
+// first) and names what it lacks.
+func (t *authTransport) missing(saved map[string]Secret) ([]string, map[string]string) {
+	var best []string
+	bestScore := -1
+	for _, alt := range t.needs.Alternatives {
+		var lacking []string
+		score := 0
+		for _, name := range alt {
+			s, _ := t.needs.Scheme(name)
+			if s.Kind == SchemeUnsupported {
+				score += 1000
+			}
+			if !saved[name].covers(s) {
+				lacking = append(lacking, name)
+				score++
+			}
+		}
+		if len(lacking) > 0 && (bestScore < 0 || score < bestScore) {
+			best, bestScore = lacking, score
+		}
+	}
+	hints := map[string]string{}
+	for _, name := range best {
+		if s, ok := t.needs.Scheme(name); ok {
+			hints[name] = s.Hint()
+		}
+	}
+	return best, hints
+}
+
+func (t *authTransport) tokenError(s Scheme, err error, m *masker) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
+		detail := strings.TrimSpace(re.ErrorCode + ": " + re.ErrorDescription)
+		if re.ErrorCode == "" {
+			detail = clipBody(m.text(strings.TrimSpace(string(re.Body))), 0, 300)
+		}
+		return &AuthError{Status: re.Response.StatusCode, Scheme: s.Name, Detail: strings.Trim(detail, ": "), tokenURL: s.TokenURL}
+	}
+	return fmt.Errorf("fetch an OAuth2 token from %s: %s", s.TokenURL, m.text(err.Error()))
+}
+
+// masker hides every secret this agent's traffic may carry: the saved ones and the access tokens
+// fetched with them.
+func (t *authTransport) masker(saved map[string]Secret) *masker {
+	var values, headers, query []string
+	for _, sec := range saved {
+		values = append(values, sec.values()...)
+	}
+	for _, c := range t.tokens {
+		values = append(values, c.recent()...)
+	}
+	for _, s := range t.needs.Schemes {
+		switch {
+		case s.Kind == SchemeAPIKey && s.In == "header":
+			headers = append(headers, s.ParamName)
+		case s.Kind == SchemeAPIKey && s.In == "query":
+			query = append(query, s.ParamName)
+		}
+	}
+	return newMasker(values, headers, query)
+}
+
+// tokenTripper records the token endpoint traffic under the call that needed the token.
+type tokenTripper struct{ t *authTransport }
+
+func (tt tokenTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := drainRequestBody(req)
+	if err != nil {
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	callID, _ := req.Context().Value(callIDKey{}).(string)
+	m, ok := req.Context().Value(maskerKey{}).(*masker)
+	if !ok {
+		m = newMasker(nil, nil, nil)
+	}
+	return tt.t.tap.do(out, body, callID, "token", m)
+}
+
+// tokenCache holds one scheme's access token until it expires or the agent refuses it.
+type tokenCache struct {
+	mu       sync.Mutex
+	tok      *oauth2.Token
+	clientID string
+	secret   string
+	seen     []string // recent access tokens, kept to mask them in logs
+}
+
+const tokensRemembered = 8
+
+func (c *tokenCache) get(ctx context.Context, s Scheme, sec Secret) (*oauth2.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok != nil && c.tok.Valid() && c.clientID == sec.ClientID && c.secret == sec.ClientSecret {
+		return c.tok, nil
+	}
+	c.tok = nil
+	cfg := clientcredentials.Config{ClientID: sec.ClientID, ClientSecret: sec.ClientSecret, TokenURL: s.TokenURL,
+		Scopes: s.Scopes, AuthStyle: oauth2.AuthStyleAutoDetect}
+	tok, err := cfg.Token(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.tok, c.clientID, c.secret = tok, sec.ClientID, sec.ClientSecret
+	c.seen = append(c.seen, tok.AccessToken)
+	if tok.RefreshToken != "" {
+		c.seen = append(c.seen, tok.RefreshToken)
+	}
+	if len(c.seen) > tokensRemembered {
+		c.seen = c.seen[len(c.seen)-tokensRemembered:]
+	}
+	return tok, nil
+}
+
+// drop forgets the token if it is still the one the agent refused.
+func (c *tokenCache) drop(access string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tok != nil && c.tok.AccessToken == access {
+		c.tok = nil
+	}
+}
+
+func (c *tokenCache) recent() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.seen...)
+}
+
+// refusalDetail reads what the agent said when it refused: a JSON-RPC error message, an OAuth-style
+// error description, the WWW-Authenticate header, or the start of a text body.
+func refusalDetail(resp *http.Response, m *masker) string {
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var doc struct {
+		Error            json.RawMessage `json:"error"`
+		ErrorDescription string          `json:"error_description"`
+		Message          string          `json:"message"`
+	}
+	detail := ""
+	if json.Unmarshal(raw, &doc) == nil {
+		var rpc struct {
+			Message string `json:"message"`
+		}
+		var code string
+		switch {
+		case json.Unmarshal(doc.Error, &rpc) == nil && rpc.Message != "":
+			detail = rpc.Message
+		case doc.ErrorDescription != "":
+			detail = doc.ErrorDescription
+		case json.Unmarshal(doc.Error, &code) == nil && code != "":
+			detail = code
+		default:
+			detail = doc.Message
+		}
+	}
+	if detail == "" {
+		detail = resp.Header.Get("WWW-Authenticate")
+	}
+	if detail == "" && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("<")) {
+		detail, _, _ = strings.Cut(strings.TrimSpace(string(raw)), "\n")
+	}
+	return clipBody(m.text(strings.TrimSpace(detail)), 0, 300)
+}
