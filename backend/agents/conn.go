@@ -1,0 +1,206 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// dialectClient is one endpoint's client, speaking one dialect; results are always a2a-go v2 types.
+type dialectClient interface {
+	send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error)
+	stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error]
+	getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
+	cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
+	subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error]
+	close() error
+}
+
+// Conn talks to one remote agent, in whichever dialect its card and its answers say it speaks. Safe
+// for concurrent use.
+//
+// A call that fails with JSON-RPC -32601 (method not found) before anything was yielded moves the
+// Conn to the next of the card's Endpoints, retries the call there, and the Conn stays there.
+type Conn struct {
+	endpoints []Endpoint
+	clients   []dialectClient // one per endpoint, same order
+	streaming bool
+	// ReturnImmediately asks agents (v1.0 and v0.3) to answer a non-streaming send as soon as the task
+	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it
+	// before the first call.
+	ReturnImmediately bool
+
+	mu  sync.Mutex
+	cur int // index into endpoints of the one in use
+}
+
+// Dial prepares a Conn for the agent the card (raw JSON as fetched) describes; it does no network
+// I/O. hc carries credentials and logging; nil means a plain client. Either way no overall Timeout
+// is added, since streams are long-lived: bound calls with ctx.
+func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
+	endpoints, err := Endpoints(card)
+	if err != nil {
+		return nil, err
+	}
+	hc = guardedClient(hc)
+	c := &Conn{endpoints: endpoints, streaming: Streaming(card)}
+	for _, ep := range endpoints {
+		var dc dialectClient
+		if ep.Dialect == V01 {
+			dc = newDraftClient(ep.URL, hc)
+		} else if dc, err = newSDKClient(ctx, ep, hc); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("%s endpoint %s: %w", ep.Dialect, ep.URL, err)
+		}
+		c.clients = append(c.clients, dc)
+	}
+	return c, nil
+}
+
+// Dialect is the dialect in use now; it changes when a method-not-found answer moves the Conn on.
+func (c *Conn) Dialect() Dialect { return c.Endpoint().Dialect }
+
+// Endpoint is the endpoint in use now.
+func (c *Conn) Endpoint() Endpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endpoints[c.cur]
+}
+
+// Streaming reports whether the agent's card says it streams.
+func (c *Conn) Streaming() bool { return c.streaming }
+
+// Send sends msg: a new task when msg.TaskID is empty, else a turn of that task; msg.ContextID
+// continues a conversation. With stream true and a streaming agent, events are yielded as they
+// arrive; otherwise the one result (*a2a.Task or *a2a.Message) is yielded once. An error is yielded
+// at most once, and ends the sequence.
+func (c *Conn) Send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if msg == nil {
+			yield(nil, fmt.Errorf("%w: no message to send", a2a.ErrInvalidParams))
+			return
+		}
+		m := *msg // the caller's message is not changed
+		if m.ID == "" {
+			m.ID = a2a.NewMessageID()
+		}
+		if m.Role == a2a.MessageRoleUnspecified {
+			m.Role = a2a.MessageRoleUser
+		}
+		if stream && c.streaming {
+			c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.stream(ctx, &m) })
+			return
+		}
+		if c.ReturnImmediately {
+			ctx = context.WithValue(ctx, returnImmediatelyKey{}, true)
+		}
+		res, err := withFallback(c, func(dc dialectClient) (a2a.SendMessageResult, error) { return dc.send(ctx, &m) })
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		switch r := res.(type) {
+		case *a2a.Task:
+			if r != nil {
+				yield(r, nil)
+				return
+			}
+		case *a2a.Message:
+			if r != nil {
+				yield(r, nil)
+				return
+			}
+		}
+		yield(nil, fmt.Errorf("%w: agent sent no task or message", a2a.ErrInvalidAgentResponse))
+	}
+}
+
+// GetTask fetches a task as the agent has it now.
+func (c *Conn) GetTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	return withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.getTask(ctx, id) })
+}
+
+// Cancel asks the agent to cancel a task and returns the task as it then is.
+func (c *Conn) Cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	return withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.cancel(ctx, id) })
+}
+
+// Subscribe resubscribes to a running task's events.
+func (c *Conn) Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.subscribe(ctx, id) })
+	}
+}
+
+// Close releases the endpoints' clients.
+func (c *Conn) Close() error {
+	var errs []error
+	for _, dc := range c.clients {
+		errs = append(errs, dc.close())
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Conn) current() (int, dialectClient) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur, c.clients[c.cur]
+}
+
+// moveOn is called when endpoint i answered method-not-found: the Conn goes to the next endpoint,
+// unless a concurrent call already moved it. It reports whether there is another endpoint to try.
+func (c *Conn) moveOn(i int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == i && i+1 < len(c.endpoints) {
+		c.cur = i + 1
+	}
+	return c.cur != i
+}
+
+func isMethodNotFound(err error) bool { return errors.Is(err, a2a.ErrMethodNotFound) }
+
+func withFallback[T any](c *Conn, call func(dialectClient) (T, error)) (T, error) {
+	for {
+		i, dc := c.current()
+		v, err := call(dc)
+		if err != nil && isMethodNotFound(err) && c.moveOn(i) {
+			continue
+		}
+		return v, err
+	}
+}
+
+// streamWithFallback yields open's events; a method-not-found error before the first event moves
+// the Conn on and opens the stream again there.
+func (c *Conn) streamWithFallback(yield func(a2a.Event, error) bool, open func(dialectClient) iter.Seq2[a2a.Event, error]) {
+	for {
+		i, dc := c.current()
+		yielded, retry := false, false
+		for ev, err := range open(dc) {
+			if err != nil {
+				if !yielded && isMethodNotFound(err) && c.moveOn(i) {
+					retry = true
+					break
+				}
+				yield(nil, err)
+				return
+			}
+			if ev == nil {
+				continue
+			}
+			yielded = true
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		if !retry {
+			return
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package agents
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// Dialect is the A2A protocol version a JSON-RPC endpoint speaks. Each has its own method names and
+// shapes: v1.0 SendMessage/GetTask..., v0.3 message/send, tasks/get..., the v0.1 draft tasks/send,
+// tasks/sendSubscribe...
+type Dialect string
+
+const (
+	V10 Dialect = "1.0"
+	V03 Dialect = "0.3"
+	V01 Dialect = "0.1"
+)
+
+// dialectOrder is the order fallbacks are tried in: newest first.
+var dialectOrder = []Dialect{V10, V03, V01}
+
+// Endpoint is one JSON-RPC endpoint an agent card offers, in one dialect.
+type Endpoint struct {
+	Dialect Dialect
+	URL     string
+}
+
+// maxCardInterfaces bounds how many interfaces of one list a card may make us consider: a hostile
+// card with a million interfaces must not become a million endpoints to try.
+const maxCardInterfaces = 32
+
+// ErrNoEndpoint is returned when a card offers no http(s) JSON-RPC URL the hub can talk to.
+var ErrNoEndpoint = errors.New("agent card offers no usable JSON-RPC http(s) URL")
+
+// Endpoints reads a card (raw JSON as fetched) and returns where and how to talk to the agent, best
+// first: the card's v1.0 supportedInterfaces (JSONRPC binding only), then its v0.3 url and
+// additionalInterfaces, or, for a v0.1 draft / AgentVault card (a url and neither protocolVersion
+// nor supportedInterfaces), its url in v0.1. After the detected ones come fallbacks: every URL again
+// in the dialects not yet listed for it (1.0, 0.3, 0.1), so a method-not-found answer can move on.
+// A relative URL is an error: the hub does not guess what a card's URL is relative to.
+func Endpoints(card []byte) ([]Endpoint, error) {
+	if len(card) > MaxCardBytes {
+		return nil, fmt.Errorf("agent card is %d bytes, more than the %d-byte limit", len(card), MaxCardBytes)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(card, &doc); err != nil {
+		return nil, fmt.Errorf("agent card is not a JSON object: %w", err)
+	}
+	var found []Endpoint
+	add := func(d Dialect, u string) {
+		if ep := (Endpoint{Dialect: d, URL: u}); !slices.Contains(found, ep) {
+			found = append(found, ep)
+		}
+	}
+
+	// v1.0: the interfaces, in the card's order of preference.
+	for i, iface := range objectList(doc["supportedInterfaces"]) {
+		path := fmt.Sprintf("supportedInterfaces[%d]", i)
+		if binding, _ := stringField(iface, "protocolBinding"); !strings.EqualFold(binding, "JSONRPC") {
+			continue // gRPC and HTTP+JSON are not spoken here
+		}
+		d := V10 // a v1.0 interface that forgot its version is most likely v1.0
+		if v, ok := stringField(iface, "protocolVersion"); ok {
+			if d, ok = dialectOfVersion(v); !ok {
+				continue // a version this hub does not know: nothing to say to it
+			}
+		}
+		u, err := endpointURL(iface, path)
+		if err != nil {
+			return nil, err
+		}
+		if u != "" {
+			add(d, u)
+		}
+	}
+
+	// v0.3: the main url (when its transport is JSON-RPC) and the additional JSON-RPC interfaces.
+	mainURL, err := endpointURL(doc, "")
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := stringField(doc, "protocolVersion"); ok {
+		if d, known := dialectOfVersion(v); known {
+			if t, ok := stringField(doc, "preferredTransport"); mainURL != "" && (!ok || strings.EqualFold(t, "JSONRPC")) {
+				add(d, mainURL)
+			}
+			for i, iface := range objectList(doc["additionalInterfaces"]) {
+				if t, _ := stringField(iface, "transport"); !strings.EqualFold(t, "JSONRPC") {
+					continue
+				}
+				u, err := endpointURL(iface, fmt.Sprintf("additionalInterfaces[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				if u != "" {
+					add(d, u)
+				}
+			}
+		}
+	}
+
+	// v0.1 draft and AgentVault: a bare url. Also the last resort for a card whose other fields
+	// are unusable, since the fallbacks below try every dialect there anyway.
+	if len(found) == 0 && mainURL != "" {
+		add(V01, mainURL)
+	}
+	if len(found) == 0 {
+		return nil, ErrNoEndpoint
+	}
+
+	var urls []string
+	for _, ep := range found {
+		if !slices.Contains(urls, ep.URL) {
+			urls = append(urls, ep.URL)
+		}
+	}
+	for _, u := range urls {
+		for _, d := range dialectOrder {
+			add(d, u)
+		}
+	}
+	return found, nil
+}
+
+// Streaming reports the card's capabilities.streaming (false when absent or not a boolean).
+func Streaming(card []byte) bool {
+	var doc struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(card, &doc) != nil {
+		return false
+	}
+	var streaming bool
+	return json.Unmarshal(doc.Capabilities["streaming"], &streaming) == nil && streaming
+}
+
+// dialectOfVersion maps a card's protocolVersion ("1.0", "0.3.0", "v0.2.5"...) to the dialect whose
+// method names that version uses: v0.2 already had v0.3's names.
+func dialectOfVersion(v string) (Dialect, bool) {
+	v = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(v)), "v")
+	major, rest, _ := strings.Cut(v, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	switch {
+	case major == "1":
+		return V10, true
+	case major == "0" && (minor == "2" || minor == "3"):
+		return V03, true
+	case major == "0" && minor == "1":
+		return V01, true
+	}
+	return "", false
+}
+
+// endpointURL reads obj.url: "" when it is absent, empty, not a string or not http(s) (nothing to
+// talk to there), an error when it is relative.
+func endpointURL(obj map[string]json.RawMessage, path string) (string, error) {
+	s, ok := stringField(obj, "url")
+	s = strings.TrimSpace(s)
+	if !ok || s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", nil
+	}
+	if !u.IsAbs() || u.Host == "" {
+		if u.Scheme == "" {
+			return "", fmt.Errorf("agent card %s is the relative URL %q; a card must give absolute URLs", join(path, "url"), s)
+		}
+		return "", nil
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", nil
+	}
+	return s, nil
+}
+
+// stringField reads obj[key] when it is a JSON string.
+func stringField(obj map[string]json.RawMessage, key string) (string, bool) {
+	var s string
+	if raw, ok := obj[key]; !ok || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// objectList reads a JSON array of objects, skipping items that are not objects; nil when raw is
+// not an array. At most maxCardInterfaces items are read.
+func objectList(raw json.RawMessage) []map[string]json.RawMessage {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var out []map[string]json.RawMessage
+	for _, item := range items[:min(len(items), maxCardInterfaces)] {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(item, &obj) == nil && obj != nil {
+			out = append(out, obj)
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestEndpoints(t *testing.T) {
+	const u1, u2 = "https://agent.example/a2a", "https://agent.example/v03"
+	tests := []struct {
+		name string
+		card string
+		want []Endpoint
+	}{
+		{"v1.0 interfaces, JSON-RPC only, in the card's order",
+			`{"supportedInterfaces":[
+				{"url":"https://agent.example/grpc","protocolBinding":"GRPC","protocolVersion":"1.0"},
+				{"url":"` + u1 + `","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+				{"url":"` + u2 + `","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]}`,
+			[]Endpoint{{V10, u1}, {V03, u2}, {V03, u1}, {V01, u1}, {V10, u2}, {V01, u2}}},
+		{"v0.3 url and protocolVersion",
+			`{"url":"` + u1 + `","protocolVersion":"0.3.0","preferredTransport":"JSONRPC"}`,
+			[]Endpoint{{V03, u1}, {V10, u1}, {V01, u1}}},
+		{"v0.3 with a non-JSON-RPC main url and a JSON-RPC additional interface",
+			`{"url":"https://agent.example/rest","protocolVersion":"0.3.0","preferredTransport":"HTTP+JSON",
+			  "additionalInterfaces":[{"url":"` + u2 + `","transport":"JSONRPC"},{"url":"https://agent.example/g","transport":"GRPC"}]}`,
+			[]Endpoint{{V03, u2}, {V10, u2}, {V01, u2}}},
+		{"v0.2 cards use v0.3 names",
+			`{"url":"` + u1 + `","protocolVersion":"0.2.5"}`,
+			[]Endpoint{{V03, u1}, {V10, u1}, {V01, u1}}},
+		{"the hub's own card: both shapes in one document",
+			`{"url":"` + u1 + `","protocolVersion":"0.3","preferredTransport":"JSONRPC","supportedInterfaces":[
+				{"url":"` + u1 + `","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+				{"url":"` + u1 + `","protocolBinding":"JSONRPC","protocolVersion":"0.3"}]}`,
+			[]Endpoint{{V10, u1}, {V03, u1}, {V01, u1}}},
+		{"v0.1 draft: a bare url",
+			`{"name":"draft","url":"` + u1 + `","capabilities":{"streaming":true},"authentication":{"schemes":[]}}`,
+			[]Endpoint{{V01, u1}, {V10, u1}, {V03, u1}}},
+		{"AgentVault card",
+			`{"schemaVersion":"1.0","humanReadableId":"acme/weather","agentVersion":"1.0.0","name":"Weather",
+			  "url":"` + u1 + `","authSchemes":[{"scheme":"apiKey","service_identifier":"acme"}]}`,
+			[]Endpoint{{V01, u1}, {V10, u1}, {V03, u1}}},
+		{"an interface without a version is taken as v1.0",
+			`{"supportedInterfaces":[{"url":"` + u1 + `","protocolBinding":"jsonrpc"}]}`,
+			[]Endpoint{{V10, u1}, {V03, u1}, {V01, u1}}},
+		{"unknown versions, wrong types and non-http schemes are skipped",
+			`{"supportedInterfaces":[{"url":"` + u2 + `","protocolBinding":"JSONRPC","protocolVersion":"7.0"},
+				{"url":42,"protocolBinding":"JSONRPC"}, "not an object",
+				{"url":"ws://agent.example/ws","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+			  "url":"` + u1 + `","protocolVersion":false}`,
+			[]Endpoint{{V01, u1}, {V10, u1}, {V03, u1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Endpoints([]byte(tt.card))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("got  %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEndpointsRefusesUnusableCards(t *testing.T) {
+	tests := []struct {
+		name, card string
+		wantErr    string
+	}{
+		{"not JSON", `{"url":`, "not a JSON object"},
+		{"not an object", `["https://agent.example"]`, "not a JSON object"},
+		{"relative url", `{"url":"/a2a"}`, `relative URL "/a2a"`},
+		{"relative interface url", `{"supportedInterfaces":[{"url":"a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`, "supportedInterfaces[0].url"},
+		{"protocol-relative url", `{"url":"//agent.example/a2a","protocolVersion":"0.3"}`, "relative URL"},
+		{"no url", `{"name":"nobody"}`, ErrNoEndpoint.Error()},
+		{"url of the wrong type", `{"url":["https://agent.example"]}`, ErrNoEndpoint.Error()},
+		{"only gRPC", `{"supportedInterfaces":[{"url":"https://agent.example","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`, ErrNoEndpoint.Error()},
+		{"not http", `{"url":"ftp://agent.example/a2a"}`, ErrNoEndpoint.Error()},
+		{"huge", `{"url":"https://agent.example/","padding":"` + strings.Repeat("x", MaxCardBytes) + `"}`, "limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Endpoints([]byte(tt.card))
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Endpoints = %v, %v; want an error containing %q", got, err, tt.wantErr)
+			}
+		})
+	}
+	if _, err := Endpoints([]byte(`{}`)); !errors.Is(err, ErrNoEndpoint) {
+		t.Fatalf("empty card: %v", err)
+	}
+}
+
+func TestEndpointsBoundsManyInterfaces(t *testing.T) {
+	var ifaces []string
+	for i := range 10_000 {
+		ifaces = append(ifaces, fmt.Sprintf(`{"url":"https://agent.example/%d","protocolBinding":"JSONRPC","protocolVersion":"1.0"}`, i))
+	}
+	got, err := Endpoints([]byte(`{"supportedInterfaces":[` + strings.Join(ifaces, ",") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := maxCardInterfaces * len(dialectOrder); len(got) != want {
+		t.Fatalf("%d endpoints, want %d (the first %d interfaces in every dialect)", len(got), want, maxCardInterfaces)
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	for card, want := range map[string]bool{
+		`{"capabilities":{"streaming":true}}`:   true,
+		`{"capabilities":{"streaming":false}}`:  false,
+		`{"capabilities":{"streaming":"true"}}`: false,
+		`{"capabilities":{}}`:                   false,
+		`{"capabilities":"yes"}`:                false,
+		`{}`:                                    false,
+		`not json`:                              false,
+	} {
+		if got := Streaming([]byte(card)); got != want {
+			t.Errorf("Streaming(%s) = %v, want %v", card, got, want)
+		}
+	}
+}

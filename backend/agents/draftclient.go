@@ -1,0 +1,264 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/uuid"
+)
+
+// draftClient speaks the v0.1 draft: tasks/send, tasks/sendSubscribe, tasks/get, tasks/cancel and
+// tasks/resubscribe, in which the client chooses a new task's id and its sessionId.
+type draftClient struct {
+	url      string
+	hc       *http.Client
+	sessions sessionCache
+}
+
+func newDraftClient(url string, hc *http.Client) *draftClient {
+	return &draftClient{url: url, hc: hc}
+}
+
+type draftSendParams struct {
+	ID        string     `json:"id,omitempty"`
+	SessionID string     `json:"sessionId,omitempty"`
+	Message   outMessage `json:"message"`
+}
+
+type draftIDParams struct {
+	ID string `json:"id"`
+}
+
+type rpcRequest struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      string `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// sendParams builds tasks/send params: a new task gets an id chosen here and, unless the message
+// continues a conversation, a new session. A turn of a known task keeps the task's session (left out
+// when unknown: the server knows it).
+func (d *draftClient) sendParams(msg *a2a.Message) (p draftSendParams, isNew bool, err error) {
+	if p.Message, err = toWireMessage(msg); err != nil {
+		return p, false, err
+	}
+	p.ID, p.SessionID = string(msg.TaskID), msg.ContextID
+	if p.ID == "" {
+		isNew = true
+		p.ID = uuid.NewString()
+		if p.SessionID == "" {
+			p.SessionID = uuid.NewString()
+		}
+	} else if p.SessionID == "" {
+		p.SessionID = d.sessions.get(p.ID)
+	}
+	return p, isNew, nil
+}
+
+func (d *draftClient) send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error) {
+	p, isNew, err := d.sendParams(msg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := d.call(ctx, "tasks/send", p)
+	if err != nil && isNew && errors.Is(err, a2a.ErrTaskNotFound) {
+		// AgentVault servers choose a new task's id themselves and refuse one they do not know.
+		p.ID = ""
+		raw, err = d.call(ctx, "tasks/send", p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var t wireTask
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("%w: tasks/send result: %v", a2a.ErrInvalidAgentResponse, err)
+	}
+	if t.ID == "" { // an agent that answers with a message rather than a task
+		var m wireMessage
+		if json.Unmarshal(raw, &m) == nil && m.Parts != nil {
+			return asResult(m.toA2A(a2a.TaskInfo{ContextID: p.SessionID}))
+		}
+	}
+	if t.idOnly() {
+		d.sessions.put(t.ID, p.SessionID)
+		return asResult(d.getTask(ctx, a2a.TaskID(t.ID)))
+	}
+	return asResult(d.task(&t, p.SessionID))
+}
+
+// asResult passes on a task or message, without turning a nil one into a non-nil interface.
+func asResult[T a2a.SendMessageResult](v T, err error) (a2a.SendMessageResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (d *draftClient) stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		p, _, err := d.sendParams(msg)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		d.sessions.put(p.ID, p.SessionID)
+		d.events(ctx, "tasks/sendSubscribe", p, a2a.TaskInfo{TaskID: a2a.TaskID(p.ID), ContextID: p.SessionID}, yield)
+	}
+}
+
+func (d *draftClient) getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	raw, err := d.call(ctx, "tasks/get", draftIDParams{ID: string(id)})
+	if err != nil {
+		return nil, err
+	}
+	var t wireTask
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("%w: tasks/get result: %v", a2a.ErrInvalidAgentResponse, err)
+	}
+	return d.task(&t, d.sessions.get(string(id)))
+}
+
+func (d *draftClient) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+	raw, err := d.call(ctx, "tasks/cancel", draftIDParams{ID: string(id)})
+	if err != nil {
+		return nil, err
+	}
+	var t wireTask
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("%w: tasks/cancel result: %v", a2a.ErrInvalidAgentResponse, err)
+	}
+	// AgentVault answers {success, message} rather than the task.
+	var verdict struct {
+		Success *bool  `json:"success"`
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(raw, &verdict)
+	if verdict.Success != nil && !*verdict.Success {
+		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, firstOf(verdict.Message, "the agent refused to cancel the task"))
+	}
+	if t.Status == nil && t.State == "" {
+		return d.getTask(ctx, id)
+	}
+	return d.task(&t, d.sessions.get(string(id)))
+}
+
+func (d *draftClient) subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		session := d.sessions.get(string(id))
+		if session == "" { // events carry no session in the draft: learn it, for the events' context id
+			if t, err := d.getTask(ctx, id); err == nil {
+				session = t.ContextID
+			}
+		}
+		d.events(ctx, "tasks/resubscribe", draftIDParams{ID: string(id)}, a2a.TaskInfo{TaskID: id, ContextID: session}, yield)
+	}
+}
+
+func (d *draftClient) close() error { return nil }
+
+func (d *draftClient) task(t *wireTask, session string) (*a2a.Task, error) {
+	task, err := t.toA2A(session)
+	if err != nil {
+		return nil, err
+	}
+	d.sessions.put(string(task.ID), task.ContextID)
+	return task, nil
+}
+
+// post sends one JSON-RPC request. A non-200 answer is an error: the JSON-RPC error it carries when
+// it carries one, else the HTTP status.
+func (d *draftClient) post(ctx context.Context, method string, params any, stream bool) (*http.Response, error) {
+	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: uuid.NewString(), Method: method, Params: params})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	resp, err := d.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		if body, err := readBody(resp); err == nil {
+			var r rpcResponse
+			if json.Unmarshal(body, &r) == nil && r.Error != nil {
+				return nil, r.Error.toA2AError()
+			}
+		}
+		return nil, httpStatusError(resp)
+	}
+	return resp, nil
+}
+
+type rpcResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *rpcErrorObject `json:"error"`
+}
+
+// call sends a request and returns its result, or its error as an a2a-go error.
+func (d *draftClient) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	resp, err := d.post(ctx, method, params, false)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := readBody(resp)
+	if err != nil {
+		return nil, err
+	}
+	var r rpcResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s answer is not a JSON-RPC response: %v", a2a.ErrInvalidAgentResponse, method, err)
+	}
+	if r.Error != nil {
+		return nil, r.Error.toA2AError()
+	}
+	if len(r.Result) == 0 || string(r.Result) == "null" {
+		return nil, fmt.Errorf("%w: %s answer has no result", a2a.ErrInvalidAgentResponse, method)
+	}
+	return r.Result, nil
+}
+
+// sessionCache remembers each task's sessionId, which draft stream events do not carry. It is
+// bounded: when full it starts over, and a forgotten session is fetched again with tasks/get.
+type sessionCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const maxRememberedSessions = 4096
+
+func (s *sessionCache) get(taskID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[taskID]
+}
+
+func (s *sessionCache) put(taskID, session string) {
+	if taskID == "" || session == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) >= maxRememberedSessions {
+		s.m = map[string]string{}
+	}
+	s.m[taskID] = session
+}
