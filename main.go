@@ -41,7 +41,7 @@ const usage = `AgentHub %s: a desktop home for A2A agents.
 Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
-  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR]
+  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR] [--secrets auto|keyring|file]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries this run's access token.
   agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
@@ -94,6 +94,7 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.StringVar(&cfg.DemoAddr, "demo-addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
 	fs.BoolVar(&cfg.NoDemo, "no-demo", false, "do not start the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
+	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
 	return cfg
 }
 
@@ -113,7 +114,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agenthub:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "AgentHub %s\ndata: %s\nhub: %s\nui: %s\n", version, h.DataDir, h.Agent.BaseURL, h.UIURL())
+	fmt.Fprintf(stdout, "AgentHub %s\ndata: %s\nhub: %s\nui: %s\nsecrets: %s\n", version, h.DataDir, h.Agent.BaseURL, h.UIURL(), h.Clients.Secrets().Where())
 	if h.Demo != nil {
 		fmt.Fprintf(stdout, "demo agent: %s\n", h.Demo.BaseURL)
 	}

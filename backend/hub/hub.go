@@ -22,6 +22,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/server"
@@ -190,6 +191,9 @@ type Config struct {
 	// UIOrigins are page origins, besides the hub's own, allowed to open the UI websocket: the
 	// desktop window's webview origin.
 	UIOrigins []string
+	// Secrets says where credentials for remote agents are kept: "auto" (the OS keyring when it
+	// answers, else a user-only file in the data dir), "keyring" or "file". Default "auto".
+	Secrets string
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -202,9 +206,42 @@ type Hub struct {
 	Bus     *bus.Bus
 	// Agents is the registry of remote agents the owner added, kept in hub.db.
 	Agents *agents.Registry
+	// Clients are the connections to them; Chats the owner's conversations with them.
+	Clients *agents.Clients
+	Chats   *chats.Service
 
 	gateway *uiapi.Gateway
+	wire    *agents.WireLog
 	token   string
+}
+
+// openClients opens what the hub needs to talk to remote agents: their registry, the owner's saved
+// credentials, the raw wire log, and the conversations, whose unfinished tasks are watched again.
+func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
+	db := h.Agent.DB
+	if h.Agents, err = agents.OpenRegistry(ctx, db, nil, h.Bus); err != nil {
+		return err
+	}
+	secrets, err := agents.OpenSecrets(cfg.DataDir, cfg.Secrets)
+	if err != nil {
+		return err
+	}
+	if h.wire, err = agents.OpenWireLog(ctx, db, h.Bus); err != nil {
+		return err
+	}
+	h.Clients = agents.NewClients(h.Agents, secrets, h.wire)
+	h.Chats, err = chats.Open(ctx, chats.Config{
+		DB: db, Bus: h.Bus, Logger: cfg.Logger,
+		Dial: func(ctx context.Context, id string) (chats.Remote, error) { return h.Clients.Conn(ctx, id) },
+		ClassifyError: func(err error) *chats.CallError {
+			kind, message := agents.Classify(err)
+			return &chats.CallError{Kind: kind, Message: message}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return h.Chats.Resume(ctx)
 }
 
 // Agent IDs on the bus and in the UI.
@@ -256,6 +293,9 @@ func (cfg *Config) defaults() error {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
+	if cfg.Secrets == "" {
+		cfg.Secrets = "auto"
+	}
 	if cfg.DemoAddr == "" {
 		cfg.DemoAddr = DefaultDemoAddr
 	}
@@ -290,7 +330,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 			return nil, err
 		}
 	}
-	if h.Agents, err = agents.OpenRegistry(ctx, agent.DB, nil, h.Bus); err != nil {
+	if err := h.openClients(ctx, cfg); err != nil {
 		h.Stop()
 		return nil, err
 	}
@@ -301,6 +341,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	h.gateway = uiapi.New(uiapi.Config{
 		Token: h.token, Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir, UIURL: h.UIURL(),
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
+		Chats: h.Chats, Clients: h.Clients, Wire: h.wire,
 	})
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)
@@ -362,6 +403,12 @@ func StartDemo(ctx context.Context, cfg Config) (*Agent, error) {
 func (h *Hub) Stop() error {
 	if h.gateway != nil {
 		h.gateway.Close()
+	}
+	if h.Chats != nil {
+		h.Chats.Close() // before the store closes: calls in flight record what they got
+	}
+	if h.wire != nil {
+		h.wire.Close() // writes what is queued
 	}
 	var err error
 	if h.Demo != nil {

@@ -205,7 +205,8 @@ func eventsOf(req *taskstore.UpdateRequest, prevState a2a.TaskState) []a2a.Event
 	return out
 }
 
-func kindOf(ev a2a.Event) string {
+// KindOf names an event as the log does: task, status, artifact or message.
+func KindOf(ev a2a.Event) string {
 	switch ev.(type) {
 	case *a2a.Task:
 		return "task"
@@ -230,7 +231,7 @@ func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore
 			return nil, err
 		}
 		seq++
-		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: kindOf(ev), Final: kindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
+		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: KindOf(ev), Final: KindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			id, seq, version, l.Kind, l.Final, body, now); err != nil {
 			return nil, err
@@ -392,7 +393,7 @@ func (s *Store) Log(ctx context.Context, id a2a.TaskID, after int64) ([]*Logged,
 			return nil, err
 		}
 		l.At = time.Unix(0, at)
-		if l.Event, err = decodeEvent(l.Kind, body); err != nil {
+		if l.Event, err = DecodeEvent(l.Kind, body); err != nil {
 			return nil, fmt.Errorf("event %d of task %s is unreadable: %w", l.Seq, id, err)
 		}
 		out = append(out, l)
@@ -400,7 +401,8 @@ func (s *Store) Log(ctx context.Context, id a2a.TaskID, after int64) ([]*Logged,
 	return out, rows.Err()
 }
 
-func decodeEvent(kind string, body []byte) (a2a.Event, error) {
+// DecodeEvent reads an event stored as JSON under its KindOf name.
+func DecodeEvent(kind string, body []byte) (a2a.Event, error) {
 	var ev a2a.Event
 	switch kind {
 	case "task":

@@ -19,7 +19,8 @@
 //	hub → client   {"topic": "task", "data": {...}}          (pushed, no id)
 //
 // Error codes: bad_request (frame not understood), unknown_method, invalid_params, not_found,
-// conflict (e.g. acting on an inbox task that is not waiting), internal.
+// conflict (e.g. acting on an inbox task that is not waiting), agent_error (a remote agent refused or
+// failed the call; the message says how), internal.
 //
 // # Methods
 //
@@ -42,6 +43,24 @@
 //	                        "complete" | "reject"; text may be empty for complete and reject;
 //	                files: [{name, mediaType, bytes (base64)}], attached to the reply
 //	inbox.markRead {id}                       → {unread: number}
+//	chats.list    {agentId?}                  → {conversations: Conversation[]}  most recently active first
+//	chats.start   {agentId}                   → Conversation  (nothing is sent until the first message)
+//	chats.get     {id}                        → {conversation: Conversation, entries: ChatEntry[]}
+//	chats.send    {id, text?, files?, data?, taskId?}
+//	                                          → ChatEntry (the message as recorded); the agent's answer
+//	                arrives on topic "chat". taskId answers that task (input-required) in place, in the
+//	                same context. files: [{name, mediaType, bytes (base64)}], 8 MiB in all. A message
+//	                with no text, file or data is invalid_params.
+//	chats.cancel  {id, taskId}                → {}   (the agent's answer is recorded as a status entry;
+//	                a refusal is agent_error)
+//	chats.rename  {id, title}                 → Conversation
+//	chats.delete  {id}                        → {}   (forgets the local record only)
+//	agents.setCredential   {id, scheme, apiKey? | token? | clientId? + clientSecret?} → AgentInfo
+//	                the fields the scheme's kind needs; kept in the OS keyring or a user-only file,
+//	                never in hub.db, never sent back to the UI
+//	agents.clearCredential {id, scheme}       → AgentInfo
+//	wire.list     {agentId, before?, limit?}  → {entries: WireEntry[], next?: number}
+//	                newest first; limit 1..500, default 100; pass next back as before
 //
 // # Pushed topics
 //
@@ -49,6 +68,8 @@
 //	task    TaskUpdate: a new entry in some task's log (every agent on this hub)
 //	inbox   {unread: number, waiting: number} whenever either changes
 //	agents  {id} a registered agent was added, refreshed or removed: refetch agents.list
+//	chat    ChatUpdate: an entry was recorded in a conversation, or the conversation changed
+//	wire    {agentId, entry: WireEntry}: something went over the wire with a remote agent
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes
@@ -57,7 +78,22 @@
 //	AgentInfo    {id, name, description, kind: "hub"|"local"|"remote", url (the agent's base URL;
 //	              its endpoints are in the card's interfaces), cardUrl, online: bool,
 //	              protocolVersions: string[], card: object (the agent-card.json document as served),
-//	              problems: Problem[], fetchedAt?, lastError?}   (fetchedAt, lastError: remote only)
+//	              problems: Problem[], fetchedAt?, lastError?,     (fetchedAt, lastError: remote only)
+//	              dialect?: "1.0"|"0.3"|"0.1", streaming: bool, auth?: AuthInfo}   (remote only)
+//	AuthInfo     {schemes: AuthScheme[], alternatives: string[][] (any one list of scheme names will do),
+//	              required: bool, satisfied: bool (saved credentials cover an alternative), store}
+//	AuthScheme   {name, kind: "apiKey"|"bearer"|"oauth2"|"unsupported", in?, paramName?, tokenUrl?,
+//	              scopes?, description?, unsupported?, saved: bool}
+//	Conversation {id, agentId, agentName, contextId?, title, createdAt, updatedAt, state?, busy: bool,
+//	              dialect?}
+//	ChatEntry    TimelineEvent (without raw) & {direction: "out"|"in"|"local", taskId?,
+//	              error?: {kind: "auth"|"network"|"remote"|"protocol", message}}
+//	              out: the owner's message; in: an event from the agent (kind task | status | artifact |
+//	              message; a polled agent's changes come as whole artifacts and status entries, and a
+//	              task resumed after a restart is reported again whole as kind task); local: a failed call
+//	ChatUpdate   {conversationId, conversation?: Conversation (absent once deleted), entry?: ChatEntry}
+//	WireEntry    {id, at, callId, kind: "request"|"response"|"event"|"error", method, url, status?,
+//	              durationMs?, header: {name: value}, body}   secrets masked as •••
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -66,6 +67,11 @@ type Config struct {
 	Inbox   *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
 	// Registry holds the remote agents the owner added by URL; required.
 	Registry *agents.Registry
+	// Chats are the owner's conversations with remote agents; Clients their connections and saved
+	// credentials; Wire the raw log of what went over the wire. Required.
+	Chats   *chats.Service
+	Clients *agents.Clients
+	Wire    *agents.WireLog
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
 	Bus        *bus.Bus
@@ -196,7 +202,8 @@ func (c *conn) serve(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
-		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic
+		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic ||
+			e.Topic == chats.Topic || e.Topic == agents.WireTopic
 	}, queueFrames)
 	defer sub.Close()
 
@@ -322,6 +329,12 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 			if e.Topic == agents.Topic {
 				c.pushFrame(push{Topic: "agents", Data: map[string]string{"id": e.Key}})
 			}
+			if e.Topic == chats.Topic {
+				c.pushFrame(push{Topic: "chat", Data: c.g.chatUpdate(ctx, e)})
+			}
+			if w, ok := e.Data.(agents.WireEntry); ok && e.Topic == agents.WireTopic {
+				c.pushFrame(push{Topic: "wire", Data: map[string]any{"agentId": e.Key, "entry": wireEntryOf(w)}})
+			}
 			if e.Source == c.g.cfg.InboxAgent || e.Topic == seenTopic {
 				c.pushCounts(ctx)
 			}
@@ -362,6 +375,8 @@ const (
 	CodeNotFound      = "not_found"
 	CodeConflict      = "conflict"
 	CodeInternal      = "internal"
+	// CodeAgent: the remote agent refused or failed the call (the message says how, in its words).
+	CodeAgent = "agent_error"
 )
 
 func errorOf(err error, log *slog.Logger, method string) *Error {
@@ -369,12 +384,16 @@ func errorOf(err error, log *slog.Logger, method string) *Error {
 	switch {
 	case errors.As(err, &e):
 		return e
-	case isNotFound(err), errors.Is(err, agents.ErrNotFound), errors.Is(err, agents.ErrNoCard):
+	case isNotFound(err), errors.Is(err, agents.ErrNotFound), errors.Is(err, agents.ErrNoCard), errors.Is(err, chats.ErrNotFound):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, inbox.ErrNotWaiting):
 		return &Error{Code: CodeConflict, Message: err.Error()}
 	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL):
 		return &Error{Code: CodeInvalidParams, Message: err.Error()}
+	}
+	var call *chats.CallError
+	if errors.As(err, &call) {
+		return &Error{Code: CodeAgent, Message: call.Message}
 	}
 	log.Warn("ui call failed", "method", method, "err", err)
 	return &Error{Code: CodeInternal, Message: err.Error()}

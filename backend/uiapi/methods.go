@@ -44,7 +44,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err != nil {
 			return nil, err
 		}
-		return remoteInfo(rem), nil
+		return g.remoteInfo(rem), nil
 	case "agents.add":
 		var p struct{ URL string }
 		if err := decode(params, &p); err != nil {
@@ -54,7 +54,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err != nil {
 			return nil, err
 		}
-		return remoteInfo(rem), nil
+		return g.remoteInfo(rem), nil
 	case "agents.refresh":
 		var p struct{ ID string }
 		if err := decode(params, &p); err != nil {
@@ -64,13 +64,17 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if errors.Is(err, agents.ErrNotFound) {
 			return nil, err
 		}
-		return remoteInfo(rem), nil // a failed fetch is in lastError, with the last card kept
+		return g.remoteInfo(rem), nil // a failed fetch is in lastError, with the last card kept
 	case "agents.remove":
 		var p struct{ ID string }
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		return map[string]any{}, g.cfg.Registry.Remove(ctx, p.ID)
+		if err := g.cfg.Registry.Remove(ctx, p.ID); err != nil {
+			return nil, err
+		}
+		// Its conversations stay readable; its saved credentials go.
+		return map[string]any{}, g.cfg.Clients.Forget(p.ID)
 	case "tasks.list":
 		return g.listTasks(ctx, params)
 	case "tasks.get":
@@ -83,6 +87,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		return g.inboxAct(ctx, params)
 	case "inbox.markRead":
 		return g.inboxMarkRead(ctx, params)
+	}
+	if result, err, ok := g.chatCall(ctx, method, params); ok {
+		return result, err
 	}
 	return nil, &Error{Code: CodeUnknownMethod, Message: fmt.Sprintf("unknown method %q", method)}
 }
@@ -122,6 +129,9 @@ type AgentInfo struct {
 	Problems         []agents.Problem `json:"problems"`
 	FetchedAt        string           `json:"fetchedAt,omitempty"` // remote: when the card was read
 	LastError        string           `json:"lastError,omitempty"` // remote: why the last read failed
+	Dialect          string           `json:"dialect,omitempty"`   // remote: the protocol the hub speaks to it
+	Streaming        bool             `json:"streaming"`
+	Auth             *authInfo        `json:"auth,omitempty"` // remote: the credentials its card asks for
 }
 
 func (g *Gateway) hubInfo(ctx context.Context) (HubInfo, error) {
@@ -137,12 +147,12 @@ func (g *Gateway) allAgents(ctx context.Context) ([]AgentInfo, error) {
 	}
 	remotes, err := g.cfg.Registry.List(ctx)
 	for _, r := range remotes {
-		out = append(out, remoteInfo(r))
+		out = append(out, g.remoteInfo(r))
 	}
 	return out, err
 }
 
-func remoteInfo(r agents.Remote) AgentInfo {
+func (g *Gateway) remoteInfo(r agents.Remote) AgentInfo {
 	report := agents.CheckCard(r.Card)
 	var card struct {
 		Description string `json:"description"`
@@ -158,7 +168,19 @@ func remoteInfo(r agents.Remote) AgentInfo {
 	}
 	return AgentInfo{ID: r.ID, Name: r.Name, Description: card.Description, Kind: "remote", URL: r.AddedURL,
 		CardURL: r.CardURL, Online: r.FetchError == "", ProtocolVersions: versions, Card: r.Card, Problems: problems,
-		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError}
+		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError,
+		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r)}
+}
+
+// dialectOf is the dialect the hub talks to the agent in: the one in use, else the card's best.
+func (g *Gateway) dialectOf(r agents.Remote) string {
+	if d := g.cfg.Clients.Dialect(r.ID); d != "" {
+		return string(d)
+	}
+	if eps, err := agents.Endpoints(r.Card); err == nil && len(eps) > 0 {
+		return string(eps[0].Dialect)
+	}
+	return ""
 }
 
 func agentInfo(a *LocalAgent) AgentInfo {

@@ -1,0 +1,124 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Clients hands out one connection per registered agent, built from its card as last fetched, with
+// an HTTP client that applies the owner's saved credentials and records the raw exchange. A refreshed
+// card gets a new connection; a removed agent gets none.
+type Clients struct {
+	registry *Registry
+	secrets  Secrets
+	wire     Wire
+
+	mu    sync.Mutex
+	conns map[string]cachedConn
+}
+
+type cachedConn struct {
+	fetchedAt time.Time // of the card it was built from
+	conn      *Conn
+}
+
+// NewClients returns the connection cache. wire may be nil.
+func NewClients(registry *Registry, secrets Secrets, wire Wire) *Clients {
+	return &Clients{registry: registry, secrets: secrets, wire: wire, conns: map[string]cachedConn{}}
+}
+
+// Conn returns the connection to a registered agent (ErrNotFound for any other id). No network I/O.
+func (c *Clients) Conn(ctx context.Context, agentID string) (*Conn, error) {
+	rem, err := c.registry.Get(ctx, agentID)
+	if err != nil {
+		c.drop(agentID)
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cached, ok := c.conns[agentID]; ok && cached.fetchedAt.Equal(rem.FetchedAt) {
+		return cached.conn, nil
+	}
+	conn, err := Dial(ctx, rem.Card, NewHTTPClient(agentID, rem.Card, c.secrets, c.wire))
+	if err != nil {
+		return nil, err
+	}
+	conn.ReturnImmediately = true // conversations poll agents that don't stream, showing progress
+	if old, ok := c.conns[agentID]; ok {
+		old.conn.Close()
+	}
+	c.conns[agentID] = cachedConn{fetchedAt: rem.FetchedAt, conn: conn}
+	return conn, nil
+}
+
+// Dialect is the dialect the agent's connection uses now, "" when none was opened yet.
+func (c *Clients) Dialect(agentID string) Dialect {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cached, ok := c.conns[agentID]; ok {
+		return cached.conn.Dialect()
+	}
+	return ""
+}
+
+// Secrets is where the owner's credentials are kept.
+func (c *Clients) Secrets() Secrets { return c.secrets }
+
+// Forget drops what is kept for a removed agent: its connection and its saved credentials.
+func (c *Clients) Forget(agentID string) error {
+	c.drop(agentID)
+	return c.secrets.DeleteAgent(agentID)
+}
+
+func (c *Clients) drop(agentID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cached, ok := c.conns[agentID]; ok {
+		cached.conn.Close()
+		delete(c.conns, agentID)
+	}
+}
+
+// Failure kinds of a call to an agent, as Classify names them.
+const (
+	FailAuth     = "auth"     // the agent wants credentials, or refused the ones given
+	FailNetwork  = "network"  // the agent could not be reached, or the connection broke
+	FailRemote   = "remote"   // the agent answered with an A2A / JSON-RPC error
+	FailProtocol = "protocol" // the agent answered something that is not A2A
+)
+
+// a2aErrors are the protocol's own errors; a call failing with one of them was answered by the agent.
+var a2aErrors = []error{a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable, a2a.ErrPushNotificationNotSupported,
+	a2a.ErrUnsupportedOperation, a2a.ErrUnsupportedContentType, a2a.ErrInvalidAgentResponse, a2a.ErrMethodNotFound,
+	a2a.ErrInvalidParams, a2a.ErrInvalidRequest, a2a.ErrParseError, a2a.ErrInternalError, a2a.ErrServerError,
+	a2a.ErrExtendedCardNotConfigured, a2a.ErrExtensionSupportRequired, a2a.ErrVersionNotSupported,
+	a2a.ErrUnauthenticated, a2a.ErrUnauthorized}
+
+// Classify says what kind of failure err is, and in words the owner can act on.
+func Classify(err error) (kind, message string) {
+	var auth *AuthError
+	if errors.As(err, &auth) {
+		return FailAuth, auth.Error()
+	}
+	if errors.Is(err, a2a.ErrUnauthenticated) || errors.Is(err, a2a.ErrUnauthorized) {
+		return FailAuth, err.Error()
+	}
+	for _, known := range a2aErrors {
+		if errors.Is(err, known) {
+			return FailRemote, "the agent answered: " + err.Error()
+		}
+	}
+	var netErr net.Error
+	var urlErr *url.Error
+	if errors.As(err, &netErr) || errors.As(err, &urlErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return FailNetwork, "cannot reach the agent: " + err.Error()
+	}
+	return FailProtocol, err.Error()
+}

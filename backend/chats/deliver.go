@@ -1,0 +1,180 @@
+package chats
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// maxPollFailures is how many tasks/get calls in a row may fail before watching a task stops (the
+// next start of the hub resumes it).
+const maxPollFailures = 5
+
+// deliver sends msg and records what comes back. A task that is not final when the answer ends (an
+// agent that doesn't stream answered at once, or a stream was cut) is then watched with tasks/get.
+func (s *Service) deliver(ctx context.Context, id string, remote Remote, msg *a2a.Message) {
+	var last *a2a.Task // what we know of the task the answer is about
+	for ev, err := range remote.Send(ctx, msg, remote.Streaming()) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return // the hub is stopping; Resume picks the task up again
+			}
+			s.fail(ctx, id, taskIDOr(last, msg.TaskID), err)
+			break
+		}
+		s.recordIn(ctx, id, ev)
+		last = fold(last, ev)
+	}
+	if last != nil && last.ID != "" && !tasks.IsFinalState(last.Status.State) && ctx.Err() == nil {
+		s.watch(ctx, id, remote, last.ID, last)
+	}
+}
+
+// watch polls a task with tasks/get until it is final, recording what changed between two answers.
+// known is the task as last seen (nil: nothing yet, the first answer is recorded whole).
+func (s *Service) watch(ctx context.Context, id string, remote Remote, taskID a2a.TaskID, known *a2a.Task) {
+	wait, failures := s.poll, 0
+	for {
+		if known != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		task, err := remote.GetTask(ctx, taskID)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if failures++; failures >= maxPollFailures {
+				s.fail(ctx, id, taskID, err)
+				return
+			}
+			wait = min(wait*2, 5*time.Second)
+			if known == nil {
+				known = &a2a.Task{ID: taskID} // wait before the next try
+			}
+			continue
+		}
+		failures = 0
+		changes := diff(known, task)
+		for _, ev := range changes {
+			s.recordIn(ctx, id, ev)
+		}
+		if tasks.IsFinalState(task.Status.State) {
+			return
+		}
+		if len(changes) > 0 {
+			wait = s.poll
+		} else {
+			wait = min(wait*2, 5*time.Second)
+		}
+		known = task
+	}
+}
+
+// diff is what happened between two answers of tasks/get, as the events a stream would have carried:
+// the whole task the first time; then each new or changed artifact (whole, not appended), and the
+// status when the state or its message changed.
+func diff(before, after *a2a.Task) []a2a.Event {
+	if before == nil || before.Status.State == "" && len(before.Artifacts) == 0 {
+		return []a2a.Event{after}
+	}
+	var out []a2a.Event
+	seen := map[a2a.ArtifactID][]byte{}
+	for _, a := range before.Artifacts {
+		if a != nil {
+			seen[a.ID], _ = json.Marshal(a)
+		}
+	}
+	for _, a := range after.Artifacts {
+		if a == nil {
+			continue
+		}
+		now, _ := json.Marshal(a)
+		if prev, ok := seen[a.ID]; ok && string(prev) == string(now) {
+			continue
+		}
+		out = append(out, &a2a.TaskArtifactUpdateEvent{TaskID: after.ID, ContextID: after.ContextID, Artifact: a, LastChunk: true})
+	}
+	if before.Status.State != after.Status.State || messageID(before.Status.Message) != messageID(after.Status.Message) {
+		out = append(out, &a2a.TaskStatusUpdateEvent{TaskID: after.ID, ContextID: after.ContextID, Status: after.Status})
+	}
+	return out
+}
+
+func messageID(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	return m.ID
+}
+
+// fold updates what is known of the answer's task with one event.
+func fold(known *a2a.Task, ev a2a.Event) *a2a.Task {
+	switch v := ev.(type) {
+	case *a2a.Task:
+		return v
+	case *a2a.TaskStatusUpdateEvent:
+		t := &a2a.Task{ID: v.TaskID, ContextID: v.ContextID}
+		if known != nil && known.ID == v.TaskID {
+			cp := *known
+			t = &cp
+		}
+		t.Status = v.Status
+		return t
+	case *a2a.Message:
+		if known == nil && v.TaskID != "" {
+			return &a2a.Task{ID: v.TaskID, ContextID: v.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+		}
+	}
+	return known
+}
+
+func taskIDOr(t *a2a.Task, fallback a2a.TaskID) a2a.TaskID {
+	if t != nil && t.ID != "" {
+		return t.ID
+	}
+	return fallback
+}
+
+// recordIn records one event from the agent and publishes it. A whole task (the answer of an agent
+// that doesn't stream, or a task seen again after a restart) is followed by an entry per artifact it
+// carries, so a conversation shows artifacts one way, however they came.
+func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
+	e := Entry{ConversationID: id, Direction: In, TaskID: string(taskIDOf(ev)), Kind: tasks.KindOf(ev), Event: ev}
+	task, whole := ev.(*a2a.Task)
+	e.Final = tasks.IsFinal(ev) && (!whole || len(task.Artifacts) == 0)
+	s.store(ctx, &e)
+	if !whole {
+		return
+	}
+	for i, a := range task.Artifacts {
+		if a == nil {
+			continue
+		}
+		ae := Entry{ConversationID: id, Direction: In, TaskID: string(task.ID), Kind: "artifact", Final: tasks.IsFinal(ev) && i == len(task.Artifacts)-1,
+			Event: &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: a, LastChunk: true}}
+		s.store(ctx, &ae)
+	}
+}
+
+// fail records why a call failed.
+func (s *Service) fail(ctx context.Context, id string, taskID a2a.TaskID, err error) {
+	e := Entry{ConversationID: id, Direction: Local, TaskID: string(taskID), Kind: "error", Final: true, Error: s.classify(err)}
+	s.store(ctx, &e)
+}
+
+func (s *Service) store(ctx context.Context, e *Entry) {
+	// Record under the service's life, not the call's: what arrived is kept even as the hub stops.
+	if err := s.record(context.WithoutCancel(ctx), e); err != nil {
+		s.log.Error("cannot record a conversation entry", "conversation", e.ConversationID, "kind", e.Kind, "err", err)
+		return
+	}
+	s.publish(e.ConversationID, e)
+}

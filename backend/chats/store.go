@@ -1,0 +1,243 @@
+package chats
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// Directions of an entry.
+const (
+	Out   = "out"   // the owner sent it
+	In    = "in"    // the agent sent it
+	Local = "local" // the hub noted it: a call that failed
+)
+
+// Conversation is one context with one remote agent.
+type Conversation struct {
+	ID        string
+	AgentID   string
+	ContextID string // "" until the agent names it
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	State     a2a.TaskState // of its newest task; "" when none
+	Busy      bool          // a call to the agent is in flight
+}
+
+// Entry is one recorded exchange: a message out, an event in, or a failed call.
+type Entry struct {
+	ConversationID string
+	Seq            int64
+	At             time.Time
+	Direction      string
+	TaskID         string
+	Kind           string    // message | task | status | artifact | error
+	Final          bool      // the agent's turn ended here
+	Event          a2a.Event // nil for kind error
+	Error          *CallError
+}
+
+// CallError is why a call to the agent failed, as the owner should read it.
+type CallError struct {
+	Kind    string `json:"kind"` // auth | network | protocol | remote
+	Message string `json:"message"`
+	Code    int    `json:"code,omitempty"` // the JSON-RPC error code, when the agent sent one
+}
+
+func (e *CallError) Error() string { return e.Message }
+
+const conversationColumns = `c.id, c.agent_id, c.context_id, c.title, c.created_at, c.updated_at,
+	COALESCE((SELECT state FROM chat_tasks t WHERE t.conversation_id = c.id ORDER BY t.created_at DESC, t.task_id DESC LIMIT 1), '')`
+
+func scanConversation(row interface{ Scan(...any) error }) (Conversation, error) {
+	var c Conversation
+	var created, updated int64
+	var state string
+	if err := row.Scan(&c.ID, &c.AgentID, &c.ContextID, &c.Title, &created, &updated, &state); err != nil {
+		return Conversation{}, err
+	}
+	c.CreatedAt, c.UpdatedAt, c.State = time.Unix(0, created), time.Unix(0, updated), a2a.TaskState(state)
+	return c, nil
+}
+
+func (s *Service) insertConversation(ctx context.Context, c Conversation) error {
+	_, err := s.db.Writer.ExecContext(ctx, `INSERT INTO conversations(id, agent_id, context_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		c.ID, c.AgentID, c.ContextID, c.Title, c.CreatedAt.UnixNano(), c.UpdatedAt.UnixNano())
+	return err
+}
+
+func (s *Service) conversation(ctx context.Context, id string) (Conversation, error) {
+	c, err := scanConversation(s.db.Reader.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM conversations c WHERE c.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Conversation{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	c.Busy = s.isBusy(id)
+	return c, err
+}
+
+func (s *Service) conversations(ctx context.Context, agentID string) ([]Conversation, error) {
+	q := `SELECT ` + conversationColumns + ` FROM conversations c`
+	var args []any
+	if agentID != "" {
+		q += ` WHERE c.agent_id = ?`
+		args = append(args, agentID)
+	}
+	rows, err := s.db.Reader.QueryContext(ctx, q+` ORDER BY c.updated_at DESC, c.id DESC`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, err
+		}
+		c.Busy = s.isBusy(c.ID)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// record appends e to its conversation in one transaction: the entry with the next sequence number,
+// the conversation's context (the first one the agent names) and activity time, and the state of the
+// task it concerns. It fills in e's Seq and At.
+func (s *Service) record(ctx context.Context, e *Entry) error {
+	var body []byte
+	var err error
+	if e.Kind == "error" {
+		body, err = json.Marshal(e.Error)
+	} else {
+		body, err = json.Marshal(e.Event)
+	}
+	if err != nil {
+		return err
+	}
+	e.At = s.now()
+	now := e.At.UnixNano()
+	contextID := contextOf(e.Event)
+	state, hasState := stateOf(e.Event)
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_entries WHERE conversation_id = ?`, e.ConversationID).Scan(&e.Seq); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_entries(conversation_id, seq, at, direction, task_id, kind, final, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.ConversationID, e.Seq, now, e.Direction, e.TaskID, e.Kind, e.Final, body); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET updated_at = ?, context_id = CASE WHEN context_id = '' THEN ? ELSE context_id END WHERE id = ?`,
+			now, contextID, e.ConversationID); err != nil {
+			return err
+		}
+		if e.TaskID != "" && e.Direction == In && hasState {
+			_, err := tx.ExecContext(ctx, `INSERT INTO chat_tasks(conversation_id, task_id, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT(conversation_id, task_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+				e.ConversationID, e.TaskID, string(state), now, now)
+			return err
+		}
+		return nil
+	})
+}
+
+// Entries returns a conversation's entries with seq > after, in order.
+func (s *Service) entries(ctx context.Context, id string, after int64) ([]Entry, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT seq, at, direction, task_id, kind, final, body FROM chat_entries
+		WHERE conversation_id = ? AND seq > ? ORDER BY seq`, id, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e := Entry{ConversationID: id}
+		var at int64
+		var body []byte
+		if err := rows.Scan(&e.Seq, &at, &e.Direction, &e.TaskID, &e.Kind, &e.Final, &body); err != nil {
+			return nil, err
+		}
+		e.At = time.Unix(0, at)
+		if e.Kind == "error" {
+			e.Error = &CallError{}
+			err = json.Unmarshal(body, e.Error)
+		} else {
+			e.Event, err = tasks.DecodeEvent(e.Kind, body)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("conversation %s entry %d: %w", id, e.Seq, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// openTask is a remote task that was not final when last seen.
+type openTask struct {
+	ConversationID string
+	TaskID         a2a.TaskID
+	AgentID        string
+}
+
+func (s *Service) openTasks(ctx context.Context) ([]openTask, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT t.conversation_id, t.task_id, c.agent_id FROM chat_tasks t
+		JOIN conversations c ON c.id = t.conversation_id WHERE t.state IN (?, ?)`,
+		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []openTask
+	for rows.Next() {
+		var t openTask
+		if err := rows.Scan(&t.ConversationID, &t.TaskID, &t.AgentID); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func taskIDOf(ev a2a.Event) a2a.TaskID {
+	switch v := ev.(type) {
+	case *a2a.Task:
+		return v.ID
+	case *a2a.TaskStatusUpdateEvent:
+		return v.TaskID
+	case *a2a.TaskArtifactUpdateEvent:
+		return v.TaskID
+	case *a2a.Message:
+		return v.TaskID
+	}
+	return ""
+}
+
+func contextOf(ev a2a.Event) string {
+	switch v := ev.(type) {
+	case *a2a.Task:
+		return v.ContextID
+	case *a2a.TaskStatusUpdateEvent:
+		return v.ContextID
+	case *a2a.TaskArtifactUpdateEvent:
+		return v.ContextID
+	case *a2a.Message:
+		return v.ContextID
+	}
+	return ""
+}
+
+func stateOf(ev a2a.Event) (a2a.TaskState, bool) {
+	switch v := ev.(type) {
+	case *a2a.Task:
+		return v.Status.State, true
+	case *a2a.TaskStatusUpdateEvent:
+		return v.Status.State, true
+	}
+	return "", false
+}
