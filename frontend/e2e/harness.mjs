@@ -40,7 +40,7 @@ export class Hub {
 
   // start runs the binary and resolves once it printed its URLs.
   async start() {
-    const args = ['serve', '--data', this.dataDir, '--addr', `127.0.0.1:${this.port}`, '--demo-addr', `127.0.0.1:${this.demoPort}`];
+    const args = ['serve', '--secrets', 'file', '--data', this.dataDir, '--addr', `127.0.0.1:${this.port}`, '--demo-addr', `127.0.0.1:${this.demoPort}`];
     this.proc = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.stderr = '';
     this.proc.stderr.on('data', (d) => (this.stderr += d));

@@ -13,6 +13,13 @@
 //   /mock/lag    {}                                 push "lagged" to every client
 //   /mock/gap    {}                                 the next pushed task event of each task is dropped
 //   /mock/down   {"ms":5000}                        drop every connection and refuse new ones for ms
+//
+// Chats: two remote agents to talk to. "Echo Lab" (A2A 1.0, streaming, credentials optional) answers
+// by command: "ask" (an input-required question, answered in place), "slow N" (progress, cancelable),
+// "file", "link", "data", "fail", "error" (the call fails), anything else (a Markdown reply streamed in
+// chunks). "Weather Oracle" (A2A 0.3, no streaming) refuses every call (auth error) until a client ID
+// and secret are saved in its Credentials, then answers at once. Every call shows up in the agent's
+// raw log (Agents → the agent → Raw log).
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync, existsSync, statSync } from 'node:fs';
@@ -138,7 +145,10 @@ const weatherCard = {
     stateTransitionHistory: true,
     extensions: [{ uri: 'urn:example:units', description: 'Unit preferences', required: true, params: { default: 'metric', allowed: ['metric', 'imperial'] } }],
   },
-  securitySchemes: { oauth: { type: 'oauth2', description: 'Client credentials', flows: { clientCredentials: { tokenUrl: 'https://weather.example.com/token', scopes: { read: 'Read forecasts' } } } } },
+  securitySchemes: {
+    oauth: { type: 'oauth2', description: 'Client credentials', flows: { clientCredentials: { tokenUrl: 'https://weather.example.com/token', scopes: { read: 'Read forecasts' } } } },
+    mtls: { type: 'mutualTLS', description: 'For partners' },
+  },
   security: [{ oauth: ['read'] }],
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain', 'image/png'],
@@ -146,6 +156,58 @@ const weatherCard = {
     { name: 'Forecast', description: 'Seven-day forecast for a city.', tags: ['weather'], examples: ['Weather in Lisbon this weekend?', 'Will it rain in Oslo tomorrow?'], inputModes: ['text/plain'], outputModes: ['text/plain', 'image/png'] },
   ],
 };
+
+const LAB = 'https://lab.example.net';
+const labCard = {
+  name: 'Echo Lab',
+  description: 'A remote agent that streams Markdown answers, asks questions back, works slowly on demand and returns files and data.',
+  version: '3.0.1',
+  provider: { organization: 'Example Labs', url: 'https://lab.example.net' },
+  defaultInputModes: ['text/plain', 'application/json', 'application/octet-stream'],
+  defaultOutputModes: ['text/markdown', 'application/json', 'application/octet-stream'],
+  capabilities: { streaming: true, pushNotifications: false },
+  securitySchemes: {
+    key: { apiKeySecurityScheme: { location: 'header', name: 'X-Api-Key', description: 'A key from your Example Labs account page' } },
+    jwt: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } },
+    openid: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://lab.example.net/.well-known/openid-configuration' } },
+  },
+  skills: [
+    { id: 'chat', name: 'Chat', description: 'Answers in Markdown, streamed.', tags: ['streaming', 'markdown'], examples: ['Tell me about A2A'] },
+    { id: 'ask', name: 'Ask back', description: 'Asks you a question first (input-required).', tags: ['input-required'], examples: ['ask'] },
+    { id: 'slow', name: 'Slow job', description: 'Works N seconds with progress; cancel it any time.', tags: ['cancel'], examples: ['slow 8'] },
+    { id: 'files', name: 'Files and data', description: 'Returns a file ("file"), a link to one ("link") or data ("data").', tags: ['file', 'data'], examples: ['file', 'link', 'data'] },
+  ],
+  supportedInterfaces: [{ url: `${LAB}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+};
+
+/** agentId -> scheme name -> saved (the mock keeps no secrets at all) */
+const saved = { weather: { oauth: false }, lab: { key: false, jwt: false } };
+
+function authOf(id) {
+  if (id === 'weather') {
+    return {
+      schemes: [
+        { name: 'oauth', kind: 'oauth2', tokenUrl: 'https://weather.example.com/token', scopes: ['read'], description: 'Client credentials', saved: saved.weather.oauth },
+        { name: 'mtls', kind: 'unsupported', unsupported: 'Mutual TLS client certificates are not supported by the hub.', description: 'For partners', saved: false },
+      ],
+      alternatives: [['oauth']],
+      required: true,
+      satisfied: saved.weather.oauth,
+      store: 'keyring',
+    };
+  }
+  return {
+    schemes: [
+      { name: 'key', kind: 'apiKey', in: 'header', paramName: 'X-Api-Key', description: 'A key from your Example Labs account page', saved: saved.lab.key },
+      { name: 'jwt', kind: 'bearer', saved: saved.lab.jwt },
+      { name: 'openid', kind: 'unsupported', unsupported: 'OpenID Connect needs a browser sign-in, which the hub does not do yet.', saved: false },
+    ],
+    alternatives: [],
+    required: false,
+    satisfied: saved.lab.key || saved.lab.jwt,
+    store: 'file /home/you/.config/agenthub/credentials.json',
+  };
+}
 
 function agents() {
   return [
@@ -158,13 +220,33 @@ function agents() {
       kind: 'remote',
       url: 'https://weather.example.com/a2a',
       cardUrl: 'https://weather.example.com/.well-known/agent-card.json',
-      online: false,
+      online: true,
       protocolVersions: ['0.3'],
       card: weatherCard,
       problems: [
         { path: 'skills[0].id', message: 'is required' },
         { path: 'documentationUrl', message: 'must be an http(s) URL' },
       ],
+      fetchedAt: nowIso(Date.now() - 3_600_000),
+      dialect: '0.3',
+      streaming: false,
+      auth: authOf('weather'),
+    },
+    {
+      id: 'lab',
+      name: 'Echo Lab',
+      description: labCard.description,
+      kind: 'remote',
+      url: `${LAB}/a2a`,
+      cardUrl: `${LAB}/.well-known/agent-card.json`,
+      online: true,
+      protocolVersions: ['1.0'],
+      card: labCard,
+      problems: [],
+      fetchedAt: nowIso(Date.now() - 600_000),
+      dialect: '1.0',
+      streaming: true,
+      auth: authOf('lab'),
     },
   ];
 }
@@ -398,6 +480,356 @@ function seed() {
   }
 }
 
+// ---------------------------------------------------------------- chats with remote agents
+
+/** id -> {conv, entries, tasks: Map taskId -> {state, canceled}} */
+const chats = new Map();
+/** agentId -> WireEntry[] (oldest first) */
+const wire = new Map();
+let wireSeq = 0;
+
+function wireRecord(agentId, e, at = Date.now()) {
+  const entry = { id: ++wireSeq, at: nowIso(at), header: {}, body: '', ...e };
+  if (!wire.has(agentId)) wire.set(agentId, []);
+  wire.get(agentId).push(entry);
+  broadcast({ topic: 'wire', data: { agentId, entry } });
+  return entry;
+}
+
+function authHeader(agentId) {
+  if (agentId === 'lab' && saved.lab.key) return { 'X-Api-Key': '•••' };
+  if (agentId === 'lab' && saved.lab.jwt) return { Authorization: 'Bearer •••' };
+  if (agentId === 'weather' && saved.weather.oauth) return { Authorization: 'Bearer •••' };
+  return {};
+}
+
+function newConversation(agentId, at = Date.now()) {
+  const a = agents().find((x) => x.id === agentId);
+  const conv = { id: randomUUID(), agentId, agentName: a.name, title: '', createdAt: nowIso(at), updatedAt: nowIso(at), busy: false, dialect: a.dialect };
+  const c = { conv, entries: [], tasks: new Map() };
+  chats.set(conv.id, c);
+  return c;
+}
+
+/** Records a chat entry, updates the conversation and pushes both. */
+function chatRecord(c, e, at = Date.now()) {
+  const entry = { seq: c.entries.length + 1, at: nowIso(at), final: false, ...e };
+  if (entry.taskId && (entry.kind === 'task' || entry.kind === 'status')) {
+    const st = entry.status?.state ?? entry.state;
+    entry.state = st;
+    entry.final = TERMINAL.has(st) || st === 'input-required';
+    const t = c.tasks.get(entry.taskId) ?? { canceled: false };
+    t.state = st;
+    c.tasks.set(entry.taskId, t);
+    c.conv.state = st;
+  }
+  if (entry.kind === 'error') entry.final = true;
+  c.entries.push(entry);
+  c.conv.updatedAt = entry.at;
+  broadcast({ topic: 'chat', data: { conversationId: c.conv.id, conversation: { ...c.conv }, entry } });
+  return entry;
+}
+
+function setBusy(c, busy) {
+  c.conv.busy = busy;
+}
+
+const MARKDOWN_REPLY = (input) => `### You said
+
+> ${input.replace(/\n/g, '\n> ')}
+
+Here is what **Echo Lab** can show you in a chat:
+
+- *streamed* text that grows in one bubble
+- \`inline code\` and blocks:
+
+\`\`\`js
+const answer = await hub.call('chats.send', { id, text: 'hello' });
+\`\`\`
+
+| command | what happens |
+|---|---|
+| \`ask\` | a question back (input-required) |
+| \`slow 8\` | progress for 8 s — try **Cancel** |
+| \`file\` / \`link\` / \`data\` | a file, a link, structured data |
+
+Links open in your browser: [the A2A spec](https://a2a-protocol.org/). Raw HTML such as <img src=x onerror=alert(1)> is shown as text, and [this link](javascript:alert(1)) is not a link.`;
+
+function chunksOf(text, n) {
+  const out = [];
+  const size = Math.max(1, Math.ceil(text.length / n));
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+/** The SSE event for an entry, as the hub would have logged it. */
+function sseBody(c, e) {
+  if (e.kind === 'artifact')
+    return `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'artifact-update', taskId: e.taskId, contextId: c.conv.contextId, artifact: { artifactId: e.artifact.id, parts: e.artifact.parts }, append: !!e.artifact.append, lastChunk: !!e.artifact.lastChunk } })}`;
+  return `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: e.kind === 'task' ? 'task' : 'status-update', taskId: e.taskId, contextId: c.conv.contextId, status: e.status, final: e.final } })}`;
+}
+
+/** One reply of Echo Lab, streamed: each entry is recorded and logged as an SSE event. */
+async function runLab(c, input, answerTo) {
+  const callId = randomUUID().slice(0, 8);
+  const url = `${LAB}/a2a`;
+  const started = Date.now();
+  const header = { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'A2A-Version': '1.0', ...authHeader('lab') };
+  const request = { jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { role: 'ROLE_USER', contextId: c.conv.contextId, taskId: answerTo, parts: [{ text: input }] } } };
+  wireRecord('lab', { callId, kind: 'request', method: 'SendStreamingMessage', url, header, body: JSON.stringify(request) });
+  await sleep(120);
+  if (/^error\b/i.test(input)) {
+    wireRecord('lab', { callId, kind: 'error', method: 'SendStreamingMessage', url, durationMs: Date.now() - started, body: 'dial tcp 203.0.113.7:443: connect: connection refused' });
+    setBusy(c, false);
+    chatRecord(c, { direction: 'local', kind: 'error', error: { kind: 'network', message: 'dial tcp 203.0.113.7:443: connect: connection refused' } });
+    return;
+  }
+  wireRecord('lab', { callId, kind: 'response', method: 'SendStreamingMessage', url, status: 200, durationMs: Date.now() - started, header: { 'Content-Type': 'text/event-stream' } });
+  const emit = (e) => {
+    const entry = chatRecord(c, { direction: 'in', ...e });
+    wireRecord('lab', { callId, kind: 'event', method: 'SendStreamingMessage', url, body: sseBody(c, entry) });
+    return entry;
+  };
+  const agentMsg = (text) => ({ id: randomUUID(), role: 'agent', parts: [{ kind: 'text', text }] });
+  const cmd = input.trim().split(/\s+/)[0].toLowerCase();
+  let taskId = answerTo;
+  if (!taskId) {
+    taskId = randomUUID();
+    emit({ kind: 'task', taskId, status: { state: 'submitted', at: nowIso() } });
+  }
+  const t = c.tasks.get(taskId);
+  await sleep(200);
+  const finish = (state, message) => {
+    setBusy(c, false); // the conversation pushed with the final entry is no longer busy
+    emit({ kind: 'status', taskId, status: { state, at: nowIso(), ...(message ? { message: agentMsg(message) } : {}) } });
+  };
+  if (answerTo) {
+    const story = `Thanks! A short story about **${input.trim() || 'nobody'}**:\n\nOnce upon a time, ${input.trim() || 'someone'} found an agent that asked before it answered. They talked, the task stayed the same, and the context never changed. *The end.*`;
+    emit({ kind: 'status', taskId, status: { state: 'working', at: nowIso() } });
+    const id = randomUUID();
+    const parts = chunksOf(story, 8);
+    for (let i = 0; i < parts.length; i++) {
+      await sleep(TICK / 6);
+      emit({ kind: 'artifact', taskId, artifact: { id, name: 'story', parts: [{ kind: 'text', text: parts[i] }], append: i > 0, lastChunk: i === parts.length - 1 } });
+    }
+    finish('completed');
+    return;
+  }
+  emit({ kind: 'status', taskId, status: { state: 'working', at: nowIso() } });
+  if (cmd === 'ask') {
+    finish('input-required', 'Who should the story be about? Answer with a name.');
+  } else if (cmd === 'slow') {
+    const n = Math.min(600, Math.max(1, Number(input.trim().split(/\s+/)[1]) || 8));
+    for (let i = 0; i < n; i++) {
+      if (t?.canceled) return finish('canceled', 'Canceled at your request.');
+      emit({ kind: 'status', taskId, status: { state: 'working', at: nowIso(), message: agentMsg(`Working for ${n} seconds: ${i}/${n}`) } });
+      await sleep(TICK);
+    }
+    if (t?.canceled) return finish('canceled', 'Canceled at your request.');
+    emit({ kind: 'artifact', taskId, artifact: { id: randomUUID(), name: 'result', parts: [{ kind: 'text', text: `Done after **${n}** seconds.` }], lastChunk: true } });
+    finish('completed');
+  } else if (cmd === 'file') {
+    const body = `Hello from Echo Lab.\nMade at ${new Date().toISOString()}.\n`;
+    emit({ kind: 'artifact', taskId, artifact: { id: randomUUID(), name: 'hello.txt', parts: [{ kind: 'text', text: 'Here is your file:' }, { kind: 'file', name: 'hello.txt', mediaType: 'text/plain', bytes: Buffer.from(body).toString('base64') }], lastChunk: true } });
+    finish('completed');
+  } else if (cmd === 'link') {
+    emit({ kind: 'artifact', taskId, artifact: { id: randomUUID(), name: 'report', parts: [{ kind: 'file', name: 'report.pdf', mediaType: 'application/pdf', url: 'https://lab.example.net/files/report.pdf', size: 48213 }], lastChunk: true } });
+    finish('completed');
+  } else if (cmd === 'data') {
+    emit({ kind: 'artifact', taskId, artifact: { id: randomUUID(), name: 'data', parts: [{ kind: 'data', data: { agent: 'lab', primes: [2, 3, 5, 7, 11, 13], nested: { ok: true, at: new Date().toISOString() } } }], lastChunk: true } });
+    finish('completed');
+  } else if (cmd === 'fail') {
+    finish('failed', 'The upstream model returned **503 Service Unavailable**. Try again later.');
+  } else {
+    const id = randomUUID();
+    const parts = chunksOf(MARKDOWN_REPLY(input), 14);
+    for (let i = 0; i < parts.length; i++) {
+      if (t?.canceled) return finish('canceled');
+      await sleep(TICK / 5);
+      emit({ kind: 'artifact', taskId, artifact: { id, name: 'answer', parts: [{ kind: 'text', text: parts[i] }], append: i > 0, lastChunk: i === parts.length - 1 } });
+    }
+    finish('completed');
+  }
+}
+
+/** Weather Oracle: v0.3, not streaming, refuses calls until OAuth client credentials are saved. */
+async function runWeather(c, input) {
+  const callId = randomUUID().slice(0, 8);
+  const url = 'https://weather.example.com/a2a';
+  const started = Date.now();
+  const request = { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', contextId: c.conv.contextId, parts: [{ kind: 'text', text: input }] } } };
+  if (saved.weather.oauth) {
+    const tok = { grant_type: 'client_credentials', client_id: '•••', client_secret: '•••', scope: 'read' };
+    wireRecord('weather', { callId, kind: 'request', method: 'POST token', url: 'https://weather.example.com/token', header: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(tok).toString() });
+    wireRecord('weather', { callId, kind: 'response', method: 'POST token', url: 'https://weather.example.com/token', status: 200, durationMs: 85, header: { 'Content-Type': 'application/json' }, body: JSON.stringify({ access_token: '•••', token_type: 'Bearer', expires_in: 3600 }) });
+  }
+  wireRecord('weather', { callId, kind: 'request', method: 'message/send', url, header: { 'Content-Type': 'application/json', ...authHeader('weather') }, body: JSON.stringify(request) });
+  await sleep(400);
+  if (!saved.weather.oauth) {
+    const body = { jsonrpc: '2.0', id: 1, error: { code: -32030, message: 'Unauthorized: an OAuth 2.0 bearer token is required' } };
+    wireRecord('weather', { callId, kind: 'response', method: 'message/send', url, status: 401, durationMs: Date.now() - started, header: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer realm="weather"' }, body: JSON.stringify(body) });
+    setBusy(c, false);
+    chatRecord(c, { direction: 'local', kind: 'error', error: { kind: 'auth', message: 'HTTP 401: Unauthorized: an OAuth 2.0 bearer token is required', code: 401 } });
+    return;
+  }
+  const taskId = randomUUID();
+  const city = (input.match(/in ([A-Z][a-zA-Z]+)/) ?? [])[1] ?? 'Lisbon';
+  const table = `**${city}**, next three days:\n\n| day | sky | high | low |\n|---|---|---:|---:|\n| Fri | ☀️ sunny | 24° | 15° |\n| Sat | ⛅ clouds | 21° | 14° |\n| Sun | 🌧 rain | 17° | 12° |`;
+  const task = { kind: 'task', id: taskId, contextId: c.conv.contextId, status: { state: 'completed' }, artifacts: [{ artifactId: 'forecast', parts: [{ kind: 'text', text: table }] }] };
+  wireRecord('weather', { callId, kind: 'response', method: 'message/send', url, status: 200, durationMs: Date.now() - started, header: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: task }) });
+  chatRecord(c, { direction: 'in', kind: 'task', taskId, status: { state: 'working', at: nowIso() } });
+  chatRecord(c, { direction: 'in', kind: 'artifact', taskId, artifact: { id: 'forecast', name: 'forecast', parts: [{ kind: 'text', text: table }], lastChunk: true } });
+  setBusy(c, false);
+  chatRecord(c, { direction: 'in', kind: 'status', taskId, status: { state: 'completed', at: nowIso() } });
+}
+
+function chatSend(c, p) {
+  const a = agents().find((x) => x.id === c.conv.agentId);
+  if (!a) throw rpcError('not_found', `agent ${c.conv.agentId} was removed`);
+  const text = typeof p.text === 'string' ? p.text : '';
+  const files = Array.isArray(p.files) ? p.files : [];
+  if (!text.trim() && files.length === 0 && p.data === undefined) throw rpcError('invalid_params', 'an empty message: give text, files or data');
+  const total = files.reduce((n, f) => n + Buffer.from(f.bytes ?? '', 'base64').length, 0);
+  if (total > 8 * 1024 * 1024) throw rpcError('invalid_params', 'files may take 8 MiB in all');
+  if (p.taskId !== undefined) {
+    const t = c.tasks.get(p.taskId);
+    if (!t) throw rpcError('not_found', `no task ${p.taskId} in this conversation`);
+    if (t.state !== 'input-required') throw rpcError('conflict', `task ${p.taskId} is ${t.state}, not waiting for an answer`);
+  }
+  const parts = [
+    ...(text ? [{ kind: 'text', text }] : []),
+    ...files.map((f) => ({ kind: 'file', name: f.name, mediaType: f.mediaType, bytes: f.bytes, size: Buffer.from(f.bytes ?? '', 'base64').length })),
+    ...(p.data !== undefined ? [{ kind: 'data', data: p.data }] : []),
+  ];
+  if (!c.conv.contextId) c.conv.contextId = randomUUID();
+  if (!c.conv.title) c.conv.title = (text.replace(/\s+/g, ' ').trim() || files[0]?.name || 'Data').slice(0, 60);
+  setBusy(c, true);
+  const entry = chatRecord(c, { direction: 'out', kind: 'message', taskId: p.taskId, message: { id: randomUUID(), role: 'user', parts } });
+  const input = text || (files.length ? `(${files.length} file${files.length === 1 ? '' : 's'})` : 'data');
+  setTimeout(() => void (c.conv.agentId === 'weather' ? runWeather(c, input) : runLab(c, input, p.taskId)), 60);
+  return entry;
+}
+
+function needChat(p) {
+  if (!p || typeof p.id !== 'string') throw rpcError('invalid_params', 'id is required');
+  const c = chats.get(p.id);
+  if (!c) throw rpcError('not_found', `no conversation ${p.id}`);
+  return c;
+}
+
+function seedChats() {
+  const now = Date.now();
+  // a finished exchange, recorded entry by entry
+  const a = newConversation('lab', now - 3 * 3_600_000);
+  a.conv.contextId = randomUUID();
+  a.conv.title = 'What can you do?';
+  let at = now - 3 * 3_600_000;
+  chatRecord(a, { direction: 'out', kind: 'message', message: { id: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'What can you do?' }] } }, at);
+  const t1 = randomUUID();
+  chatRecord(a, { direction: 'in', kind: 'task', taskId: t1, status: { state: 'working' } }, (at += 300));
+  const reply = MARKDOWN_REPLY('What can you do?');
+  const id = randomUUID();
+  chunksOf(reply, 5).forEach((part, i, all) =>
+    chatRecord(a, { direction: 'in', kind: 'artifact', taskId: t1, artifact: { id, name: 'answer', parts: [{ kind: 'text', text: part }], append: i > 0, lastChunk: i === all.length - 1 } }, (at += 200)),
+  );
+  chatRecord(a, { direction: 'in', kind: 'status', taskId: t1, status: { state: 'completed' } }, (at += 100));
+  wireRecord('lab', { callId: 'seed0001', kind: 'request', method: 'SendStreamingMessage', url: `${LAB}/a2a`, header: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { role: 'ROLE_USER', parts: [{ text: 'What can you do?' }] } } }) }, now - 3 * 3_600_000);
+  wireRecord('lab', { callId: 'seed0001', kind: 'response', method: 'SendStreamingMessage', url: `${LAB}/a2a`, status: 200, durationMs: 212, header: { 'Content-Type': 'text/event-stream' } }, now - 3 * 3_600_000 + 212);
+
+  // a question waiting for the owner
+  const b = newConversation('lab', now - 20 * 60_000);
+  b.conv.contextId = randomUUID();
+  b.conv.title = 'ask';
+  chatRecord(b, { direction: 'out', kind: 'message', message: { id: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'ask' }] } }, now - 20 * 60_000);
+  const t2 = randomUUID();
+  chatRecord(b, { direction: 'in', kind: 'task', taskId: t2, status: { state: 'working' } }, now - 20 * 60_000 + 300);
+  chatRecord(b, { direction: 'in', kind: 'status', taskId: t2, status: { state: 'input-required', message: { id: randomUUID(), role: 'agent', parts: [{ kind: 'text', text: 'Who should the story be about? Answer with a name.' }] } } }, now - 20 * 60_000 + 500);
+
+  // the weather agent wants credentials
+  const w = newConversation('weather', now - 50 * 60_000);
+  w.conv.contextId = randomUUID();
+  w.conv.title = 'Weather in Lisbon this weekend?';
+  chatRecord(w, { direction: 'out', kind: 'message', message: { id: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'Weather in Lisbon this weekend?' }] } }, now - 50 * 60_000);
+  chatRecord(w, { direction: 'local', kind: 'error', error: { kind: 'auth', message: 'HTTP 401: Unauthorized: an OAuth 2.0 bearer token is required', code: 401 } }, now - 50 * 60_000 + 400);
+  wireRecord('weather', { callId: 'seed0002', kind: 'request', method: 'message/send', url: 'https://weather.example.com/a2a', header: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'Weather in Lisbon this weekend?' }] } } }) }, now - 50 * 60_000);
+  wireRecord('weather', { callId: 'seed0002', kind: 'response', method: 'message/send', url: 'https://weather.example.com/a2a', status: 401, durationMs: 391, header: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer realm="weather"' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32030, message: 'Unauthorized: an OAuth 2.0 bearer token is required' } }) }, now - 50 * 60_000 + 391);
+}
+
+const CREDENTIAL_FIELDS = { apiKey: ['apiKey'], bearer: ['token'], oauth2: ['clientId', 'clientSecret'] };
+
+const chatMethods = {
+  'chats.list': (p = {}) => {
+    let list = [...chats.values()].map((c) => ({ ...c.conv }));
+    if (p.agentId) list = list.filter((c) => c.agentId === p.agentId);
+    list.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    return { conversations: list };
+  },
+  'chats.start': (p) => {
+    const a = agents().find((x) => x.id === p?.agentId);
+    if (!a) throw rpcError('not_found', `no agent ${p?.agentId}`);
+    if (a.kind !== 'remote') throw rpcError('invalid_params', `${a.name} is not a remote agent`);
+    return { ...newConversation(a.id).conv };
+  },
+  'chats.get': (p) => {
+    const c = needChat(p);
+    return { conversation: { ...c.conv }, entries: c.entries };
+  },
+  'chats.send': (p) => chatSend(needChat(p), p),
+  'chats.cancel': (p) => {
+    const c = needChat(p);
+    const t = c.tasks.get(p.taskId);
+    if (!t) throw rpcError('not_found', `no task ${p.taskId} in this conversation`);
+    if (TERMINAL.has(t.state)) throw rpcError('conflict', `task ${p.taskId} is already ${t.state}`);
+    t.canceled = true;
+    if (t.state === 'input-required' || !c.conv.busy) {
+      setTimeout(() => chatRecord(c, { direction: 'in', kind: 'status', taskId: p.taskId, status: { state: 'canceled', at: nowIso() } }), 150);
+    }
+    return {};
+  },
+  'chats.rename': (p) => {
+    const c = needChat(p);
+    if (typeof p.title !== 'string' || !p.title.trim()) throw rpcError('invalid_params', 'a title is required');
+    c.conv.title = p.title.trim().slice(0, 200);
+    broadcast({ topic: 'chat', data: { conversationId: c.conv.id, conversation: { ...c.conv } } }); // no entry: only the conversation changed
+    return { ...c.conv };
+  },
+  'chats.delete': (p) => {
+    needChat(p);
+    chats.delete(p.id);
+    broadcast({ topic: 'chat', data: { conversationId: p.id } }); // no conversation: it is gone
+    return {};
+  },
+  'agents.setCredential': (p) => {
+    const a = agents().find((x) => x.id === p?.id);
+    if (!a || !a.auth) throw rpcError('not_found', `no remote agent ${p?.id}`);
+    const s = a.auth.schemes.find((x) => x.name === p.scheme);
+    if (!s) throw rpcError('invalid_params', `the card has no scheme ${p.scheme}`);
+    const need = CREDENTIAL_FIELDS[s.kind];
+    if (!need) throw rpcError('invalid_params', `scheme ${p.scheme} is not supported`);
+    for (const f of need) if (typeof p[f] !== 'string' || !p[f].trim()) throw rpcError('invalid_params', `${f} is required for ${s.kind}`);
+    saved[a.id][s.name] = true;
+    broadcast({ topic: 'agents', data: { id: a.id } });
+    return agents().find((x) => x.id === a.id);
+  },
+  'agents.clearCredential': (p) => {
+    const a = agents().find((x) => x.id === p?.id);
+    if (!a || !a.auth) throw rpcError('not_found', `no remote agent ${p?.id}`);
+    if (!(p.scheme in saved[a.id])) throw rpcError('invalid_params', `no saved credential for ${p.scheme}`);
+    saved[a.id][p.scheme] = false;
+    broadcast({ topic: 'agents', data: { id: a.id } });
+    return agents().find((x) => x.id === a.id);
+  },
+  'wire.list': (p) => {
+    if (!p || typeof p.agentId !== 'string') throw rpcError('invalid_params', 'agentId is required');
+    const limit = p.limit === undefined ? 100 : p.limit;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw rpcError('invalid_params', 'limit must be 1..500');
+    let list = [...(wire.get(p.agentId) ?? [])].reverse();
+    if (p.before !== undefined) list = list.filter((e) => e.id < p.before);
+    const page = list.slice(0, limit);
+    return list.length > limit ? { entries: page, next: page[page.length - 1].id } : { entries: page };
+  },
+};
+
 // ---------------------------------------------------------------- the websocket
 
 const clients = new Set();
@@ -478,6 +910,8 @@ const methods = {
     return { unread: inboxCounts().unread };
   },
 };
+
+Object.assign(methods, chatMethods);
 
 let downUntil = 0;
 
@@ -601,5 +1035,6 @@ server.listen(PORT, '127.0.0.1', () => {
   const port = server.address().port;
   hubUrl = `http://127.0.0.1:${port}`;
   seed();
+  if (SEED_TASKS > 0) seedChats(); // --empty: no chats either
   process.stdout.write(`AgentHub mock gateway\nws: ws://127.0.0.1:${port}/ui/ws\nui: http://127.0.0.1:${port}/#token=${TOKEN}\n`);
 });

@@ -74,7 +74,7 @@ describe('the shell', () => {
   it('has a named navigation, an unread badge that follows the inbox topic, and agent cards', async () => {
     const socket = await start();
     const nav = screen.getByRole('navigation', { name: 'Main' });
-    for (const name of ['Agents', 'Tasks', 'Inbox', 'Settings']) expect(within(nav).getByRole('link', { name: new RegExp(`^${name}`) })).toBeTruthy();
+    for (const name of ['Agents', 'Chats', 'Tasks', 'Inbox', 'Settings']) expect(within(nav).getByRole('link', { name: new RegExp(`^${name}`) })).toBeTruthy();
     expect(screen.getByLabelText('3 unread').textContent).toBe('3');
     await hub(() => socket.push({ topic: 'inbox', data: { unread: 1, waiting: 1 } }));
     expect(screen.getByLabelText('1 unread')).toBeTruthy();

@@ -8,6 +8,7 @@ import { createShortcutHandler, isTyping } from './lib/shortcuts';
 import { useTheme } from './lib/theme';
 import { onNativeEvent } from './native';
 import { AgentsPage } from './pages/AgentsPage';
+import { ChatsPage } from './pages/ChatsPage';
 import { InboxPage } from './pages/InboxPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { TasksPage } from './pages/TasksPage';
@@ -70,6 +71,7 @@ function UnauthorizedScreen() {
 
 const NAV: { area: Area; label: string; icon: string }[] = [
   { area: 'agents', label: 'Agents', icon: '◉' },
+  { area: 'chats', label: 'Chats', icon: '❝' },
   { area: 'tasks', label: 'Tasks', icon: '≡' },
   { area: 'inbox', label: 'Inbox', icon: '✉' },
 ];
@@ -97,7 +99,7 @@ function Shell() {
           return;
         }
         const r = window.location.hash;
-        if (/^#\/(agents|tasks|inbox)\/./.test(r)) navigate(`#/${r.split('/')[1]}`);
+        if (/^#\/(agents|chats|tasks|inbox)\/./.test(r)) navigate(`#/${r.split('/')[1]}`);
       },
     });
     const on = (e: KeyboardEvent) => {
@@ -118,7 +120,7 @@ function Shell() {
   );
 
   useEffect(() => {
-    const names: Record<Area, string> = { agents: 'Agents', tasks: 'Tasks', inbox: 'Inbox', settings: 'Settings' };
+    const names: Record<Area, string> = { agents: 'Agents', chats: 'Chats', tasks: 'Tasks', inbox: 'Inbox', settings: 'Settings' };
     const unread = inbox?.unread ? `(${inbox.unread}) ` : '';
     document.title = `${unread}${names[route.area]} · AgentHub`;
   }, [route.area, inbox?.unread]);
@@ -129,7 +131,10 @@ function Shell() {
   let page: ReactNode;
   switch (route.area) {
     case 'agents':
-      page = <AgentsPage agentId={route.agentId} />;
+      page = <AgentsPage agentId={route.agentId} view={route.view} />;
+      break;
+    case 'chats':
+      page = <ChatsPage conversationId={route.conversationId} />;
       break;
     case 'tasks':
       page = <TasksPage agent={route.agent} taskId={route.taskId} />;

@@ -133,6 +133,11 @@ export async function filesToOutgoing(files: Iterable<File>): Promise<OutgoingFi
   return out;
 }
 
+/** True in the desktop window, where files are picked with the native dialog. */
+export function hasNativeFilePicker(): boolean {
+  return typeof bindings()?.OpenFiles === 'function';
+}
+
 /** Lets the person pick files: the native dialog in the desktop window, an <input type=file> otherwise. */
 export async function openFiles(): Promise<OutgoingFile[]> {
   const b = bindings();

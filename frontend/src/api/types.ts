@@ -49,6 +49,39 @@ export interface AgentInfo {
   /** Remote agents: when the card was last read, and why the last read failed ("" or absent if it did not). */
   fetchedAt?: string;
   lastError?: string;
+  /** Remote agents: the A2A dialect the hub speaks to it ("1.0", "0.3", "0.1"). */
+  dialect?: string;
+  /** Remote agents: whether the hub streams its calls to it. */
+  streaming?: boolean;
+  /** Remote agents: what its card asks for, and what the hub holds for it. */
+  auth?: AgentAuth;
+}
+
+export type AuthSchemeKind = 'apiKey' | 'bearer' | 'oauth2' | 'unsupported';
+
+export interface AuthScheme {
+  name: string;
+  kind: AuthSchemeKind | string;
+  /** apiKey: where the key is sent */
+  in?: 'header' | 'query' | 'cookie' | string;
+  paramName?: string;
+  tokenUrl?: string;
+  scopes?: string[] | null;
+  description?: string;
+  /** unsupported: why the hub cannot use it */
+  unsupported?: string;
+  /** the hub holds a credential for this scheme (never shown) */
+  saved: boolean;
+}
+
+export interface AgentAuth {
+  schemes: AuthScheme[] | null;
+  /** The card's security requirements: any one inner list (all of its schemes together) is enough. */
+  alternatives: string[][] | null;
+  required: boolean;
+  satisfied: boolean;
+  /** "keyring" | "file <path>" */
+  store: string;
 }
 
 export interface HubInfo {
@@ -156,6 +189,81 @@ export interface OutgoingFile {
   bytes: string; // base64
 }
 
+// ---- chats: the owner's conversations with remote agents
+
+export interface Conversation {
+  id: string;
+  agentId: string;
+  agentName: string;
+  contextId?: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  /** the state of its newest task */
+  state?: TaskState | string;
+  /** a call to the agent is in flight */
+  busy: boolean;
+  dialect?: '1.0' | '0.3' | '0.1' | string;
+}
+
+export type ChatErrorKind = 'auth' | 'network' | 'protocol' | 'remote';
+
+export interface ChatError {
+  kind: ChatErrorKind | string;
+  message: string;
+  code?: number;
+}
+
+export interface ChatEntry {
+  seq: number;
+  at: string;
+  direction: 'out' | 'in' | 'local' | string;
+  taskId?: string;
+  kind: 'message' | 'task' | 'status' | 'artifact' | 'error' | string;
+  final: boolean;
+  state?: TaskState | string;
+  status?: Status;
+  message?: Message;
+  artifact?: Artifact;
+  error?: ChatError;
+}
+
+/** An entry was recorded in a conversation, or only the conversation changed (no entry), or it was deleted (no conversation). */
+export interface ChatUpdate {
+  conversationId: string;
+  conversation?: Conversation;
+  entry?: ChatEntry;
+}
+
+export interface ChatSendParams {
+  id: string;
+  text?: string;
+  files?: OutgoingFile[];
+  data?: unknown;
+  /** answer that task in place (input-required): same task, same context */
+  taskId?: string;
+}
+
+// ---- the raw wire log of the hub's calls to a remote agent
+
+export interface WireEntry {
+  id: number;
+  at: string;
+  callId: string;
+  kind: 'request' | 'response' | 'event' | 'error' | string;
+  method: string;
+  url: string;
+  status?: number;
+  durationMs?: number;
+  header: Record<string, string> | null;
+  body: string;
+}
+
+export type CredentialParams =
+  | { id: string; scheme: string; apiKey: string }
+  | { id: string; scheme: string; token: string }
+  | { id: string; scheme: string; clientId: string; clientSecret: string };
+
 /** Method name → [params, result]. */
 export interface Methods {
   'hub.info': [Record<string, never>, HubInfo];
@@ -173,6 +281,16 @@ export interface Methods {
   'inbox.list': [Record<string, never>, { tasks: InboxItem[] | null; unread: number }];
   'inbox.act': [{ id: string; action: InboxAction; text: string; files?: OutgoingFile[] }, TaskSummary];
   'inbox.markRead': [{ id: string }, { unread: number }];
+  'chats.list': [{ agentId?: string }, { conversations: Conversation[] | null }];
+  'chats.start': [{ agentId: string }, Conversation];
+  'chats.get': [{ id: string }, { conversation: Conversation; entries: ChatEntry[] | null }];
+  'chats.send': [ChatSendParams, ChatEntry];
+  'chats.cancel': [{ id: string; taskId: string }, Record<string, never>];
+  'chats.rename': [{ id: string; title: string }, Conversation];
+  'chats.delete': [{ id: string }, Record<string, never>];
+  'agents.setCredential': [CredentialParams, AgentInfo];
+  'agents.clearCredential': [{ id: string; scheme: string }, AgentInfo];
+  'wire.list': [{ agentId: string; before?: number; limit?: number }, { entries: WireEntry[] | null; next?: number }];
 }
 
 export type MethodName = keyof Methods;
@@ -184,6 +302,8 @@ export interface Topics {
   inbox: InboxCounts;
   lagged: Record<string, never>;
   agents: { id: string };
+  chat: ChatUpdate;
+  wire: { agentId: string; entry: WireEntry };
 }
 
 export type TopicName = keyof Topics;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Size, formatBytes, formatDelta, formatDuration, formatRelative, parseTime } from './format';
+import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, parseTime } from './format';
 
 describe('parseTime', () => {
   it('reads RFC 3339 with nanoseconds', () => {
@@ -57,5 +57,11 @@ describe('sizes and relative times', () => {
     expect(formatRelative('2025-01-01T11:59:50Z', now)).toBe('just now');
     expect(formatRelative('2025-01-01T11:55:00Z', now)).toBe('5 min ago');
     expect(formatRelative('2025-01-01T09:00:00Z', now)).toBe('3 h ago');
+  });
+  it('shows chat times as the time today, with the date on other days', () => {
+    const now = new Date(2025, 0, 2, 12, 0, 0).getTime();
+    expect(formatChatTime(new Date(2025, 0, 2, 9, 5).toISOString(), now)).toBe('09:05');
+    expect(formatChatTime(new Date(2025, 0, 1, 23, 59).toISOString(), now)).toBe('2025-01-01 23:59');
+    expect(formatChatTime('nonsense', now)).toBe('');
   });
 });

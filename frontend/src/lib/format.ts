@@ -98,3 +98,14 @@ export function base64Size(b64: string | undefined): number {
 export function shortId(id: string): string {
   return id.length > 10 ? id.slice(0, 8) + '…' : id;
 }
+
+/** A message's time in a chat: "14:03" today, "2025-11-21 14:03" on other days. */
+export function formatChatTime(iso: string | undefined, now: number = Date.now()): string {
+  const t = parseTime(iso);
+  if (!Number.isFinite(t)) return '';
+  const d = new Date(t);
+  const n = new Date(now);
+  const hm = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate();
+  return sameDay ? hm : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${hm}`;
+}

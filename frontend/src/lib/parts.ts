@@ -89,7 +89,8 @@ export function textOf(v: { parts?: Part[] | null } | null | undefined): string 
     .join(' ');
 }
 
-function joinParts(a: Part[], b: Part[]): Part[] {
+/** Concatenates parts, joining a text part onto a text part before it (streamed text chunks). */
+export function joinParts(a: Part[], b: Part[]): Part[] {
   const out = [...a];
   for (const p of b) {
     const last = out[out.length - 1];

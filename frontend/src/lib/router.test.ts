@@ -9,6 +9,11 @@ describe('router', () => {
     ['#/tasks', { area: 'tasks' }],
     ['#/tasks/hub/01a1-ff', { area: 'tasks', agent: 'hub', taskId: '01a1-ff' }],
     ['#/inbox/abc', { area: 'inbox', taskId: 'abc' }],
+    ['#/agents/demo/log', { area: 'agents', agentId: 'demo', view: 'log' }],
+    ['#/agents/demo/credentials', { area: 'agents', agentId: 'demo', view: 'credentials' }],
+    ['#/agents/a/b', { area: 'agents', agentId: 'a/b' }],
+    ['#/chats', { area: 'chats' }],
+    ['#/chats/c-1', { area: 'chats', conversationId: 'c-1' }],
     ['#/settings', { area: 'settings' }],
     ['#/nonsense', { area: 'agents' }],
     ['#token=abc', { area: 'agents' }],
@@ -20,5 +25,17 @@ describe('router', () => {
     const r: Route = { area: 'tasks', agent: 'a/b', taskId: 'x?y#z/1' };
     expect(hrefOf(r)).toBe('#/tasks/a%2Fb/x%3Fy%23z%2F1');
     expect(parseHash(hrefOf(r))).toEqual(r);
+  });
+
+  it('round-trips agent views and conversations, even for ids that look like views', () => {
+    for (const r of [
+      { area: 'agents', agentId: 'x/log', view: 'log' },
+      { area: 'agents', agentId: 'log' },
+      { area: 'agents', agentId: 'a b', view: 'credentials' },
+      { area: 'chats', conversationId: 'c/1?#' },
+    ] as Route[]) {
+      expect(parseHash(hrefOf(r))).toEqual(r);
+    }
+    expect(hrefOf({ area: 'agents', agentId: 'x/log' })).toBe('#/agents/x%2Flog');
   });
 });

@@ -1,12 +1,17 @@
 // Navigation is the URL fragment, so every view has a deep link:
-//   #/agents  #/agents/<id>  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
+//   #/agents  #/agents/<id>  #/agents/<id>/log  #/agents/<id>/credentials
+//   #/chats  #/chats/<conversationId>  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
 
 import { useEffect, useState } from 'react';
 
-export type Area = 'agents' | 'tasks' | 'inbox' | 'settings';
+export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'settings';
+
+/** A view of one agent: its card (default), its raw wire log, or its card scrolled to the credentials. */
+export type AgentView = 'log' | 'credentials';
 
 export type Route =
-  | { area: 'agents'; agentId?: string }
+  | { area: 'agents'; agentId?: string; view?: AgentView }
+  | { area: 'chats'; conversationId?: string }
   | { area: 'tasks'; agent?: string; taskId?: string }
   | { area: 'inbox'; taskId?: string }
   | { area: 'settings' };
@@ -20,6 +25,8 @@ function dec(s: string | undefined): string | undefined {
   }
 }
 
+const AGENT_VIEWS = new Set<string>(['log', 'credentials']);
+
 export function parseHash(hash: string): Route {
   const raw = (hash.startsWith('#') ? hash.slice(1) : hash).split('?')[0];
   const seg = raw.split('/').filter((s) => s !== '');
@@ -27,13 +34,19 @@ export function parseHash(hash: string): Route {
     case 'tasks':
       if (seg.length >= 3) return { area: 'tasks', agent: dec(seg[1]), taskId: dec(seg.slice(2).join('/')) };
       return { area: 'tasks' };
+    case 'chats':
+      return seg.length >= 2 ? { area: 'chats', conversationId: dec(seg.slice(1).join('/')) } : { area: 'chats' };
     case 'inbox':
       return seg.length >= 2 ? { area: 'inbox', taskId: dec(seg.slice(1).join('/')) } : { area: 'inbox' };
     case 'settings':
       return { area: 'settings' };
     case 'agents':
-    default:
-      return seg[0] === 'agents' && seg.length >= 2 ? { area: 'agents', agentId: dec(seg.slice(1).join('/')) } : { area: 'agents' };
+    default: {
+      if (seg[0] !== 'agents' || seg.length < 2) return { area: 'agents' };
+      // ids are encoded by hrefOf, so a third segment is a view
+      if (seg.length === 3 && AGENT_VIEWS.has(seg[2])) return { area: 'agents', agentId: dec(seg[1]), view: seg[2] as AgentView };
+      return { area: 'agents', agentId: dec(seg.slice(1).join('/')) };
+    }
   }
 }
 
@@ -42,7 +55,10 @@ const enc = encodeURIComponent;
 export function hrefOf(r: Route): string {
   switch (r.area) {
     case 'agents':
-      return r.agentId ? `#/agents/${enc(r.agentId)}` : '#/agents';
+      if (!r.agentId) return '#/agents';
+      return r.view ? `#/agents/${enc(r.agentId)}/${r.view}` : `#/agents/${enc(r.agentId)}`;
+    case 'chats':
+      return r.conversationId ? `#/chats/${enc(r.conversationId)}` : '#/chats';
     case 'tasks':
       return r.agent && r.taskId ? `#/tasks/${enc(r.agent)}/${enc(r.taskId)}` : '#/tasks';
     case 'inbox':

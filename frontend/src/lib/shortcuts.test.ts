@@ -21,16 +21,21 @@ describe('shortcuts', () => {
     h(key('t'));
     expect(actions.go).toHaveBeenCalledWith('tasks');
     h(key('g'));
+    h(key('c'));
+    expect(actions.go).toHaveBeenLastCalledWith('chats');
+    h(key('g'));
     advance(5000);
     h(key('i'));
-    expect(actions.go).toHaveBeenCalledTimes(1);
+    expect(actions.go).toHaveBeenCalledTimes(2);
   });
 
-  it('Alt+1..4 switch areas', () => {
+  it('Alt+1..5 switch areas, in the order of the navigation', () => {
     const { actions, h } = setup();
     h(key('1', { altKey: true, code: 'Digit1' }));
-    h(key('¡', { altKey: true, code: 'Digit3' })); // a layout where Alt changes the character
-    expect(actions.go.mock.calls).toEqual([['agents'], ['inbox']]);
+    h(key('2', { altKey: true, code: 'Digit2' }));
+    h(key('¡', { altKey: true, code: 'Digit4' })); // a layout where Alt changes the character
+    h(key('5', { altKey: true, code: 'Digit5' }));
+    expect(actions.go.mock.calls).toEqual([['agents'], ['chats'], ['inbox'], ['settings']]);
   });
 
   it('/ focuses the filter, ? opens the help, Escape escapes', () => {

@@ -1,4 +1,4 @@
-// Keyboard shortcuts: g a / g t / g i / g s or Alt+1..4 switch areas, / focuses the filter, ? shows
+// Keyboard shortcuts: g a / g c / g t / g i / g s or Alt+1..5 switch areas, / focuses the filter, ? shows
 // the help, Escape closes. Keys typed into a text field are left alone (except Escape).
 
 import type { Area } from './router';
@@ -12,18 +12,20 @@ export interface ShortcutActions {
 
 export const SHORTCUTS: { keys: string[]; label: string }[] = [
   { keys: ['g', 'a'], label: 'Go to Agents (or Alt+1)' },
-  { keys: ['g', 't'], label: 'Go to Tasks (or Alt+2)' },
-  { keys: ['g', 'i'], label: 'Go to Inbox (or Alt+3)' },
-  { keys: ['g', 's'], label: 'Go to Settings (or Alt+4)' },
+  { keys: ['g', 'c'], label: 'Go to Chats (or Alt+2)' },
+  { keys: ['g', 't'], label: 'Go to Tasks (or Alt+3)' },
+  { keys: ['g', 'i'], label: 'Go to Inbox (or Alt+4)' },
+  { keys: ['g', 's'], label: 'Go to Settings (or Alt+5)' },
   { keys: ['/'], label: 'Focus the filter' },
   { keys: ['j', 'k'], label: 'Next / previous item in a list' },
+  { keys: ['Enter'], label: 'Send the message (in a chat; Shift+Enter for a new line)' },
   { keys: ['Ctrl', 'Enter'], label: 'Send the answer (in the inbox reply box)' },
   { keys: ['?'], label: 'Show this help' },
   { keys: ['Esc'], label: 'Close a dialog or the open item' },
 ];
 
-const G_AREAS: Record<string, Area> = { a: 'agents', t: 'tasks', i: 'inbox', s: 'settings' };
-const ALT_AREAS: Record<string, Area> = { '1': 'agents', '2': 'tasks', '3': 'inbox', '4': 'settings' };
+const G_AREAS: Record<string, Area> = { a: 'agents', c: 'chats', t: 'tasks', i: 'inbox', s: 'settings' };
+const ALT_AREAS: Record<string, Area> = { '1': 'agents', '2': 'chats', '3': 'tasks', '4': 'inbox', '5': 'settings' };
 
 export function isTyping(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
@@ -47,7 +49,7 @@ export function createShortcutHandler(actions: ShortcutActions, now: () => numbe
       return;
     }
     if (e.altKey && !e.ctrlKey && !e.metaKey) {
-      const digit = /^Digit([1-4])$/.exec(e.code)?.[1] ?? (ALT_AREAS[e.key] ? e.key : undefined);
+      const digit = /^Digit([1-5])$/.exec(e.code)?.[1] ?? (ALT_AREAS[e.key] ? e.key : undefined);
       if (digit && ALT_AREAS[digit]) {
         e.preventDefault();
         actions.go(ALT_AREAS[digit]);

@@ -1,14 +1,17 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
+import { Credentials } from '../components/Credentials';
 import { EmptyState } from '../components/EmptyState';
 import { ExternalLink } from '../components/ExternalLink';
 import { JsonTree } from '../components/JsonTree';
+import { WireLog } from '../components/WireLog';
 import { readCard, type CardView } from '../lib/card';
 import { prettyJson } from '../lib/parts';
-import { hrefOf, navigate } from '../lib/router';
+import { hrefOf, navigate, type AgentView } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { useHub } from '../state/hub';
+import { useStartChat } from '../state/useChat';
 
 const KIND_LABEL: Record<string, string> = { hub: 'This hub', local: 'Local', remote: 'Remote' };
 
@@ -198,6 +201,7 @@ function AddAgentForm() {
 function RemoteActions({ agent }: { agent: AgentInfo }) {
   const { client } = useHub();
   const [busy, setBusy] = useState('');
+  const chat = useStartChat();
   const act = async (what: 'agents.refresh' | 'agents.remove') => {
     setBusy(what);
     try {
@@ -216,6 +220,9 @@ function RemoteActions({ agent }: { agent: AgentInfo }) {
           Unreachable: {agent.lastError}
         </p>
       ) : null}
+      <button type="button" className="btn btn-primary" disabled={chat.busy} onClick={() => void chat.start(agent.id)}>
+        {chat.busy ? 'Starting…' : 'Chat'}
+      </button>
       {agent.fetchedAt && <span className="muted small">Card read {new Date(agent.fetchedAt).toLocaleString()}</span>}
       <button type="button" className="btn" disabled={!!busy} onClick={() => act('agents.refresh')}>
         {busy === 'agents.refresh' ? 'Refreshing…' : 'Refresh card'}
@@ -223,15 +230,63 @@ function RemoteActions({ agent }: { agent: AgentInfo }) {
       <button type="button" className="btn btn-danger" disabled={!!busy} onClick={() => act('agents.remove')}>
         Remove
       </button>
+      {chat.error && (
+        <p className="add-agent-error" role="alert">
+          Could not start a chat: {chat.error}
+        </p>
+      )}
     </div>
   );
 }
 
-function AgentDetail({ agent }: { agent: AgentInfo }) {
+/** Overview / Raw log switch of a remote agent's detail (links, so each view has a deep link). */
+function DetailTabs({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
+  const log = view === 'log';
+  return (
+    <nav className="detail-tabs" aria-label="Agent views">
+      <a href={hrefOf({ area: 'agents', agentId: agent.id })} className="detail-tab" aria-current={!log ? 'page' : undefined}>
+        Overview
+      </a>
+      <a href={hrefOf({ area: 'agents', agentId: agent.id, view: 'log' })} className="detail-tab" aria-current={log ? 'page' : undefined}>
+        Raw log
+      </a>
+    </nav>
+  );
+}
+
+function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
   const card = useMemo(() => readCard(agent.card), [agent.card]);
   const problems = problemsOf(agent);
   const versions = Array.isArray(agent.protocolVersions) ? agent.protocolVersions : [];
   const cardJson = useMemo(() => prettyJson(agent.card), [agent.card]);
+  const remote = agent.kind === 'remote';
+  // #/agents/<id>/credentials: the card, scrolled to its credentials
+  useEffect(() => {
+    if (view !== 'credentials') return;
+    const h = document.getElementById('creds-h');
+    h?.scrollIntoView?.({ block: 'start' });
+    h?.focus({ preventScroll: true });
+  }, [view, agent.id]);
+  if (remote && view === 'log') {
+    return (
+      <div className="detail agent-detail" data-testid="agent-detail">
+        <header className="detail-head">
+          <div className="avatar large" aria-hidden="true">
+            {(agent.name || agent.id || '?').trim().charAt(0).toUpperCase()}
+          </div>
+          <div>
+            <h2>{agent.name || agent.id}</h2>
+            <div className="badges">
+              <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
+              <OnlineDot online={!!agent.online} />
+            </div>
+          </div>
+        </header>
+        <DetailTabs agent={agent} view={view} />
+        <WireLog agentId={agent.id} />
+      </div>
+    );
+  }
   return (
     <div className="detail agent-detail" data-testid="agent-detail">
       <header className="detail-head">
@@ -253,7 +308,8 @@ function AgentDetail({ agent }: { agent: AgentInfo }) {
         </div>
       </header>
 
-      {agent.kind === 'remote' && <RemoteActions agent={agent} />}
+      {remote && <RemoteActions agent={agent} />}
+      {remote && <DetailTabs agent={agent} view={view} />}
 
       {problems.length > 0 && (
         <section className="problems" aria-labelledby="problems-h" data-testid="agent-problems">
@@ -322,6 +378,16 @@ function AgentDetail({ agent }: { agent: AgentInfo }) {
           </dd>
           <dt>Protocol versions</dt>
           <dd>{versions.length ? versions.join(', ') : <span className="muted">unknown</span>}</dd>
+          {remote && (
+            <>
+              <dt>Dialect in use</dt>
+              <dd data-testid="agent-dialect">{agent.dialect ? `A2A ${agent.dialect}` : <span className="muted">not chosen yet</span>}</dd>
+              <dt>Streams</dt>
+              <dd data-testid="agent-streaming">
+                <YesNo v={typeof agent.streaming === 'boolean' ? agent.streaming : undefined} />
+              </dd>
+            </>
+          )}
           <dt>Default input</dt>
           <dd>
             <Modes modes={card.defaultInputModes} isDefault={false} />
@@ -355,6 +421,8 @@ function AgentDetail({ agent }: { agent: AgentInfo }) {
           </table>
         )}
       </section>
+
+      {remote && <Credentials agent={agent} />}
 
       <Skills card={card} />
 
@@ -447,7 +515,7 @@ function AgentDetail({ agent }: { agent: AgentInfo }) {
   );
 }
 
-export function AgentsPage({ agentId }: { agentId?: string }) {
+export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentView }) {
   const { agents, agentsLoaded } = useHub();
   const [filter, setFilter] = useState('');
   const sorted = useMemo(() => {
@@ -503,7 +571,7 @@ export function AgentsPage({ agentId }: { agentId?: string }) {
               ← All agents
             </a>
             {selected ? (
-              <AgentDetail agent={selected} />
+              <AgentDetail agent={selected} view={view} />
             ) : agentsLoaded ? (
               <EmptyState title="Agent not found">
                 <p>

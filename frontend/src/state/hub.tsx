@@ -19,6 +19,8 @@ export interface HubContextValue {
   /** Changes on every "lagged" push only (timelines refetch just what they missed). */
   lagKey: number;
   reloadAgents: () => void;
+  /** Puts an agent as a call returned it (e.g. after saving a credential) into the list at once. */
+  updateAgent: (a: AgentInfo) => void;
 }
 
 const HubContext = createContext<HubContextValue | null>(null);
@@ -114,6 +116,10 @@ export function HubProvider({ client, children }: { client: HubClient; children:
       refreshKey: Math.max(conn.connectionId, 1) * 100_000 + lagKey,
       lagKey,
       reloadAgents: () => setAgentsNonce((n) => n + 1),
+      updateAgent: (a: AgentInfo) => {
+        if (!a || typeof a !== 'object' || typeof a.id !== 'string') return;
+        setAgents((list) => (list.some((x) => x.id === a.id) ? list.map((x) => (x.id === a.id ? a : x)) : [...list, a]));
+      },
     }),
     [client, conn, hub, agents, agentsLoaded, inbox, lagKey],
   );

@@ -1,0 +1,60 @@
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { Composer, MAX_ATTACHMENT_BYTES } from './Composer';
+
+const box = () => screen.getByLabelText('Message') as HTMLTextAreaElement;
+
+describe('Composer', () => {
+  it('uses the native picker when there is one, refusing files over 8 MiB', async () => {
+    const small = { name: 'a.txt', mediaType: 'text/plain', bytes: btoa('a') };
+    // base64 of MAX+1 bytes, without allocating them: the size is computed from the length
+    const bigLen = Math.ceil((MAX_ATTACHMENT_BYTES + 1) / 3) * 4;
+    const big = { name: 'big.bin', mediaType: 'application/octet-stream', bytes: 'A'.repeat(bigLen) };
+    const onSend = vi.fn(async () => ({}));
+    render(<Composer agentName="Agent" onSend={onSend} pickNative={async () => [small, big]} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Attach files' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('“big.bin” is larger than 8 MiB');
+    expect(screen.getByRole('list', { name: 'Attachments' }).textContent).toContain('a.txt');
+    await userEvent.click(screen.getByRole('button', { name: 'Remove a.txt' }));
+    expect(screen.queryByRole('list', { name: 'Attachments' })).toBeNull();
+    expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('keeps all the files of one message within 8 MiB', async () => {
+    const six = { name: 'six.bin', mediaType: 'application/octet-stream', bytes: 'A'.repeat(8 * 1024 * 1024) }; // 6 MiB decoded
+    const three = { name: 'three.bin', mediaType: 'application/octet-stream', bytes: 'A'.repeat(4 * 1024 * 1024) }; // 3 MiB
+    const one = { name: 'one.bin', mediaType: 'application/octet-stream', bytes: 'A'.repeat((4 * 1024 * 1024) / 3) }; // 1 MiB
+    let next = [six];
+    render(<Composer agentName="Agent" onSend={vi.fn()} pickNative={async () => next} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Attach files' }));
+    next = [three, one];
+    await userEvent.click(screen.getByRole('button', { name: 'Attach files' }));
+    expect((await screen.findByRole('alert')).textContent).toBe('“three.bin” was not attached: the files of one message may take 8 MiB in all.');
+    const list = screen.getByRole('list', { name: 'Attachments' });
+    expect(list.textContent).toContain('six.bin');
+    expect(list.textContent).toContain('one.bin');
+    expect(list.textContent).not.toContain('three.bin');
+  });
+
+  it('does not send while an input method is composing, nor on Ctrl+Enter', async () => {
+    const onSend = vi.fn(async () => ({}));
+    render(<Composer agentName="Agent" onSend={onSend} />);
+    await userEvent.type(box(), 'にほん');
+    fireEvent.keyDown(box(), { key: 'Enter', isComposing: true });
+    fireEvent.keyDown(box(), { key: 'Enter', ctrlKey: true });
+    expect(onSend).not.toHaveBeenCalled();
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(onSend).toHaveBeenCalledWith({ text: 'にほん', files: [] });
+    await waitFor(() => expect(box().value).toBe(''));
+  });
+
+  it('drops leading blank lines and trailing whitespace, keeps the rest as typed', async () => {
+    const onSend = vi.fn(async () => ({}));
+    render(<Composer agentName="Agent" onSend={onSend} answering={{ taskId: 'T' }} />);
+    fireEvent.change(box(), { target: { value: '\n\n    indented code\nline two  \n\n' } });
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(onSend).toHaveBeenCalledWith({ text: '    indented code\nline two', files: [], taskId: 'T' });
+    expect(screen.getByTestId('composer-answering').textContent).toContain('answers Agent’s question (same task');
+  });
+});

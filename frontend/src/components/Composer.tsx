@@ -1,0 +1,210 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Message, OutgoingFile } from '../api/types';
+import { base64Size, formatBytes } from '../lib/format';
+import { textOf } from '../lib/parts';
+import { filesToOutgoing, hasNativeFilePicker, openFiles } from '../native';
+
+/** The most the composer attaches: per file, and all files of one message together (the hub's limit). */
+export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
+const MAX_LABEL = '8 MiB';
+
+export interface ComposerSend {
+  text: string;
+  files: OutgoingFile[];
+  /** set when the message answers an input-required task in place */
+  taskId?: string;
+}
+
+export interface ComposerProps {
+  agentName: string;
+  /** the newest task asks a question: the message answers it (same task, same context) */
+  answering?: { taskId: string; question?: Message };
+  /** why nothing can be sent (e.g. the agent was removed), or undefined */
+  blocked?: string;
+  onSend: (msg: ComposerSend) => Promise<unknown>;
+  /** the native file dialog (desktop); defaults to the Wails binding when there is one */
+  pickNative?: () => Promise<OutgoingFile[]>;
+  autoFocus?: boolean;
+}
+
+function tooBig(name: string): string {
+  return `“${name}” is larger than ${MAX_LABEL} and was not attached.`;
+}
+
+function overTotal(name: string): string {
+  return `“${name}” was not attached: the files of one message may take ${MAX_LABEL} in all.`;
+}
+
+/**
+ * Writes to the agent: Enter sends, Shift+Enter starts a new line; files are attached with the native
+ * dialog in the desktop window or a file input in a browser, at most 8 MiB each and 8 MiB in all (the hub’s limit for one message).
+ */
+export function Composer({ agentName, answering, blocked, onSend, pickNative, autoFocus }: ComposerProps) {
+  const [text, setText] = useState('');
+  const [files, setFiles] = useState<OutgoingFile[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notes, setNotes] = useState<string[]>([]);
+  const textId = useId();
+  const hintId = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const boxRef = useRef<HTMLTextAreaElement>(null);
+  const empty = text.trim() === '' && files.length === 0;
+  const disabled = blocked !== undefined;
+
+  useEffect(() => {
+    if (autoFocus && !disabled) boxRef.current?.focus();
+  }, [autoFocus, disabled]);
+
+  const addFiles = (picked: OutgoingFile[], refused: string[]) => {
+    const ok: OutgoingFile[] = [];
+    const msgs = [...refused];
+    let total = files.reduce((n, f) => n + base64Size(f.bytes), 0);
+    for (const f of picked) {
+      const size = base64Size(f.bytes);
+      if (size > MAX_ATTACHMENT_BYTES) msgs.push(tooBig(f.name));
+      else if (total + size > MAX_ATTACHMENT_BYTES) msgs.push(overTotal(f.name));
+      else {
+        ok.push(f);
+        total += size;
+      }
+    }
+    setNotes(msgs);
+    if (ok.length) setFiles((fs) => [...fs, ...ok]);
+  };
+
+  const attach = () => {
+    setError(null);
+    const native = pickNative ?? (hasNativeFilePicker() ? openFiles : undefined);
+    if (native) {
+      void native().then(
+        (picked) => addFiles(picked ?? [], []),
+        (e: Error) => setError(`Could not attach files: ${e?.message ?? e}`),
+      );
+    } else {
+      inputRef.current?.click();
+    }
+  };
+
+  const onInputFiles = (list: FileList | null) => {
+    const all = Array.from(list ?? []);
+    // check sizes before reading anything into memory
+    const refused = all.filter((f) => f.size > MAX_ATTACHMENT_BYTES).map((f) => tooBig(f.name));
+    const fine = all.filter((f) => f.size <= MAX_ATTACHMENT_BYTES);
+    if (inputRef.current) inputRef.current.value = '';
+    void filesToOutgoing(fine).then(
+      (picked) => addFiles(picked, refused),
+      (e: Error) => setError(`Could not read the files: ${e?.message ?? e}`),
+    );
+  };
+
+  const send = async () => {
+    if (empty || busy || disabled) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await onSend({ text: text.replace(/^\s*\n/, '').trimEnd(), files, ...(answering ? { taskId: answering.taskId } : {}) });
+      setText('');
+      setFiles([]);
+      setNotes([]);
+    } catch (e) {
+      setError((e as Error)?.message || 'The message was not sent.');
+    } finally {
+      setBusy(false);
+      boxRef.current?.focus();
+    }
+  };
+
+  const question = answering?.question ? textOf(answering.question).trim() : '';
+  return (
+    <form
+      className={`composer ${answering ? 'is-answering' : ''}`}
+      aria-label="Composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      {answering && !disabled && (
+        <p id={hintId} className="composer-answering" data-testid="composer-answering">
+          <span aria-hidden="true">↩ </span>
+          Your message answers {agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same task,
+          same context).
+        </p>
+      )}
+      {disabled && (
+        <p id={hintId} className="reply-blocked" data-testid="composer-blocked">
+          {blocked}
+        </p>
+      )}
+      <label htmlFor={textId} className="sr-only">
+        Message
+      </label>
+      <textarea
+        id={textId}
+        ref={boxRef}
+        value={text}
+        rows={2}
+        placeholder={disabled ? '' : answering ? 'Write your answer… (Enter sends, Shift+Enter for a new line)' : `Message ${agentName}… (Enter sends, Shift+Enter for a new line)`}
+        disabled={disabled}
+        aria-describedby={answering || disabled ? hintId : undefined}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            void send();
+          }
+        }}
+      />
+      {files.length > 0 && (
+        <ul className="attachments" aria-label="Attachments">
+          {files.map((f, i) => (
+            <li key={`${f.name}-${i}`}>
+              <span className="file-name">{f.name}</span>
+              <span className="muted small">{formatBytes(base64Size(f.bytes))}</span>
+              <button
+                type="button"
+                className="btn btn-ghost btn-small"
+                aria-label={`Remove ${f.name}`}
+                disabled={busy}
+                onClick={() => setFiles((fs) => fs.filter((_, j) => j !== i))}
+              >
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {notes.length > 0 && (
+        <div className="reply-error" role="alert" data-testid="attach-refused">
+          {notes.map((n, i) => (
+            <p key={i}>{n}</p>
+          ))}
+        </div>
+      )}
+      {error && (
+        <p className="reply-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="reply-actions">
+        <button type="button" className="btn" disabled={disabled || busy} onClick={attach} title={`Files up to ${MAX_LABEL} each`}>
+          Attach files
+        </button>
+        <input
+          ref={inputRef}
+          type="file"
+          multiple
+          hidden
+          aria-label="Files to attach"
+          data-testid="composer-file-input"
+          onChange={(e) => onInputFiles(e.currentTarget.files)}
+        />
+        <span className="spacer" />
+        <button type="submit" className="btn btn-primary" disabled={disabled || busy || empty} aria-describedby={answering && !disabled ? hintId : undefined}>
+          {busy ? 'Sending…' : 'Send'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,610 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import type { AgentInfo, ChatError, Conversation } from '../api/types';
+import { TASK_STATES } from '../api/types';
+import { ChatParts } from '../components/ChatParts';
+import { Composer, type ComposerSend } from '../components/Composer';
+import { Dialog } from '../components/Dialog';
+import { EmptyState } from '../components/EmptyState';
+import { StateBadge } from '../components/StateBadge';
+import { buildTranscript, isActiveState, taskStateText, type ChatItem } from '../lib/chat';
+import { formatChatTime, formatDateTime, formatRelative, parseTime } from '../lib/format';
+import { hrefOf, navigate } from '../lib/router';
+import { useListKeys } from '../lib/useListKeys';
+import { isDisconnect, useHub, useTopic } from '../state/hub';
+import { useConversation, useStartChat } from '../state/useChat';
+
+const KNOWN_STATES = new Set<string>(TASK_STATES);
+
+/** Agents the owner can chat with: the remote ones (added by URL). */
+export function chatAgents(agents: AgentInfo[]): AgentInfo[] {
+  return agents.filter((a) => a.kind === 'remote').sort((a, b) => (a.name || a.id).localeCompare(b.name || b.id));
+}
+
+function titleOf(c: Pick<Conversation, 'title' | 'agentName' | 'agentId'>): string {
+  return c.title?.trim() || `New chat with ${c.agentName || c.agentId}`;
+}
+
+function byActivity(a: Conversation, b: Conversation): number {
+  const ta = parseTime(a.updatedAt);
+  const tb = parseTime(b.updatedAt);
+  if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return tb - ta;
+  return (b.updatedAt || '').localeCompare(a.updatedAt || '');
+}
+
+/** Re-renders every 30 s so that "5 min ago" stays true. */
+function useNow(ms = 30_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+// ---------------------------------------------------------------- picking an agent
+
+function NewChatDialog({ onClose }: { onClose: () => void }) {
+  const { agents, agentsLoaded } = useHub();
+  const { start, busy, error } = useStartChat();
+  const list = chatAgents(agents);
+  return (
+    <Dialog title="New chat" onClose={onClose}>
+      {list.length === 0 ? (
+        <p>
+          {agentsLoaded ? 'There is no remote agent to chat with yet. ' : 'Loading agents… '}
+          <a href="#/agents" onClick={onClose}>
+            Add one by its URL on the Agents page
+          </a>
+          .
+        </p>
+      ) : (
+        <>
+          <p className="muted small">Pick the agent to talk to. Everything you exchange is recorded on this computer.</p>
+          <ul className="agent-pick" aria-label="Agents to chat with">
+            {list.map((a) => (
+              <li key={a.id}>
+                <button
+                  type="button"
+                  className="agent-pick-btn"
+                  aria-label={`Chat with ${a.name || a.id}`}
+                  disabled={busy}
+                  onClick={() =>
+                    void start(a.id).then((c) => {
+                      if (c) onClose();
+                    })
+                  }
+                >
+                  <span className="avatar" aria-hidden="true">
+                    {(a.name || a.id || '?').trim().charAt(0).toUpperCase()}
+                  </span>
+                  <span className="agent-pick-text">
+                    <span className="agent-pick-name">{a.name || a.id}</span>
+                    {a.description && <span className="muted small agent-pick-desc">{a.description}</span>}
+                  </span>
+                  <span className={`online ${a.online ? 'is-online' : 'is-offline'}`}>
+                    <span className="dot" aria-hidden="true" />
+                    {a.online ? 'online' : 'offline'}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {error && (
+        <p className="reply-error" role="alert">
+          {error}
+        </p>
+      )}
+    </Dialog>
+  );
+}
+
+// ---------------------------------------------------------------- the transcript
+
+function errorLead(err: ChatError, agentName: string): string {
+  switch (err.kind) {
+    case 'auth':
+      return `${agentName} refused the call: it needs credentials, or refused the ones saved.`;
+    case 'network':
+      return `Could not reach ${agentName}.`;
+    case 'protocol':
+      return `${agentName} answered something the hub could not understand.`;
+    default:
+      return `${agentName} returned an error.`;
+  }
+}
+
+function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { type: 'error' }>; agentId: string; agentName: string }) {
+  const e = item.error;
+  return (
+    <li className={`chat-error kind-${e.kind}`} data-testid="chat-error" data-kind={e.kind}>
+      <span className="chat-error-icon" aria-hidden="true">
+        ⚠
+      </span>
+      <div>
+        <p className="chat-error-lead">{errorLead(e, agentName)}</p>
+        <p className="small chat-error-detail">
+          {e.message}
+          {typeof e.code === 'number' ? <span className="muted"> (code {e.code})</span> : null}
+        </p>
+        {e.kind === 'auth' && (
+          <a className="btn btn-small" href={hrefOf({ area: 'agents', agentId, view: 'credentials' })}>
+            Set credentials
+          </a>
+        )}
+      </div>
+      {item.at && (
+        <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
+          {formatChatTime(item.at)}
+        </time>
+      )}
+    </li>
+  );
+}
+
+function TaskLine({ item, agentId, onCancel }: { item: Extract<ChatItem, { type: 'task' }>; agentId: string; onCancel: (taskId: string) => Promise<unknown> }) {
+  const [canceling, setCanceling] = useState(false);
+  const [error, setError] = useState('');
+  const active = isActiveState(item.state);
+  useEffect(() => {
+    if (item.ended) setCanceling(false);
+  }, [item.ended]);
+  return (
+    <li className={`task-line state state-${KNOWN_STATES.has(item.state) ? item.state : 'unknown'}`} data-testid="task-state" data-task-id={item.taskId} data-state={item.state}>
+      {active && <span className="working-dots" aria-hidden="true" />}
+      <span className="task-line-text">{taskStateText(item.state)}</span>
+      {item.at && (
+        <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
+          {formatChatTime(item.at)}
+        </time>
+      )}
+      {item.state === 'auth-required' && (
+        <a className="btn btn-small" href={hrefOf({ area: 'agents', agentId, view: 'credentials' })}>
+          Set credentials
+        </a>
+      )}
+      {!item.ended && (
+        <button
+          type="button"
+          className="btn btn-small"
+          aria-label="Cancel task"
+          disabled={canceling}
+          onClick={() => {
+            setCanceling(true);
+            setError('');
+            onCancel(item.taskId).catch((e: Error) => {
+              setCanceling(false);
+              setError(e?.message || 'Could not cancel.');
+            });
+          }}
+        >
+          {canceling ? 'Canceling…' : 'Cancel'}
+        </button>
+      )}
+      {error && (
+        <span className="reply-error small" role="alert">
+          {error}
+        </span>
+      )}
+    </li>
+  );
+}
+
+function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Set<string> }) {
+  const from = item.from;
+  const streaming = item.type === 'artifact' && !item.complete && !(item.taskId && endedTasks.has(item.taskId));
+  const parts = item.type === 'artifact' ? item.artifact.parts : item.message.parts;
+  const label = item.type === 'artifact' ? item.artifact.name : undefined;
+  return (
+    <li
+      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''}`}
+      data-testid={item.type === 'artifact' ? 'chat-artifact' : 'chat-message'}
+      data-from={from}
+      data-task-id={item.taskId}
+      aria-busy={streaming || undefined}
+    >
+      <div className="bubble-head">
+        <span className="bubble-who">{from === 'owner' ? 'You' : agentName}</span>
+        {item.type === 'status' && item.state === 'input-required' && <span className="tag tag-accent">asks</span>}
+        {label && <span className="muted small artifact-name">{label}</span>}
+        {item.at && (
+          <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
+            {formatChatTime(item.at)}
+          </time>
+        )}
+      </div>
+      <ChatParts parts={parts} from={from} />
+      {streaming && (
+        <span className="stream-caret" aria-label="still arriving">
+          ▍
+        </span>
+      )}
+    </li>
+  );
+}
+
+// ---------------------------------------------------------------- one conversation
+
+function TitleEditor({ conversation, onDone }: { conversation: Conversation; onDone: (c?: Conversation) => void }) {
+  const { client } = useHub();
+  const [title, setTitle] = useState(conversation.title);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!title.trim() || busy) return;
+    setBusy(true);
+    try {
+      const c = await client.call('chats.rename', { id: conversation.id, title: title.trim() });
+      onDone(c);
+    } catch (err) {
+      setError((err as Error)?.message || 'Could not rename.');
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="title-editor" aria-label="Rename the conversation" onSubmit={submit}>
+      <input
+        type="text"
+        aria-label="Title"
+        value={title}
+        autoFocus
+        maxLength={200}
+        onChange={(e) => setTitle(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            e.stopPropagation();
+            onDone();
+          }
+        }}
+      />
+      <button type="submit" className="btn btn-primary btn-small" disabled={busy || !title.trim()}>
+        Save
+      </button>
+      <button type="button" className="btn btn-small" onClick={() => onDone()}>
+        Cancel
+      </button>
+      {error && (
+        <span className="reply-error small" role="alert">
+          {error}
+        </span>
+      )}
+    </form>
+  );
+}
+
+function ChatView({ id, onConversation, onDeleted }: { id: string; onConversation: (c: Conversation) => void; onDeleted: (id: string) => void }) {
+  const { client, agents, agentsLoaded } = useHub();
+  const view = useConversation(id);
+  const { conversation, entries } = view;
+  const { start, busy: starting, error: startError } = useStartChat();
+  const [renaming, setRenaming] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [deleteError, setDeleteError] = useState('');
+  const transcript = useMemo(() => buildTranscript(entries), [entries]);
+  const endedTasks = useMemo(() => new Set(transcript.tasks.filter((t) => t.ended).map((t) => t.taskId)), [transcript]);
+
+  useEffect(() => {
+    if (conversation) onConversation(conversation);
+  }, [conversation, onConversation]);
+
+  // Follow the conversation while the person is at its end; leave them alone when they scrolled up.
+  const scrollRef = useRef<HTMLOListElement>(null);
+  const stick = useRef(true);
+  const onScroll = () => {
+    const el = scrollRef.current;
+    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 160;
+  };
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (el && stick.current) el.scrollTop = el.scrollHeight;
+  }, [entries, conversation?.busy]);
+
+  const send = useCallback(
+    async ({ text, files, taskId }: ComposerSend) => {
+      const entry = await client.call('chats.send', {
+        id,
+        ...(text ? { text } : {}),
+        ...(files.length ? { files } : {}),
+        ...(taskId ? { taskId } : {}),
+      });
+      if (entry && typeof entry === 'object') view.addEntry(entry);
+      stick.current = true;
+    },
+    [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+  const cancel = useCallback((taskId: string) => client.call('chats.cancel', { id, taskId }), [client, id]);
+
+  if (view.deleted) {
+    return (
+      <EmptyState title="This conversation was deleted" icon="○">
+        <p>
+          It was deleted in another window. <a href="#/chats">Back to all chats</a>.
+        </p>
+      </EmptyState>
+    );
+  }
+  if (view.error && !conversation) {
+    return view.error.code === 'not_found' ? (
+      <EmptyState title="Conversation not found" icon="?">
+        <p>
+          It may have been deleted. <a href="#/chats">Back to all chats</a>.
+        </p>
+      </EmptyState>
+    ) : (
+      <EmptyState title="Could not open this conversation" icon="!">
+        <p>{view.error.message}</p>
+        <button type="button" className="btn" onClick={view.reload}>
+          Try again
+        </button>
+      </EmptyState>
+    );
+  }
+  if (!conversation) return <p className="muted pad">Loading…</p>;
+
+  const agent = agents.find((a) => a.id === conversation.agentId);
+  const agentName = agent?.name || conversation.agentName || conversation.agentId;
+  const blocked = agentsLoaded && !agent ? `${agentName} was removed from this hub: this conversation can be read, not continued.` : undefined;
+  const anyActive = transcript.tasks.some((t) => !t.ended && isActiveState(t.state));
+  const newest = transcript.newest;
+
+  const remove = async () => {
+    setDeleteError('');
+    try {
+      await client.call('chats.delete', { id });
+      setConfirmDelete(false);
+      onDeleted(id);
+    } catch (e) {
+      setDeleteError((e as Error)?.message || 'Could not delete.');
+    }
+  };
+
+  return (
+    <article className="detail chat-view" data-testid="chat-view" aria-labelledby="chat-title">
+      <header className="detail-head column chat-head">
+        {renaming ? (
+          <TitleEditor
+            conversation={conversation}
+            onDone={(c) => {
+              setRenaming(false);
+              if (c) view.setConversation(c);
+            }}
+          />
+        ) : (
+          <div className="title-row">
+            <h2 id="chat-title">{titleOf(conversation)}</h2>
+            {conversation.state && <StateBadge state={conversation.state} />}
+          </div>
+        )}
+        <div className="chat-meta">
+          <span className="muted small">
+            with{' '}
+            <a href={hrefOf({ area: 'agents', agentId: conversation.agentId })} data-testid="chat-agent-link">
+              {agentName}
+            </a>
+            {conversation.dialect && <> · A2A {conversation.dialect}</>} · started {formatRelative(conversation.createdAt)}
+          </span>
+          <span className="spacer" />
+          <button type="button" className="btn btn-small" disabled={!!blocked || starting} onClick={() => void start(conversation.agentId)}>
+            New conversation
+          </button>
+          <button type="button" className="btn btn-small" onClick={() => setRenaming(true)} disabled={renaming}>
+            Rename
+          </button>
+          <button type="button" className="btn btn-small btn-danger" onClick={() => setConfirmDelete(true)}>
+            Delete
+          </button>
+        </div>
+        {startError && (
+          <p className="reply-error small" role="alert">
+            {startError}
+          </p>
+        )}
+      </header>
+
+      <ol className="conversation chat-transcript" aria-label="Transcript" ref={scrollRef} onScroll={onScroll} tabIndex={0}>
+        {transcript.items.length === 0 && view.loaded && (
+          <li className="chat-empty muted">
+            Say hello to {agentName}. The first message opens the conversation with the agent; each new conversation is a new context.
+          </li>
+        )}
+        {transcript.items.map((it) =>
+          it.type === 'task' ? (
+            <TaskLine key={it.key} item={it} agentId={conversation.agentId} onCancel={cancel} />
+          ) : it.type === 'error' ? (
+            <ErrorNotice key={it.key} item={it} agentId={conversation.agentId} agentName={agentName} />
+          ) : (
+            <Bubble key={it.key} item={it} agentName={agentName} endedTasks={endedTasks} />
+          ),
+        )}
+        {conversation.busy && !anyActive && (
+          <li className="typing" data-testid="chat-busy">
+            <span className="working-dots" aria-hidden="true" />
+            Waiting for {agentName}…
+          </li>
+        )}
+      </ol>
+      <p className="sr-only" role="status" aria-live="polite">
+        {newest?.state ? `${agentName}: ${taskStateText(newest.state)}` : ''}
+      </p>
+
+      <Composer
+        agentName={agentName}
+        answering={transcript.answering}
+        blocked={blocked}
+        onSend={send}
+        autoFocus={view.loaded && transcript.items.length === 0}
+      />
+
+      {confirmDelete && (
+        <Dialog title="Delete this conversation?" onClose={() => setConfirmDelete(false)}>
+          <p>This forgets the conversation on this computer. {agentName} keeps whatever it recorded.</p>
+          {deleteError && (
+            <p className="reply-error" role="alert">
+              {deleteError}
+            </p>
+          )}
+          <div className="reply-actions">
+            <span className="spacer" />
+            <button type="button" className="btn" onClick={() => setConfirmDelete(false)}>
+              Keep
+            </button>
+            <button type="button" className="btn btn-danger" onClick={() => void remove()}>
+              Delete conversation
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </article>
+  );
+}
+
+// ---------------------------------------------------------------- the page
+
+export function ChatsPage({ conversationId }: { conversationId?: string }) {
+  const { client, refreshKey } = useHub();
+  const [list, setList] = useState<Conversation[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [filter, setFilter] = useState('');
+  const [picking, setPicking] = useState(false);
+  const now = useNow();
+
+  useEffect(() => {
+    let live = true;
+    client.call('chats.list', {}).then(
+      (r) => {
+        if (!live) return;
+        const fetched = Array.isArray(r?.conversations) ? r.conversations.filter((c) => c && typeof c.id === 'string') : [];
+        setList(fetched.sort(byActivity));
+        setLoaded(true);
+        setError(null);
+      },
+      (e: Error) => live && !isDisconnect(e) && setError(e.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, refreshKey]);
+
+  const upsert = useCallback((c: Conversation) => {
+    if (!c || typeof c.id !== 'string') return;
+    setList((cur) => {
+      const i = cur.findIndex((x) => x.id === c.id);
+      if (i >= 0 && cur[i] === c) return cur;
+      const next = i >= 0 ? cur.map((x) => (x.id === c.id ? c : x)) : [c, ...cur];
+      return next.sort(byActivity);
+    });
+  }, []);
+  useTopic('chat', (u) => {
+    if (!u || typeof u !== 'object' || typeof u.conversationId !== 'string') return;
+    if (u.conversation) upsert(u.conversation);
+    else setList((cur) => cur.filter((c) => c.id !== u.conversationId)); // deleted
+  });
+  const removed = useCallback((id: string) => {
+    setList((cur) => cur.filter((c) => c.id !== id));
+    navigate('#/chats');
+  }, []);
+
+  const shown = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    if (!f) return list;
+    return list.filter((c) => [c.title, c.agentName, c.agentId].some((s) => (s || '').toLowerCase().includes(f)));
+  }, [list, filter]);
+
+  useListKeys(
+    useMemo(() => shown.map((c) => hrefOf({ area: 'chats', conversationId: c.id })), [shown]),
+    shown.findIndex((c) => c.id === conversationId),
+  );
+
+  return (
+    <div className={`page ${conversationId ? 'has-detail' : ''}`}>
+      <header className="page-head">
+        <h1>Chats</h1>
+        <span className="muted">{loaded ? `${list.length} conversation${list.length === 1 ? '' : 's'}` : 'Loading…'}</span>
+        <span className="spacer" />
+        <button type="button" className="btn btn-primary" onClick={() => setPicking(true)}>
+          New chat
+        </button>
+        <input
+          id="page-filter"
+          className="filter"
+          type="search"
+          aria-label="Filter conversations"
+          placeholder="Filter chats  /"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+      </header>
+      {error && (
+        <p className="error-line" role="alert">
+          Could not load the chats: {error}
+        </p>
+      )}
+      {loaded && list.length === 0 && !conversationId ? (
+        <div className="page-scroll">
+          <EmptyState title="No chats yet" icon="❝">
+            <p>Talk to any agent you added: streaming answers, files, data, and questions the agent asks back. Everything is recorded on this computer.</p>
+            <p>
+              <button type="button" className="btn btn-primary" onClick={() => setPicking(true)}>
+                Start a chat
+              </button>
+            </p>
+          </EmptyState>
+        </div>
+      ) : (
+        <div className="two-pane">
+          <div className="pane-list">
+            <ul className="inbox-list chat-list" aria-label="Conversations">
+              {shown.map((c) => (
+                <li key={c.id}>
+                  <a
+                    href={hrefOf({ area: 'chats', conversationId: c.id })}
+                    className={`inbox-item chat-item ${c.id === conversationId ? 'selected' : ''}`}
+                    data-testid="chat-item"
+                    data-conversation-id={c.id}
+                    aria-current={c.id === conversationId ? 'true' : undefined}
+                  >
+                    <div className="inbox-item-top">
+                      <span className="task-title">{titleOf(c)}</span>
+                      {c.busy && (
+                        <span className="working-dots" role="img" aria-label="busy" />
+                      )}
+                      {c.state && <StateBadge state={c.state} />}
+                    </div>
+                    <div className="muted small inbox-item-bottom">
+                      <span className="chat-item-agent">{c.agentName || c.agentId}</span>
+                      <span aria-hidden="true">·</span>
+                      <time dateTime={c.updatedAt} title={formatDateTime(c.updatedAt)}>
+                        {formatRelative(c.updatedAt, now)}
+                      </time>
+                    </div>
+                  </a>
+                </li>
+              ))}
+              {loaded && shown.length === 0 && list.length > 0 && <li className="muted pad">No chat matches “{filter}”.</li>}
+              {!loaded && !error && <li className="muted pad">Loading…</li>}
+            </ul>
+          </div>
+          <div className={`pane-detail ${conversationId ? 'chat-pane' : ''}`}>
+            {conversationId ? (
+              <>
+                <a className="back-link" href="#/chats">
+                  ← Chats
+                </a>
+                <ChatView key={conversationId} id={conversationId} onConversation={upsert} onDeleted={removed} />
+              </>
+            ) : (
+              <div className="pane-placeholder muted">
+                <p>Select a conversation, or start a new chat.</p>
+              </div>
+            )}
+          </div>
+        </div>
+      )}
+      {picking && <NewChatDialog onClose={() => setPicking(false)} />}
+    </div>
+  );
+}
