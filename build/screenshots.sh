@@ -19,7 +19,15 @@ tmp=$(mktemp -d)
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 hub=127.0.0.1:47690
 demo=127.0.0.1:47691
-"$BIN" --data "$tmp" --addr $hub --demo-addr $demo 2>"$tmp/log" &
+
+# A conversation with the demo agent, recorded by a headless run over the same data dir.
+"$BIN" serve --secrets file --data "$tmp" --addr $hub --demo-addr $demo >"$tmp/serve.out" 2>"$tmp/serve.log" &
+pid=$!
+for _ in $(seq 100); do grep -q '^ui: ' "$tmp/serve.out" && break; sleep 0.1; done
+node build/tools/seed-chat.mjs "$(sed -n 's/^ui: //p' "$tmp/serve.out")" "http://$demo"
+kill $pid; wait $pid || true
+
+"$BIN" --secrets file --data "$tmp" --addr $hub --demo-addr $demo 2>"$tmp/log" &
 pid=$!
 for _ in $(seq 100); do curl -sf "http://$hub/.well-known/agent-card.json" >/dev/null && break; sleep 0.1; done
 
@@ -46,3 +54,7 @@ keys g i; sleep 0.5; keys j; sleep 0.5
 xdotool mousemove 930 665 click 1 # the reply box
 xdotool type --delay 20 "Friday works. 12:30 at the usual place?"
 keys ctrl+Return;    shot inbox 1.5
+xdotool mousemove 68 114 click 1; sleep 0.8 # Chats, in the navigation
+xdotool mousemove 400 110 click 1           # the conversation, first in the list
+xdotool mousemove 900 790                   # out of the way of tooltips
+shot chat 1.5
