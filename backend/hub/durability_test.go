@@ -610,8 +610,8 @@ func TestSecondInstanceRefused(t *testing.T) {
 
 	bin := agenthubBinary(t)
 	for _, args := range [][]string{
-		{"serve", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", data},
-		{"serve", "--addr", "127.0.0.1:0", "--no-demo", "--data", data},
+		{"serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", data},
+		{"serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--no-demo", "--data", data},
 		{"demo-agent", "--addr", "127.0.0.1:0", "--data", data},
 	} {
 		t.Run(strings.Join(args[:len(args)-2], " "), func(t *testing.T) {

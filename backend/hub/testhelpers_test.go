@@ -161,7 +161,7 @@ func (p *serveProc) DemoRPC() string { return p.DemoURL + "/a2a" }
 func startServe(t *testing.T, name, dataDir string) *serveProc {
 	t.Helper()
 	bin := agenthubBinary(t)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", dataDir)
+	cmd := exec.Command(bin, "serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", dataDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 func startHub(t *testing.T, dir string) *hub.Hub {
 	t.Helper()
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

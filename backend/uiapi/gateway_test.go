@@ -23,7 +23,7 @@ import (
 func startHub(t *testing.T) *hub.Hub {
 	t.Helper()
 	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0",
-		Version: "test", Logger: slog.New(slog.DiscardHandler), UIOrigins: []string{"wails://wails"}})
+		Version: "test", Logger: slog.New(slog.DiscardHandler), UIOrigins: []string{"wails://wails"}, Secrets: "file"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,78 +1,8 @@
-import { useState } from 'react';
 import type { Part } from '../api/types';
-import { describePart, type PartView } from '../lib/parts';
-import { openURL, saveFile } from '../native';
+import { describePart } from '../lib/parts';
 import { JsonTree } from './JsonTree';
 import { Markdown } from './Markdown';
-
-type FileView = Extract<PartView, { type: 'file' }>;
-
-/** A file the agent sent: Download (its bytes) or Open (its http(s) link). */
-function IncomingFile({ view }: { view: FileView }) {
-  const [note, setNote] = useState('');
-  return (
-    <div className="part part-file">
-      <div className="file-row">
-        <span className="file-icon" aria-hidden="true">
-          ▤
-        </span>
-        <div className="file-meta">
-          <span className="file-name">{view.name}</span>
-          <span className="muted small">
-            {view.mediaType}
-            {view.sizeLabel ? ` · ${view.sizeLabel}` : ''}
-          </span>
-        </div>
-        <div className="file-actions">
-          {view.bytes && (
-            <button
-              type="button"
-              className="btn btn-small"
-              aria-label={`Download ${view.name}`}
-              onClick={() =>
-                void saveFile(view.name, view.bytes!).then(
-                  (r) => setNote(r.saved ? (r.path ? `Saved to ${r.path}` : 'Downloaded') : ''),
-                  (e: Error) => setNote(`Could not save: ${e.message}`),
-                )
-              }
-            >
-              Download
-            </button>
-          )}
-          {view.link && (
-            <button type="button" className="btn btn-small" aria-label={`Open ${view.name}`} title={view.link} onClick={() => void openURL(view.link!)}>
-              Open
-            </button>
-          )}
-        </div>
-      </div>
-      {view.rejectedLink && <p className="muted small">Link not opened (only http and https links are): {view.rejectedLink}</p>}
-      {view.preview && <img className="file-preview" src={view.preview} alt={`Preview of ${view.name}`} />}
-      {note && (
-        <p className="muted small" role="status">
-          {note}
-        </p>
-      )}
-    </div>
-  );
-}
-
-/** A file the owner sent: its name and size. */
-function OutgoingFileView({ view }: { view: FileView }) {
-  return (
-    <div className="part part-file">
-      <div className="file-row">
-        <span className="file-icon" aria-hidden="true">
-          ▤
-        </span>
-        <div className="file-meta">
-          <span className="file-name">{view.name}</span>
-          <span className="muted small">{view.sizeLabel || view.mediaType}</span>
-        </div>
-      </div>
-    </div>
-  );
-}
+import { FilePart } from './Parts';
 
 function dataOf(p: Part): unknown {
   return p && typeof p === 'object' && 'data' in p ? (p as { data: unknown }).data : undefined;
@@ -101,7 +31,7 @@ export function ChatParts({ parts, from }: { parts: Part[] | null | undefined; f
               </p>
             );
           case 'file':
-            return from === 'agent' ? <IncomingFile key={i} view={v} /> : <OutgoingFileView key={i} view={v} />;
+            return <FilePart key={i} view={v} actions={from === 'agent' ? 'download' : 'none'} />;
           case 'data':
             return (
               <div key={i} className="part part-data">

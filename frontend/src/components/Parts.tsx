@@ -3,8 +3,19 @@ import type { Part } from '../api/types';
 import { describePart } from '../lib/parts';
 import { openURL, saveFile } from '../native';
 
-function FilePart({ view }: { view: Extract<ReturnType<typeof describePart>, { type: 'file' }> }) {
+type FileView = Extract<ReturnType<typeof describePart>, { type: 'file' }>;
+
+/** How a file part offers itself: as an export (task views), a download (chats), or not at all (what you sent). */
+const FILE_ACTIONS = {
+  export: { save: 'Export', open: 'Open link', openLabel: (name: string) => `Open link to ${name}` },
+  download: { save: 'Download', open: 'Open', openLabel: (name: string) => `Open ${name}` },
+  none: undefined,
+} as const;
+
+/** A file part: its name, type and size, with the actions `actions` names. */
+export function FilePart({ view, actions = 'export' }: { view: FileView; actions?: keyof typeof FILE_ACTIONS }) {
   const [note, setNote] = useState('');
+  const labels = FILE_ACTIONS[actions];
   return (
     <div className="part part-file">
       <div className="file-row">
@@ -19,11 +30,11 @@ function FilePart({ view }: { view: Extract<ReturnType<typeof describePart>, { t
           </span>
         </div>
         <div className="file-actions">
-          {view.bytes && (
+          {labels && view.bytes && (
             <button
               type="button"
               className="btn btn-small"
-              aria-label={`Export ${view.name}`}
+              aria-label={`${labels.save} ${view.name}`}
               onClick={() =>
                 void saveFile(view.name, view.bytes!).then(
                   (r) => setNote(r.saved ? (r.path ? `Saved to ${r.path}` : 'Downloaded') : ''),
@@ -31,12 +42,12 @@ function FilePart({ view }: { view: Extract<ReturnType<typeof describePart>, { t
                 )
               }
             >
-              Export
+              {labels.save}
             </button>
           )}
-          {view.link && (
-            <button type="button" className="btn btn-small" aria-label={`Open link to ${view.name}`} onClick={() => void openURL(view.link!)}>
-              Open link
+          {labels && view.link && (
+            <button type="button" className="btn btn-small" aria-label={labels.openLabel(view.name)} title={view.link} onClick={() => void openURL(view.link!)}>
+              {labels.open}
             </button>
           )}
         </div>
