@@ -213,13 +213,7 @@ func talk(t *testing.T, h *hub.Hub, convID, text, failKind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	for {
-		_, entries, err := h.Chats.Get(ctx, convID)
-		if err != nil {
-			t.Fatal(err)
-		}
+	waitEntries(t, h, convID, "the end of the agent's turn to "+text, func(entries []chats.Entry) bool {
 		for _, e := range entries[sent.Seq:] {
 			if e.Kind == "error" {
 				if failKind == "" || e.Error.Kind != failKind {
@@ -228,18 +222,35 @@ func talk(t *testing.T, h *hub.Hub, convID, text, failKind string) {
 				if !strings.Contains(e.Error.Message, "credential") {
 					t.Errorf("%q: the failure says %q; it should say the credentials are the problem", text, e.Error.Message)
 				}
-				return
+				return true
 			}
 			if st, ok := e.Event.(*a2a.TaskStatusUpdateEvent); ok && st.Status.State == a2a.TaskStateCompleted {
 				if failKind != "" {
 					t.Fatalf("%q: completed, want a %s failure", text, failKind)
 				}
-				return
+				return true
 			}
+		}
+		return false
+	})
+}
+
+// waitEntries polls a conversation until done accepts its entries.
+func waitEntries(t *testing.T, h *hub.Hub, convID, what string, done func([]chats.Entry) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for {
+		_, entries, err := h.Chats.Get(ctx, convID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done(entries) {
+			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%q: no end of the agent's turn", text)
+			t.Fatalf("waiting for %s", what)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
