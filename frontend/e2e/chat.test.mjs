@@ -104,6 +104,14 @@ describe('chat', () => {
     }
     assert.equal(after.split('\n').length, before.split('\n').length, `the transcript changed across the restart:\n${before}\n---\n${after}`);
 
+    // Each task's timeline is kept too: the canceled job's events, ending in its cancellation.
+    const canceled = page.getByTestId('task-state').filter({ hasText: 'Canceled' }).first();
+    await canceled.getByRole('button', { name: 'Timeline' }).click();
+    const timeline = canceled.getByRole('list', { name: 'Timeline' });
+    await timeline.getByTestId('timeline-event').filter({ hasText: 'canceled' }).first().waitFor(WAIT);
+    assert.ok((await timeline.getByTestId('timeline-event').count()) >= 2, 'the canceled task has no timeline');
+    await page.screenshot({ path: join(SHOTS, 'chat-timeline.png') });
+
     // The raw log shows the JSON-RPC exchange.
     await page.goto(`${hub.uiURL.split('#')[0]}#/agents`);
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);

@@ -181,6 +181,25 @@ describe('the Chats page', () => {
     expect(screen.queryByRole('button', { name: 'Cancel task' })).toBeNull();
   });
 
+  it('opens a task’s timeline: the events the agent sent for it, in order', async () => {
+    await open([
+      outEntry(1, 'echo'),
+      statusEntry(2, 'T1', 'working'),
+      chunkEntry(3, 'T1', 'one ', false),
+      chunkEntry(4, 'T1', 'two', true, true),
+      statusEntry(5, 'T1', 'completed'),
+    ]);
+    const toggle = screen.getByRole('button', { name: 'Timeline' });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(screen.queryByRole('list', { name: 'Timeline' })).toBeNull();
+    await userEvent.click(toggle);
+    const events = within(screen.getByRole('list', { name: 'Timeline' })).getAllByTestId('timeline-event');
+    expect(events.map((e) => e.getAttribute('data-seq'))).toEqual(['2', '3', '4', '5']);
+    expect(events.map((e) => e.getAttribute('data-kind'))).toEqual(['task', 'artifact', 'artifact', 'status']);
+    await userEvent.click(toggle);
+    expect(screen.queryByRole('list', { name: 'Timeline' })).toBeNull();
+  });
+
   it('shows a failed call as a notice; an auth failure links to the agent’s credentials', async () => {
     const { socket } = await open([outEntry(1, 'Hi')]);
     await push(socket, { seq: 2, at: at(2), direction: 'local', kind: 'error', final: true, error: { kind: 'auth', message: 'HTTP 401: missing API key', code: 401 } });

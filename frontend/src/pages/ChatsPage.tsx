@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { AgentInfo, ChatError, Conversation } from '../api/types';
+import type { AgentInfo, ChatEntry, ChatError, Conversation, TimelineEvent } from '../api/types';
 import { TASK_STATES } from '../api/types';
 import { ChatParts } from '../components/ChatParts';
 import { Composer, type ComposerSend } from '../components/Composer';
 import { Dialog } from '../components/Dialog';
 import { EmptyState } from '../components/EmptyState';
 import { StateBadge } from '../components/StateBadge';
+import { Timeline } from '../components/Timeline';
 import { buildTranscript, isActiveState, taskStateText, type ChatItem } from '../lib/chat';
 import { formatChatTime, formatDateTime, formatRelative, parseTime } from '../lib/format';
 import { hrefOf, navigate } from '../lib/router';
@@ -143,9 +144,21 @@ function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { t
   );
 }
 
-function TaskLine({ item, agentId, onCancel }: { item: Extract<ChatItem, { type: 'task' }>; agentId: string; onCancel: (taskId: string) => Promise<unknown> }) {
+/** The recorded events of one task, as a timeline: what the agent sent, in order, with times. */
+function taskTimeline(entries: ChatEntry[], taskId: string): TimelineEvent[] {
+  return entries
+    .filter((e) => e.taskId === taskId && e.direction === 'in')
+    .map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, final: e.final, state: e.state, status: e.status, message: e.message, artifact: e.artifact }) as TimelineEvent);
+}
+
+function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem, { type: 'task' }>; agentId: string; entries: ChatEntry[]; onCancel: (taskId: string) => Promise<unknown> }) {
   const [canceling, setCanceling] = useState(false);
   const [error, setError] = useState('');
+  const [showTimeline, setShowTimeline] = useState(false);
+  const timelineRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (showTimeline) timelineRef.current?.scrollIntoView?.({ block: 'nearest' }); // it opens below the fold otherwise
+  }, [showTimeline]);
   const active = isActiveState(item.state);
   useEffect(() => {
     if (item.ended) setCanceling(false);
@@ -182,10 +195,18 @@ function TaskLine({ item, agentId, onCancel }: { item: Extract<ChatItem, { type:
           {canceling ? 'Canceling…' : 'Cancel'}
         </button>
       )}
+      <button type="button" className="btn btn-small" aria-expanded={showTimeline} onClick={() => setShowTimeline((v) => !v)}>
+        Timeline
+      </button>
       {error && (
         <span className="reply-error small" role="alert">
           {error}
         </span>
+      )}
+      {showTimeline && (
+        <div className="task-line-timeline" ref={timelineRef}>
+          <Timeline events={taskTimeline(entries, item.taskId)} showRaw={false} />
+        </div>
       )}
     </li>
   );
@@ -412,7 +433,7 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
         )}
         {transcript.items.map((it) =>
           it.type === 'task' ? (
-            <TaskLine key={it.key} item={it} agentId={conversation.agentId} onCancel={cancel} />
+            <TaskLine key={it.key} item={it} agentId={conversation.agentId} entries={entries} onCancel={cancel} />
           ) : it.type === 'error' ? (
             <ErrorNotice key={it.key} item={it} agentId={conversation.agentId} agentName={agentName} />
           ) : (
