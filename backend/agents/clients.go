@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -70,6 +71,66 @@ func (c *Clients) Dialect(agentID string) Dialect {
 
 // Secrets is where the owner's credentials are kept.
 func (c *Clients) Secrets() Secrets { return c.secrets }
+
+// ErrBadCredential means a credential that does not fit: the card declares no such scheme, the scheme
+// cannot be used, or a field its kind needs is empty.
+var ErrBadCredential = errors.New("credential does not fit the agent's card")
+
+// SaveCredential keeps the owner's credential for one scheme of a registered agent's card. Only the
+// fields the scheme's kind uses are kept.
+func (c *Clients) SaveCredential(ctx context.Context, agentID, scheme string, s Secret) error {
+	rem, err := c.registry.Get(ctx, agentID)
+	if err != nil {
+		return err
+	}
+	sc, ok := CardAuth(rem.Card).Scheme(scheme)
+	if !ok {
+		return fmt.Errorf("%w: it declares no security scheme %q", ErrBadCredential, scheme)
+	}
+	var kept Secret
+	switch sc.Kind {
+	case SchemeAPIKey:
+		kept.APIKey = s.APIKey
+	case SchemeBearer:
+		kept.Token = s.Token
+	case SchemeOAuth2:
+		kept.ClientID, kept.ClientSecret = s.ClientID, s.ClientSecret
+	default:
+		return fmt.Errorf("%w: scheme %q cannot be used by AgentHub: %s", ErrBadCredential, scheme, sc.Unsupported)
+	}
+	if !kept.covers(sc) {
+		return fmt.Errorf("%w: scheme %q needs the %s", ErrBadCredential, scheme, sc.Hint())
+	}
+	return c.secrets.Put(agentID, scheme, kept)
+}
+
+// ForgetCredential drops the owner's credential for one scheme of a registered agent.
+func (c *Clients) ForgetCredential(ctx context.Context, agentID, scheme string) error {
+	if _, err := c.registry.Get(ctx, agentID); err != nil {
+		return err
+	}
+	return c.secrets.Delete(agentID, scheme)
+}
+
+// AuthStatus is what a registered agent's card asks for, and what of it the owner has saved.
+type AuthStatus struct {
+	Needs     AuthNeeds
+	Saved     map[string]bool // by scheme name
+	Satisfied bool            // no credential is required, or the saved ones cover an alternative
+}
+
+// AuthStatus reads the agent's needs from its card and checks them against the saved credentials.
+func (c *Clients) AuthStatus(rem Remote) AuthStatus {
+	st := AuthStatus{Needs: CardAuth(rem.Card), Saved: map[string]bool{}}
+	secrets := map[string]Secret{}
+	for _, s := range st.Needs.Schemes {
+		if sec, ok, _ := c.secrets.Get(rem.ID, s.Name); ok && sec.covers(s) {
+			secrets[s.Name], st.Saved[s.Name] = sec, true
+		}
+	}
+	st.Satisfied = !st.Needs.Required || st.Needs.Choose(secrets) != nil
+	return st
+}
 
 // Forget drops what is kept for a removed agent: its connection and its saved credentials.
 func (c *Clients) Forget(agentID string) error {

@@ -99,7 +99,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	alt := t.choose(saved)
+	alt := t.needs.Choose(saved)
 	for attempt := 0; ; attempt++ {
 		out := req.Clone(ctx)
 		out.Body, out.GetBody, out.ContentLength = http.NoBody, nil, 0
@@ -152,16 +152,16 @@ func (t *authTransport) load() (map[string]Secret, error) {
 	return saved, nil
 }
 
-// choose returns the schemes of the first alternative that can be fully satisfied, or nil: then the
-// request goes without credentials, and the agent decides.
-func (t *authTransport) choose(saved map[string]Secret) []Scheme {
-	for _, alt := range t.needs.Alternatives {
+// Choose returns the schemes of the first alternative of needs that the saved secrets fully cover,
+// or nil: then a request goes without credentials, and the agent decides.
+func (needs AuthNeeds) Choose(saved map[string]Secret) []Scheme {
+	for _, alt := range needs.Alternatives {
 		if len(alt) == 0 {
 			continue // anonymous access is the last resort, not a choice over saved credentials
 		}
 		var schemes []Scheme
 		for _, name := range alt {
-			s, ok := t.needs.Scheme(name)
+			s, ok := needs.Scheme(name)
 			if !ok || !saved[name].covers(s) {
 				schemes = nil
 				break

@@ -147,7 +147,7 @@ func taskIDOr(t *a2a.Task, fallback a2a.TaskID) a2a.TaskID {
 // that doesn't stream, or a task seen again after a restart) is followed by an entry per artifact it
 // carries, so a conversation shows artifacts one way, however they came.
 func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
-	e := Entry{ConversationID: id, Direction: In, TaskID: string(taskIDOf(ev)), Kind: tasks.KindOf(ev), Event: ev}
+	e := Entry{ConversationID: id, Direction: In, TaskID: string(ev.TaskInfo().TaskID), Kind: tasks.KindOf(ev), Event: ev}
 	task, whole := ev.(*a2a.Task)
 	e.Final = tasks.IsFinal(ev) && (!whole || len(task.Artifacts) == 0)
 	s.store(ctx, &e)

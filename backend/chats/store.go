@@ -123,7 +123,10 @@ func (s *Service) record(ctx context.Context, e *Entry) error {
 	}
 	e.At = s.now()
 	now := e.At.UnixNano()
-	contextID := contextOf(e.Event)
+	var contextID string
+	if e.Event != nil {
+		contextID = e.Event.TaskInfo().ContextID
+	}
 	state, hasState := stateOf(e.Event)
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_entries WHERE conversation_id = ?`, e.ConversationID).Scan(&e.Seq); err != nil {
@@ -202,34 +205,6 @@ func (s *Service) openTasks(ctx context.Context) ([]openTask, error) {
 		out = append(out, t)
 	}
 	return out, rows.Err()
-}
-
-func taskIDOf(ev a2a.Event) a2a.TaskID {
-	switch v := ev.(type) {
-	case *a2a.Task:
-		return v.ID
-	case *a2a.TaskStatusUpdateEvent:
-		return v.TaskID
-	case *a2a.TaskArtifactUpdateEvent:
-		return v.TaskID
-	case *a2a.Message:
-		return v.TaskID
-	}
-	return ""
-}
-
-func contextOf(ev a2a.Event) string {
-	switch v := ev.(type) {
-	case *a2a.Task:
-		return v.ContextID
-	case *a2a.TaskStatusUpdateEvent:
-		return v.ContextID
-	case *a2a.TaskArtifactUpdateEvent:
-		return v.ContextID
-	case *a2a.Message:
-		return v.ContextID
-	}
-	return ""
 }
 
 func stateOf(ev a2a.Event) (a2a.TaskState, bool) {

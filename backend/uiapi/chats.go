@@ -137,11 +137,9 @@ func (g *Gateway) chatCall(ctx context.Context, method string, params json.RawMe
 	case "agents.clearCredential":
 		var p struct{ ID, Scheme string }
 		if err = decode(params, &p); err == nil {
-			if _, err = g.cfg.Registry.Get(ctx, p.ID); err == nil {
-				if err = g.cfg.Clients.Secrets().Delete(p.ID, p.Scheme); err == nil {
-					g.cfg.Bus.Publish(bus.Event{Topic: agents.Topic, Key: p.ID})
-					result, err = g.remoteAgent(ctx, p.ID)
-				}
+			if err = g.cfg.Clients.ForgetCredential(ctx, p.ID, p.Scheme); err == nil {
+				g.cfg.Bus.Publish(bus.Event{Topic: agents.Topic, Key: p.ID})
+				result, err = g.remoteAgent(ctx, p.ID)
 			}
 		}
 	case "wire.list":
@@ -217,40 +215,8 @@ func (g *Gateway) setCredential(ctx context.Context, params json.RawMessage) (an
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	rem, err := g.cfg.Registry.Get(ctx, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	var scheme *agents.Scheme
-	for _, s := range agents.CardAuth(rem.Card).Schemes {
-		if s.Name == p.Scheme {
-			scheme = &s
-		}
-	}
-	if scheme == nil {
-		return nil, invalid("the agent's card declares no security scheme %q", p.Scheme)
-	}
-	secret := agents.Secret{}
-	switch scheme.Kind {
-	case agents.SchemeAPIKey:
-		secret.APIKey = p.APIKey
-		if secret.APIKey == "" {
-			return nil, invalid("scheme %q needs apiKey", p.Scheme)
-		}
-	case agents.SchemeBearer:
-		secret.Token = p.Token
-		if secret.Token == "" {
-			return nil, invalid("scheme %q needs token", p.Scheme)
-		}
-	case agents.SchemeOAuth2:
-		secret.ClientID, secret.ClientSecret = p.ClientID, p.ClientSecret
-		if secret.ClientID == "" || secret.ClientSecret == "" {
-			return nil, invalid("scheme %q needs clientId and clientSecret", p.Scheme)
-		}
-	default:
-		return nil, invalid("scheme %q cannot be used by AgentHub: %s", p.Scheme, scheme.Unsupported)
-	}
-	if err := g.cfg.Clients.Secrets().Put(p.ID, p.Scheme, secret); err != nil {
+	secret := agents.Secret{APIKey: p.APIKey, Token: p.Token, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
+	if err := g.cfg.Clients.SaveCredential(ctx, p.ID, p.Scheme, secret); err != nil {
 		return nil, err
 	}
 	g.cfg.Bus.Publish(bus.Event{Topic: agents.Topic, Key: p.ID})
@@ -316,25 +282,11 @@ type authScheme struct {
 }
 
 func (g *Gateway) authOf(r agents.Remote) *authInfo {
-	needs := agents.CardAuth(r.Card)
-	secrets := g.cfg.Clients.Secrets()
-	info := &authInfo{Schemes: []authScheme{}, Alternatives: needs.Alternatives, Required: needs.Required, Store: secrets.Where()}
-	if info.Alternatives == nil {
-		info.Alternatives = [][]string{}
-	}
-	saved := map[string]bool{}
-	for _, s := range needs.Schemes {
-		_, ok, _ := secrets.Get(r.ID, s.Name)
-		saved[s.Name] = ok && s.Kind != agents.SchemeUnsupported
-		info.Schemes = append(info.Schemes, authScheme{Scheme: s, Saved: saved[s.Name]})
-	}
-	info.Satisfied = !needs.Required
-	for _, alt := range needs.Alternatives {
-		all := true
-		for _, name := range alt {
-			all = all && saved[name]
-		}
-		info.Satisfied = info.Satisfied || all
+	st := g.cfg.Clients.AuthStatus(r)
+	info := &authInfo{Schemes: []authScheme{}, Alternatives: st.Needs.Alternatives, Required: st.Needs.Required,
+		Satisfied: st.Satisfied, Store: g.cfg.Clients.Secrets().Where()}
+	for _, s := range st.Needs.Schemes {
+		info.Schemes = append(info.Schemes, authScheme{Scheme: s, Saved: st.Saved[s.Name]})
 	}
 	return info
 }

@@ -388,7 +388,7 @@ func errorOf(err error, log *slog.Logger, method string) *Error {
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, inbox.ErrNotWaiting):
 		return &Error{Code: CodeConflict, Message: err.Error()}
-	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL):
+	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL), errors.Is(err, agents.ErrBadCredential):
 		return &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	var call *chats.CallError

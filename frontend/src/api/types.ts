@@ -214,17 +214,11 @@ export interface ChatError {
   code?: number;
 }
 
-export interface ChatEntry {
-  seq: number;
-  at: string;
+/** A recorded exchange of a conversation: a timeline event (without raw) with who it came from. */
+export interface ChatEntry extends Omit<TimelineEvent, 'raw' | 'kind'> {
   direction: 'out' | 'in' | 'local' | string;
   taskId?: string;
   kind: 'message' | 'task' | 'status' | 'artifact' | 'error' | string;
-  final: boolean;
-  state?: TaskState | string;
-  status?: Status;
-  message?: Message;
-  artifact?: Artifact;
   error?: ChatError;
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Message, OutgoingFile } from '../api/types';
-import { base64Size, formatBytes } from '../lib/format';
+import { base64Size } from '../lib/format';
+import { Attachments } from './Attachments';
 import { textOf } from '../lib/parts';
 import { filesToOutgoing, hasNativeFilePicker, openFiles } from '../native';
 
@@ -156,25 +157,7 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
           }
         }}
       />
-      {files.length > 0 && (
-        <ul className="attachments" aria-label="Attachments">
-          {files.map((f, i) => (
-            <li key={`${f.name}-${i}`}>
-              <span className="file-name">{f.name}</span>
-              <span className="muted small">{formatBytes(base64Size(f.bytes))}</span>
-              <button
-                type="button"
-                className="btn btn-ghost btn-small"
-                aria-label={`Remove ${f.name}`}
-                disabled={busy}
-                onClick={() => setFiles((fs) => fs.filter((_, j) => j !== i))}
-              >
-                ✕
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Attachments files={files} disabled={busy} onRemove={(i) => setFiles((fs) => fs.filter((_, j) => j !== i))} />
       {notes.length > 0 && (
         <div className="reply-error" role="alert" data-testid="attach-refused">
           {notes.map((n, i) => (

@@ -2,6 +2,8 @@ import { useState } from 'react';
 import type { Part } from '../api/types';
 import { describePart } from '../lib/parts';
 import { openURL, saveFile } from '../native';
+import { JsonTree } from './JsonTree';
+import { Markdown } from './Markdown';
 
 type FileView = Extract<ReturnType<typeof describePart>, { type: 'file' }>;
 
@@ -63,8 +65,16 @@ export function FilePart({ view, actions = 'export' }: { view: FileView; actions
   );
 }
 
-/** The parts of a message or artifact: text as plain text, files with an export, data as JSON. */
-export function Parts({ parts }: { parts: Part[] | null | undefined }) {
+function dataOf(p: Part): unknown {
+  return p && typeof p === 'object' && 'data' in p ? (p as { data: unknown }).data : undefined;
+}
+
+/**
+ * The parts of a message or artifact. In task views: text as plain text, files with an export, data as
+ * JSON. In a chat (`from` set): the agent's text is Markdown (rendered safely), the owner's is shown as
+ * typed; the agent's files can be downloaded or opened, the owner's show name and size; data is a JSON tree.
+ */
+export function Parts({ parts, from }: { parts: Part[] | null | undefined; from?: 'owner' | 'agent' }) {
   const list = Array.isArray(parts) ? parts : [];
   if (list.length === 0) return null;
   return (
@@ -73,18 +83,21 @@ export function Parts({ parts }: { parts: Part[] | null | undefined }) {
         const v = describePart(p);
         switch (v.type) {
           case 'text':
-            return (
+            if (from && v.text === '') return null;
+            return from === 'agent' ? (
+              <Markdown key={i} text={v.text} />
+            ) : (
               <p key={i} className="part part-text">
                 {v.text}
               </p>
             );
           case 'file':
-            return <FilePart key={i} view={v} />;
+            return <FilePart key={i} view={v} actions={!from ? 'export' : from === 'agent' ? 'download' : 'none'} />;
           case 'data':
             return (
               <div key={i} className="part part-data">
                 <span className="part-label">data</span>
-                <pre>{v.json}</pre>
+                {from ? <JsonTree value={dataOf(p)} openDepth={2} label="Data" /> : <pre>{v.json}</pre>}
               </div>
             );
           default:

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import type { InboxAction, OutgoingFile, TaskSummary } from '../api/types';
 import { isTerminal } from '../api/types';
-import { base64Size, formatBytes } from '../lib/format';
+import { Attachments } from './Attachments';
 import { openFiles } from '../native';
 
 /** Why the owner cannot act on a task now, or null when they can. */
@@ -80,25 +80,7 @@ export function ReplyBox({ task, onAct, pickFiles = openFiles }: ReplyBoxProps) 
           }
         }}
       />
-      {files.length > 0 && (
-        <ul className="attachments" aria-label="Attachments">
-          {files.map((f, i) => (
-            <li key={`${f.name}-${i}`}>
-              <span className="file-name">{f.name}</span>
-              <span className="muted small">{formatBytes(base64Size(f.bytes))}</span>
-              <button
-                type="button"
-                className="btn btn-ghost btn-small"
-                aria-label={`Remove ${f.name}`}
-                disabled={busy !== null}
-                onClick={() => setFiles((fs) => fs.filter((_, j) => j !== i))}
-              >
-                ✕
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Attachments files={files} disabled={busy !== null} onRemove={(i) => setFiles((fs) => fs.filter((_, j) => j !== i))} />
       {blocked && (
         <p id={reasonId} className="reply-blocked" data-testid="reply-blocked">
           {reason}

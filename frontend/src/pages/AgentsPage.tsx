@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { Credentials } from '../components/Credentials';
@@ -254,6 +254,25 @@ function DetailTabs({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
   );
 }
 
+/** The agent's avatar, name, kind and reachability; children add badges. */
+function DetailHead({ agent, children }: { agent: AgentInfo; children?: ReactNode }) {
+  return (
+    <header className="detail-head">
+      <div className="avatar large" aria-hidden="true">
+        {(agent.name || agent.id || '?').trim().charAt(0).toUpperCase()}
+      </div>
+      <div>
+        <h2>{agent.name || agent.id}</h2>
+        <div className="badges">
+          <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
+          <OnlineDot online={!!agent.online} />
+          {children}
+        </div>
+      </div>
+    </header>
+  );
+}
+
 function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
   const card = useMemo(() => readCard(agent.card), [agent.card]);
   const problems = problemsOf(agent);
@@ -270,18 +289,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
   if (remote && view === 'log') {
     return (
       <div className="detail agent-detail" data-testid="agent-detail">
-        <header className="detail-head">
-          <div className="avatar large" aria-hidden="true">
-            {(agent.name || agent.id || '?').trim().charAt(0).toUpperCase()}
-          </div>
-          <div>
-            <h2>{agent.name || agent.id}</h2>
-            <div className="badges">
-              <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
-              <OnlineDot online={!!agent.online} />
-            </div>
-          </div>
-        </header>
+        <DetailHead agent={agent} />
         <DetailTabs agent={agent} view={view} />
         <WireLog agentId={agent.id} />
       </div>
@@ -289,24 +297,14 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
   }
   return (
     <div className="detail agent-detail" data-testid="agent-detail">
-      <header className="detail-head">
-        <div className="avatar large" aria-hidden="true">
-          {(agent.name || agent.id || '?').trim().charAt(0).toUpperCase()}
-        </div>
-        <div>
-          <h2>{agent.name || agent.id}</h2>
-          <div className="badges">
-            <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
-            <OnlineDot online={!!agent.online} />
-            {versions.map((v) => (
-              <span key={v} className="badge">
-                A2A {v}
-              </span>
-            ))}
-            <ProblemFlag count={problems.length} />
-          </div>
-        </div>
-      </header>
+      <DetailHead agent={agent}>
+        {versions.map((v) => (
+          <span key={v} className="badge">
+            A2A {v}
+          </span>
+        ))}
+        <ProblemFlag count={problems.length} />
+      </DetailHead>
 
       {remote && <RemoteActions agent={agent} />}
       {remote && <DetailTabs agent={agent} view={view} />}

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { AgentInfo, ChatEntry, ChatError, Conversation, TimelineEvent } from '../api/types';
 import { TASK_STATES } from '../api/types';
-import { ChatParts } from '../components/ChatParts';
 import { Composer, type ComposerSend } from '../components/Composer';
 import { Dialog } from '../components/Dialog';
+import { Parts } from '../components/Parts';
 import { EmptyState } from '../components/EmptyState';
 import { StateBadge } from '../components/StateBadge';
 import { Timeline } from '../components/Timeline';
@@ -146,9 +146,7 @@ function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { t
 
 /** The recorded events of one task, as a timeline: what the agent sent, in order, with times. */
 function taskTimeline(entries: ChatEntry[], taskId: string): TimelineEvent[] {
-  return entries
-    .filter((e) => e.taskId === taskId && e.direction === 'in')
-    .map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, final: e.final, state: e.state, status: e.status, message: e.message, artifact: e.artifact }) as TimelineEvent);
+  return entries.filter((e) => e.taskId === taskId && e.direction === 'in').map((e) => ({ ...e, raw: undefined }));
 }
 
 function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem, { type: 'task' }>; agentId: string; entries: ChatEntry[]; onCancel: (taskId: string) => Promise<unknown> }) {
@@ -235,7 +233,7 @@ function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { typ
           </time>
         )}
       </div>
-      <ChatParts parts={parts} from={from} />
+      <Parts parts={parts} from={from} />
       {streaming && (
         <span className="stream-caret" aria-label="still arriving">
           ▍
