@@ -194,6 +194,9 @@ type Config struct {
 	// Secrets says where credentials for remote agents are kept: "auto" (the OS keyring when it
 	// answers, else a user-only file in the data dir), "keyring" or "file". Default "auto".
 	Secrets string
+	// InboxBlockingWait bounds how long a blocking send to the inbox waits for the owner before it
+	// returns the task still working; zero means inbox.DefaultBlockingWait.
+	InboxBlockingWait time.Duration
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -260,8 +263,11 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 		Skills:      []a2a.AgentSkill{inbox.Skill},
 		Executor: func(ctx context.Context, db *store.DB, ts *tasks.Store) (a2asrv.AgentExecutor, error) {
 			var err error
-			*in, err = inbox.Open(ctx, db, ts)
-			return *in, err
+			if *in, err = inbox.Open(ctx, db, ts); err != nil {
+				return nil, err
+			}
+			(*in).SetBlockingWait(cfg.InboxBlockingWait)
+			return *in, nil
 		},
 		Addr:   cfg.Addr,
 		DBPath: filepath.Join(cfg.DataDir, "hub.db"),

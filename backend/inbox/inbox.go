@@ -13,6 +13,7 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -43,6 +44,17 @@ const (
 	Reject   Action = "reject"   // refuse, with optional reason
 )
 
+// DefaultBlockingWait bounds how long a blocking send (SendMessage, message/send, tasks/send) to the
+// inbox waits for the owner. A person may take hours and every HTTP client times out long before, so
+// after this the send returns the task as it stands: working, with WaitingMessage as its status.
+const DefaultBlockingWait = 3 * time.Second
+
+// WaitingMessage is the status message of a task waiting for the owner. It tells the sender how to
+// learn the answer, since a blocking send returns before it is given.
+const WaitingMessage = "Delivered to the owner's inbox; they answer when they can. " +
+	"To learn the answer, stream this task (SubscribeToTask / tasks/resubscribe), poll it (GetTask / tasks/get), " +
+	"or give a push notification config."
+
 // ErrNotWaiting means the task is not waiting for the owner (the sender has to reply first, or it ended).
 var ErrNotWaiting = errors.New("task is not waiting for the owner")
 
@@ -51,8 +63,9 @@ type Inbox struct {
 	store *tasks.Store
 	db    *store.DB // the owner's read marks
 
-	mu      sync.Mutex
-	waiters map[a2a.TaskID]*waiter // executions running in this process, waiting for the owner
+	mu           sync.Mutex
+	waiters      map[a2a.TaskID]*waiter // executions running in this process, waiting for the owner
+	blockingWait time.Duration
 }
 
 type waiter struct {
@@ -74,7 +87,25 @@ func Open(ctx context.Context, db *store.DB, ts *tasks.Store) (*Inbox, error) {
 	if err := db.Migrate(ctx, "inbox", sub); err != nil {
 		return nil, err
 	}
-	return &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}}, nil
+	return &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}, blockingWait: DefaultBlockingWait}, nil
+}
+
+// BlockingWait is how long a blocking send to the inbox waits for the owner to end the turn before it
+// returns the task still working (the server asks the executor; see server.Config).
+func (in *Inbox) BlockingWait() time.Duration {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.blockingWait
+}
+
+// SetBlockingWait changes BlockingWait; zero or less keeps DefaultBlockingWait.
+func (in *Inbox) SetBlockingWait(d time.Duration) {
+	if d <= 0 {
+		d = DefaultBlockingWait
+	}
+	in.mu.Lock()
+	in.blockingWait = d
+	in.mu.Unlock()
 }
 
 var _ a2asrv.AgentExecutor = (*Inbox)(nil)
@@ -98,7 +129,8 @@ func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 			in.mu.Unlock()
 			close(w.done)
 		}()
-		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
+		waiting := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(WaitingMessage))
+		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, waiting), nil) {
 			return
 		}
 		for {

@@ -1,12 +1,24 @@
 package inbox_test
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	legacy "github.com/a2aproject/a2a-go/a2a"
+	legacyclient "github.com/a2aproject/a2a-go/a2aclient"
+	legacycard "github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -14,7 +26,14 @@ import (
 
 func startHub(t *testing.T, dir string) *hub.Hub {
 	t.Helper()
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file", Logger: slog.New(slog.DiscardHandler)})
+	return startHubWaiting(t, dir, 0)
+}
+
+// startHubWaiting starts the hub with blocking sends to the inbox bounded by wait (0: the default).
+func startHubWaiting(t *testing.T, dir string, wait time.Duration) *hub.Hub {
+	t.Helper()
+	h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
+		Logger: slog.New(slog.DiscardHandler), InboxBlockingWait: wait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +80,8 @@ func waitingTask(t *testing.T, c *a2aclient.Client, text string) (a2a.TaskID, <-
 }
 
 func TestOwnerAnswersLiveToTheStreamingSender(t *testing.T) {
-	h := startHub(t, t.TempDir())
+	// The sender's blocking reply below waits for the owner's answer: give it all the time it needs.
+	h := startHubWaiting(t, t.TempDir(), time.Hour)
 	defer h.Stop()
 	c := clientFor(t, h.Agent.BaseURL)
 
@@ -169,4 +189,203 @@ func TestInboxTaskWaitsAcrossRestartAndOwnerCanStillAnswer(t *testing.T) {
 	if !ok || st.Status.State != a2a.TaskStateRejected || st.Status.Message.Parts[0].Text() != "Not today." {
 		t.Fatalf("stream ended with %#v", last)
 	}
+}
+
+// A blocking send to the inbox returns once the message is in the inbox, the task working with a
+// status message that says it waits for the owner, in every dialect: the person may take hours and
+// the sender's HTTP client would time out long before. The owner's later answer reaches the sender
+// through a resubscribe stream and a later GetTask / tasks/get.
+func TestBlockingSendsToTheInboxReturnWhileTheOwnerThinks(t *testing.T) {
+	// A short bound keeps the test quick; the owner acts only after each send has returned, so the
+	// outcome does not depend on it.
+	h := startHubWaiting(t, t.TempDir(), 100*time.Millisecond)
+	defer h.Stop()
+	rpc := h.Agent.BaseURL + "/a2a"
+
+	t.Run("v1.0 SendMessage", func(t *testing.T) {
+		c := clientFor(t, h.Agent.BaseURL)
+		res, err := c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("v1 question"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, ok := res.(*a2a.Task)
+		if !ok || task.Status.State != a2a.TaskStateWorking || task.Status.Message == nil || task.Status.Message.Parts[0].Text() != inbox.WaitingMessage {
+			t.Fatalf("blocking SendMessage answered %#v", res)
+		}
+		events := make(chan a2a.Event, 16)
+		go func() {
+			defer close(events)
+			for ev, err := range c.SubscribeToTask(t.Context(), &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				events <- ev
+			}
+		}()
+		untilWorking(t, events)
+		if err := h.Inbox.Act(t.Context(), task.ID, inbox.Complete, "v1 answer"); err != nil {
+			t.Fatal(err)
+		}
+		var last a2a.Event
+		for ev := range events {
+			last = ev
+		}
+		if st, ok := last.(*a2a.TaskStatusUpdateEvent); !ok || st.Status.State != a2a.TaskStateCompleted || st.Status.Message.Parts[0].Text() != "v1 answer" {
+			t.Fatalf("stream ended with %#v", last)
+		}
+		got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: task.ID})
+		if err != nil || got.Status.State != a2a.TaskStateCompleted || got.Status.Message.Parts[0].Text() != "v1 answer" {
+			t.Fatalf("GetTask %+v %v", got, err)
+		}
+	})
+
+	t.Run("v0.3 message/send", func(t *testing.T) {
+		card, err := legacycard.DefaultResolver.Resolve(t.Context(), h.Agent.BaseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := legacyclient.NewFromCard(t.Context(), card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.SendMessage(t.Context(), &legacy.MessageSendParams{Message: legacy.NewMessage(legacy.MessageRoleUser, legacy.TextPart{Text: "v0.3 question"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, ok := res.(*legacy.Task)
+		if !ok || task.Status.State != legacy.TaskStateWorking || task.Status.Message == nil || task.Status.Message.Parts[0].(legacy.TextPart).Text != inbox.WaitingMessage {
+			t.Fatalf("blocking message/send answered %#v", res)
+		}
+		events := make(chan legacy.Event, 16)
+		go func() {
+			defer close(events)
+			for ev, err := range c.ResubscribeToTask(t.Context(), &legacy.TaskIDParams{ID: task.ID}) {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				events <- ev
+			}
+		}()
+		for ev := range events {
+			if st, ok := ev.(*legacy.TaskStatusUpdateEvent); ok && st.Status.State == legacy.TaskStateWorking {
+				break
+			}
+		}
+		if err := h.Inbox.Act(t.Context(), a2a.TaskID(task.ID), inbox.Complete, "v0.3 answer"); err != nil {
+			t.Fatal(err)
+		}
+		var last legacy.Event
+		for ev := range events {
+			last = ev
+		}
+		if st, ok := last.(*legacy.TaskStatusUpdateEvent); !ok || st.Status.State != legacy.TaskStateCompleted || st.Status.Message.Parts[0].(legacy.TextPart).Text != "v0.3 answer" {
+			t.Fatalf("stream ended with %#v", last)
+		}
+		got, err := c.GetTask(t.Context(), &legacy.TaskQueryParams{ID: task.ID})
+		if err != nil || got.Status.State != legacy.TaskStateCompleted || got.Status.Message.Parts[0].(legacy.TextPart).Text != "v0.3 answer" {
+			t.Fatalf("tasks/get %+v %v", got, err)
+		}
+	})
+
+	t.Run("v0.1 tasks/send", func(t *testing.T) {
+		id := "draft-inbox-task"
+		var task draftTask
+		draftCall(t, rpc, "tasks/send", fmt.Sprintf(`{"id":%q,"message":{"role":"user","parts":[{"type":"text","text":"v0.1 question"}]}}`, id), &task)
+		if task.Status.State != "working" || len(task.Status.Message.Parts) != 1 || task.Status.Message.Parts[0].Text != inbox.WaitingMessage {
+			t.Fatalf("blocking tasks/send answered %+v", task)
+		}
+		events := draftStream(t, rpc, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tasks/resubscribe","params":{"id":%q}}`, id))
+		for ev := range events {
+			if ev.Status.State == "working" {
+				break
+			}
+		}
+		if err := h.Inbox.Act(t.Context(), a2a.TaskID(id), inbox.Complete, "v0.1 answer"); err != nil {
+			t.Fatal(err)
+		}
+		var last draftTask
+		for ev := range events {
+			last = ev
+		}
+		if last.Status.State != "completed" || !last.Final || last.Status.Message.Parts[0].Text != "v0.1 answer" {
+			t.Fatalf("stream ended with %+v", last)
+		}
+		draftCall(t, rpc, "tasks/get", fmt.Sprintf(`{"id":%q}`, id), &task)
+		if task.Status.State != "completed" || task.Status.Message.Parts[0].Text != "v0.1 answer" {
+			t.Fatalf("tasks/get %+v", task)
+		}
+	})
+}
+
+func untilWorking(t *testing.T, events <-chan a2a.Event) {
+	t.Helper()
+	for ev := range events {
+		if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && st.Status.State == a2a.TaskStateWorking {
+			return
+		}
+	}
+	t.Fatal("the stream ended before the task was working")
+}
+
+// draftTask is the part of a v0.1 task or status event the tests read.
+type draftTask struct {
+	Status struct {
+		State   string `json:"state"`
+		Message struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"message"`
+	} `json:"status"`
+	Final bool `json:"final"`
+}
+
+func draftCall(t *testing.T, url, method, params string, into any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result json.RawMessage
+		Error  json.RawMessage
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Error != nil {
+		t.Fatalf("%s: %s %v", method, r.Error, err)
+	}
+	if err := json.Unmarshal(r.Result, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// draftStream posts a v0.1 streaming request and yields each event's result until the server closes.
+func draftStream(t *testing.T, url, body string) <-chan draftTask {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan draftTask, 16)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			line, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
+			if !ok {
+				continue
+			}
+			var r struct{ Result draftTask }
+			if err := json.Unmarshal(line, &r); err != nil {
+				t.Error(err)
+				return
+			}
+			out <- r.Result
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	return out
 }

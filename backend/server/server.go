@@ -70,7 +70,10 @@ func New(cfg Config) (*Server, error) {
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
 		a2asrv.WithLogger(cfg.Logger),
 	)
-	handler := durableSubscribe{RequestHandler: sdk, store: cfg.Store}
+	var handler a2asrv.RequestHandler = durableSubscribe{RequestHandler: sdk, store: cfg.Store}
+	if b, ok := cfg.Executor.(BlockingBound); ok {
+		handler = boundedSend{RequestHandler: handler, store: cfg.Store, wait: b.BlockingWait}
+	}
 	transport := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(cfg.KeepAlive)}
 	v1 := a2asrv.NewJSONRPCHandler(handler, transport...)
 	v03 := a2av0.NewJSONRPCHandler(handler, transport...)
@@ -227,6 +230,90 @@ func (h durableSubscribe) SubscribeToTask(ctx context.Context, req *a2a.Subscrib
 			}
 		}
 	}
+}
+
+// BlockingBound is an executor whose tasks may wait on a person for hours (the hub's inbox). A blocking
+// send to it returns after BlockingWait even if the turn has not ended, instead of outlasting every
+// HTTP client's timeout; the sender then streams, polls or takes a push notification.
+type BlockingBound interface {
+	BlockingWait() time.Duration
+}
+
+// boundedSend bounds a blocking SendMessage (v1.0 SendMessage, v0.3 message/send and v0.1 tasks/send
+// all end here): the message is handed to the executor as with returnImmediately, then the send waits,
+// however long, until the executor has taken it (the task left submitted, so it is durably in the
+// store), and then at most wait for the turn to end. It answers the task as it stands.
+type boundedSend struct {
+	a2asrv.RequestHandler
+	store *tasks.Store
+	wait  func() time.Duration
+}
+
+func (h boundedSend) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	wait := h.wait()
+	if wait <= 0 || req == nil || (req.Config != nil && req.Config.ReturnImmediately) {
+		return h.RequestHandler.SendMessage(ctx, req)
+	}
+	cfg := a2a.SendMessageConfig{}
+	if req.Config != nil {
+		cfg = *req.Config
+	}
+	early := *req
+	early.Config = &a2a.SendMessageConfig{AcceptedOutputModes: cfg.AcceptedOutputModes, PushConfig: cfg.PushConfig, ReturnImmediately: true}
+	res, err := h.RequestHandler.SendMessage(ctx, &early)
+	task, ok := res.(*a2a.Task)
+	if err != nil || !ok {
+		return res, err
+	}
+	if err := h.await(ctx, task.ID, func(s a2a.TaskState) bool { return s != a2a.TaskStateSubmitted }); err != nil {
+		return nil, err
+	}
+	bounded, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := h.await(bounded, task.ID, tasks.IsFinalState); err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	stored, err := h.store.Get(ctx, task.ID)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.HistoryLength != nil {
+		tasks.TrimHistory(stored.Task, *cfg.HistoryLength)
+	}
+	return stored.Task, nil
+}
+
+// await returns once task id's state satisfies done: the stored state now, or a later one in its log
+// (earlier turns replayed by the log are skipped). It returns ctx's error if ctx ends first.
+func (h boundedSend) await(ctx context.Context, id a2a.TaskID, done func(a2a.TaskState) bool) error {
+	stored, err := h.store.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if done(stored.Task.Status.State) {
+		return nil
+	}
+	for l, err := range h.store.Stream(ctx, id) {
+		if err != nil {
+			return err
+		}
+		if l.Version <= stored.Version {
+			continue
+		}
+		var state a2a.TaskState
+		switch ev := l.Event.(type) {
+		case *a2a.Task:
+			state = ev.Status.State
+		case *a2a.TaskStatusUpdateEvent:
+			state = ev.Status.State
+		default:
+			continue
+		}
+		if done(state) {
+			return nil
+		}
+	}
+	return ctx.Err()
 }
 
 // asyncSender delivers push notifications off the task's event pipeline, so a slow or dead webhook

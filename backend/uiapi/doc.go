@@ -108,7 +108,8 @@
 //	TaskUpdate   {agent, taskId, summary: TaskSummary, event: TimelineEvent}
 //	InboxItem    TaskSummary & {unread: bool, lastMessage?: Message}
 //	              lastMessage: the status message if the task's status carries one (a question
-//	              asked back, closing words), else the newest history message
+//	              asked back, closing words), else the newest history message (a task waiting
+//	              for the owner: the newest user message)
 //	Status       {state, message?: Message, at?}
 //	Message      {id, role: "user"|"agent", parts: Part[]}
 //	Artifact     {id, name?, description?, parts: Part[], append?: bool, lastChunk?: bool}

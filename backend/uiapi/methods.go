@@ -418,10 +418,17 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 	items := make([]InboxItem, 0, len(rows))
 	for _, r := range rows {
 		item := InboxItem{TaskSummary: g.summary(a.ID, r), Unread: unread[r.Task.ID]}
-		if m := r.Task.Status.Message; m != nil {
+		// A task waiting for the owner carries the inbox's note to the sender as its status message;
+		// the owner wants the sender's words instead.
+		if m := r.Task.Status.Message; m != nil && !inbox.WaitingForOwner(r.Task.Status.State) {
 			item.LastMessage = messageOf(m)
-		} else if n := len(r.Task.History); n > 0 {
-			item.LastMessage = messageOf(r.Task.History[n-1])
+		} else {
+			for i := len(r.Task.History) - 1; i >= 0; i-- {
+				if m := r.Task.History[i]; m.Role == a2a.MessageRoleUser || !inbox.WaitingForOwner(r.Task.Status.State) {
+					item.LastMessage = messageOf(m)
+					break
+				}
+			}
 		}
 		items = append(items, item)
 	}
