@@ -81,7 +81,19 @@ func New(cfg Config) (*Server, error) {
 
 	rt := &router{methods: map[string]method{}, shared: map[string]map[tasks.Dialect]method{}, maxBody: cfg.MaxBodyBytes, log: cfg.Logger,
 		dialectOf: cfg.Store.DialectOf}
-	unary := func(d tasks.Dialect, h http.Handler) method { return method{dialect: d, call: sdkCall(h)} }
+	// Every v0.3 and v0.1 method answers its errors in its own dialect's shape (see inDialect).
+	unary := func(d tasks.Dialect, h http.Handler) method {
+		return method{dialect: d, call: callInDialect(d, sdkCall(h))}
+	}
+	v03Stream := func(decodeInto func() any) method {
+		return method{dialect: tasks.DialectV03, stream: streamInDialect(tasks.DialectV03, sdkStream(v03, decodeInto))}
+	}
+	draftCall := func(call func(ctx context.Context, r *request) (json.RawMessage, error)) method {
+		return method{dialect: tasks.DialectV01, call: callInDialect(tasks.DialectV01, call)}
+	}
+	draftStream := func(stream func(ctx context.Context, r *request, w http.ResponseWriter)) method {
+		return method{dialect: tasks.DialectV01, stream: streamInDialect(tasks.DialectV01, stream)}
+	}
 	for _, name := range []string{"GetTask", "ListTasks", "CancelTask", "GetTaskPushNotificationConfig",
 		"CreateTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"} {
 		rt.methods[name] = unary(tasks.DialectV1, v1)
@@ -96,16 +108,16 @@ func New(cfg Config) (*Server, error) {
 		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard"} {
 		rt.methods[name] = unary(tasks.DialectV03, v03)
 	}
-	rt.methods["message/stream"] = method{dialect: tasks.DialectV03, stream: sdkStream(v03, func() any { return &a2alegacy.MessageSendParams{} })}
-	rt.methods["tasks/send"] = method{dialect: tasks.DialectV01, call: draft.send}
-	rt.methods["tasks/sendSubscribe"] = method{dialect: tasks.DialectV01, stream: draft.sendSubscribe}
-	rt.methods["tasks/pushNotification/set"] = method{dialect: tasks.DialectV01, call: draft.setPush}
-	rt.methods["tasks/pushNotification/get"] = method{dialect: tasks.DialectV01, call: draft.getPush}
-	rt.shared["tasks/get"] = map[tasks.Dialect]method{tasks.DialectV03: unary(tasks.DialectV03, v03), tasks.DialectV01: {dialect: tasks.DialectV01, call: draft.get}}
-	rt.shared["tasks/cancel"] = map[tasks.Dialect]method{tasks.DialectV03: unary(tasks.DialectV03, v03), tasks.DialectV01: {dialect: tasks.DialectV01, call: draft.cancel}}
+	rt.methods["message/stream"] = v03Stream(func() any { return &a2alegacy.MessageSendParams{} })
+	rt.methods["tasks/send"] = draftCall(draft.send)
+	rt.methods["tasks/sendSubscribe"] = draftStream(draft.sendSubscribe)
+	rt.methods["tasks/pushNotification/set"] = draftCall(draft.setPush)
+	rt.methods["tasks/pushNotification/get"] = draftCall(draft.getPush)
+	rt.shared["tasks/get"] = map[tasks.Dialect]method{tasks.DialectV03: unary(tasks.DialectV03, v03), tasks.DialectV01: draftCall(draft.get)}
+	rt.shared["tasks/cancel"] = map[tasks.Dialect]method{tasks.DialectV03: unary(tasks.DialectV03, v03), tasks.DialectV01: draftCall(draft.cancel)}
 	rt.shared["tasks/resubscribe"] = map[tasks.Dialect]method{
-		tasks.DialectV03: {dialect: tasks.DialectV03, stream: sdkStream(v03, func() any { return &a2alegacy.TaskIDParams{} })},
-		tasks.DialectV01: {dialect: tasks.DialectV01, stream: draft.resubscribe},
+		tasks.DialectV03: v03Stream(func() any { return &a2alegacy.TaskIDParams{} }),
+		tasks.DialectV01: draftStream(draft.resubscribe),
 	}
 
 	cardJSON, legacyJSON, err := cardDocuments(card)
