@@ -94,23 +94,35 @@ func New(cfg Config) (*Server, error) {
 	draftStream := func(stream func(ctx context.Context, r *request, w http.ResponseWriter)) method {
 		return method{dialect: tasks.DialectV01, stream: streamInDialect(tasks.DialectV01, stream)}
 	}
-	for _, name := range []string{"GetTask", "ListTasks", "CancelTask", "GetTaskPushNotificationConfig",
-		"CreateTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"} {
-		rt.methods[name] = unary(tasks.DialectV1, v1)
+	// v1.0 params may use proto field names (task_id) as ProtoJSON allows.
+	v1Unary := func(checks ...func(ctx context.Context, r *request) error) method {
+		return method{dialect: tasks.DialectV1, call: sdkCall(v1), precheck: prechecks(append([]func(context.Context, *request) error{protoJSONNames}, checks...)...)}
 	}
+	for _, name := range []string{"GetTask", "CancelTask", "GetTaskPushNotificationConfig",
+		"CreateTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"} {
+		rt.methods[name] = v1Unary()
+	}
+	rt.methods["ListTasks"] = v1Unary(listTasksParams)
 	// v1.0 forbids both on a task that has ended: UnsupportedOperationError, as an immediate reply.
-	rt.methods["SendMessage"] = method{dialect: tasks.DialectV1, call: sdkCall(v1), precheck: openTaskGuard(cfg.Store, "message", "taskId")}
+	// A task on its turn (working) takes no message in any dialect: -32004 too.
+	rt.methods["SendMessage"] = v1Unary(openTaskGuard(cfg.Store, "message", "taskId"), busyTaskGuard(cfg.Store, "message", "taskId"))
 	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SendMessageRequest{} }),
-		precheck: openTaskGuard(cfg.Store, "message", "taskId")}
+		precheck: prechecks(protoJSONNames, openTaskGuard(cfg.Store, "message", "taskId"), busyTaskGuard(cfg.Store, "message", "taskId"))}
 	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} }),
-		precheck: openTaskGuard(cfg.Store, "id")}
-	for _, name := range []string{"message/send", "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
-		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard"} {
+		precheck: prechecks(protoJSONNames, subscribableTask(cfg.Store))}
+	for _, name := range []string{"tasks/pushNotificationConfig/set", "agent/getAuthenticatedExtendedCard"} {
 		rt.methods[name] = unary(tasks.DialectV03, v03)
 	}
-	rt.methods["message/stream"] = v03Stream(func() any { return &a2alegacy.MessageSendParams{} })
-	rt.methods["tasks/send"] = draftCall(draft.send)
-	rt.methods["tasks/sendSubscribe"] = draftStream(draft.sendSubscribe)
+	v03Call := func(call func(ctx context.Context, r *request) (json.RawMessage, error)) method {
+		return method{dialect: tasks.DialectV03, call: callInDialect(tasks.DialectV03, call)}
+	}
+	rt.methods["tasks/pushNotificationConfig/get"] = v03Call(v03GetPushConfig(handler, sdkCall(v03)))
+	rt.methods["tasks/pushNotificationConfig/list"] = v03Call(withResult(sdkCall(v03), emptyListNotNull))
+	rt.methods["tasks/pushNotificationConfig/delete"] = v03Call(withResult(sdkCall(v03), nullResult))
+	rt.methods["message/send"] = withPrecheck(unary(tasks.DialectV03, v03), busyTaskGuard(cfg.Store, "message", "taskId"))
+	rt.methods["message/stream"] = withPrecheck(v03Stream(func() any { return &a2alegacy.MessageSendParams{} }), busyTaskGuard(cfg.Store, "message", "taskId"))
+	rt.methods["tasks/send"] = withPrecheck(draftCall(draft.send), busyTaskGuard(cfg.Store, "id"))
+	rt.methods["tasks/sendSubscribe"] = withPrecheck(draftStream(draft.sendSubscribe), busyTaskGuard(cfg.Store, "id"))
 	rt.methods["tasks/pushNotification/set"] = draftCall(draft.setPush)
 	rt.methods["tasks/pushNotification/get"] = draftCall(draft.getPush)
 	rt.shared["tasks/get"] = map[tasks.Dialect]method{tasks.DialectV03: unary(tasks.DialectV03, v03), tasks.DialectV01: draftCall(draft.get)}
@@ -191,6 +203,11 @@ func staticJSON(body []byte) http.Handler {
 			w.WriteHeader(http.StatusMethodNotAllowed)
 		}
 	})
+}
+
+func withPrecheck(m method, check func(ctx context.Context, r *request) error) method {
+	m.precheck = check
+	return m
 }
 
 // openTaskGuard returns a precheck that refuses, with UnsupportedOperationError, a request naming a
