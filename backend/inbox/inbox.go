@@ -205,21 +205,9 @@ func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text str
 	w := in.waiters[id]
 	in.mu.Unlock()
 	if w != nil {
-		a := act{events: events, result: make(chan error, 1)}
-		select {
-		case w.acts <- a:
-			select {
-			case err := <-a.result:
-				if err != nil {
-					return err
-				}
-				return in.awaitStored(ctx, id, int64(stored.Version)+int64(len(events)))
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		case <-w.done: // the execution ended meanwhile (canceled): fall through to the store
-		case <-ctx.Done():
-			return ctx.Err()
+		delivered, err := in.through(ctx, w, id, int64(stored.Version), events)
+		if delivered || err != nil {
+			return err
 		}
 	}
 	for _, ev := range events {
@@ -228,6 +216,68 @@ func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text str
 		}
 	}
 	return nil
+}
+
+// through hands events to the execution waiting on task id, and returns once they are stored. It
+// reports false if the execution ended meanwhile (canceled) without taking them.
+func (in *Inbox) through(ctx context.Context, w *waiter, id a2a.TaskID, version int64, events []a2a.Event) (delivered bool, err error) {
+	a := act{events: events, result: make(chan error, 1)}
+	select {
+	case w.acts <- a:
+		select {
+		case err := <-a.result:
+			if err != nil {
+				return true, err
+			}
+			return true, in.awaitStored(ctx, id, version+int64(len(events)))
+		case <-ctx.Done():
+			return true, ctx.Err()
+		}
+	case <-w.done:
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// FollowUp takes a sender's further message into a task that waits for the owner while its
+// execution runs here: a2a-go would refuse it ("task execution is already in progress"), but a
+// person reads the whole conversation, so the message joins the task (as a status message, which
+// the next status moves into the history) and the task goes on waiting, the owner's unread count
+// up. It reports false, doing nothing, when no execution holds the task here (after a restart a2a-go
+// starts one for the message as usual) or the task no longer waits for the owner.
+func (in *Inbox) FollowUp(ctx context.Context, msg *a2a.Message) (bool, error) {
+	if msg == nil || msg.TaskID == "" {
+		return false, nil
+	}
+	in.mu.Lock()
+	w := in.waiters[msg.TaskID]
+	in.mu.Unlock()
+	if w == nil {
+		return false, nil
+	}
+	stored, err := in.store.Get(ctx, msg.TaskID)
+	if err != nil {
+		return false, err
+	}
+	task := stored.Task
+	if !WaitingForOwner(task.Status.State) {
+		return false, nil
+	}
+	switch {
+	case msg.ID == "" || len(msg.Parts) == 0 || msg.Role != a2a.MessageRoleUser:
+		return true, fmt.Errorf("a message needs an id, parts and the user role: %w", a2a.ErrInvalidParams)
+	case msg.ContextID != "" && msg.ContextID != task.ContextID:
+		return true, fmt.Errorf("task %s is in context %s, not %s: %w", task.ID, task.ContextID, msg.ContextID, a2a.ErrInvalidParams)
+	}
+	m := *msg
+	m.ContextID = task.ContextID
+	waiting := a2a.NewMessageForTask(a2a.MessageRoleAgent, task, a2a.NewTextPart(WaitingMessage))
+	events := []a2a.Event{
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, &m),
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, waiting),
+	}
+	return in.through(ctx, w, task.ID, int64(stored.Version), events)
 }
 
 // awaitStored waits until the task's version reaches want: a2a-go stores yielded events on its own

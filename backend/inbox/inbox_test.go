@@ -389,3 +389,87 @@ func draftStream(t *testing.T, url, body string) <-chan draftTask {
 	}()
 	return out
 }
+
+// The TCK's test_message_send_continue_task (0.3.x and main) sends a second message to the task its
+// first message created, and expects it taken. A task in the inbox waits for a person who reads the
+// whole conversation, so a follow-up joins the waiting task (a2a-go alone answers -32603 "task
+// execution is already in progress"), in every dialect, and the owner sees it.
+func TestFollowUpsJoinAWaitingInboxTask(t *testing.T) {
+	h := startHubWaiting(t, t.TempDir(), 100*time.Millisecond)
+	defer h.Stop()
+	rpc := h.Agent.BaseURL + "/a2a"
+	c := clientFor(t, h.Agent.BaseURL)
+
+	historyHas := func(t *testing.T, id a2a.TaskID, texts ...string) {
+		t.Helper()
+		stored, err := h.Agent.Tasks.Get(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, m := range stored.Task.History {
+			for _, p := range m.Parts {
+				all = append(all, p.Text())
+			}
+		}
+		for _, want := range texts {
+			found := false
+			for _, got := range all {
+				found = found || got == want
+			}
+			if !found {
+				t.Errorf("history %q lacks %q", all, want)
+			}
+		}
+	}
+
+	t.Run("v1.0 SendMessage", func(t *testing.T) {
+		res, err := c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("first"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := res.(*a2a.Task)
+		res, err = c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessageForTask(a2a.MessageRoleUser, task, a2a.NewTextPart("follow-up"))})
+		if err != nil {
+			t.Fatalf("follow-up to a waiting inbox task: %v", err)
+		}
+		if got := res.(*a2a.Task); got.ID != task.ID || got.Status.State != a2a.TaskStateWorking {
+			t.Fatalf("follow-up answered %+v", got.Status)
+		}
+		if err := h.Inbox.Act(t.Context(), task.ID, inbox.Complete, "both read"); err != nil {
+			t.Fatal(err)
+		}
+		historyHas(t, task.ID, "first", "follow-up")
+	})
+
+	t.Run("v0.3 message/send", func(t *testing.T) {
+		send := func(body string) string {
+			var task struct {
+				ID     string `json:"id"`
+				Status struct {
+					State string `json:"state"`
+				} `json:"status"`
+			}
+			draftCall(t, rpc, "message/send", body, &task)
+			if task.Status.State != "working" {
+				t.Fatalf("message/send answered %+v", task)
+			}
+			return task.ID
+		}
+		id := send(`{"message":{"kind":"message","messageId":"v03-first","role":"user","parts":[{"kind":"text","text":"v0.3 first"}]}}`)
+		if again := send(`{"message":{"kind":"message","messageId":"v03-second","taskId":"` + id + `","role":"user","parts":[{"kind":"text","text":"v0.3 follow-up"}]}}`); again != id {
+			t.Fatalf("follow-up went to %s, not %s", again, id)
+		}
+		historyHas(t, a2a.TaskID(id), "v0.3 first", "v0.3 follow-up")
+	})
+
+	t.Run("v0.1 tasks/send", func(t *testing.T) {
+		var task draftTask
+		draftCall(t, rpc, "tasks/send", `{"id":"draft-follow","message":{"role":"user","parts":[{"type":"text","text":"v0.1 first"}]}}`, &task)
+		draftCall(t, rpc, "tasks/send", `{"id":"draft-follow","message":{"role":"user","parts":[{"type":"text","text":"v0.1 follow-up"}]}}`, &task)
+		if task.Status.State != "working" {
+			t.Fatalf("follow-up answered %+v", task)
+		}
+		historyHas(t, "draft-follow", "v0.1 first", "v0.1 follow-up")
+	})
+}

@@ -71,6 +71,10 @@ func New(cfg Config) (*Server, error) {
 		a2asrv.WithLogger(cfg.Logger),
 	)
 	var handler a2asrv.RequestHandler = durableSubscribe{RequestHandler: sdk, store: cfg.Store}
+	followUps, takesFollowUps := cfg.Executor.(FollowUps)
+	if takesFollowUps {
+		handler = followUpHandler{RequestHandler: handler, store: cfg.Store, exec: followUps}
+	}
 	if b, ok := cfg.Executor.(BlockingBound); ok {
 		handler = boundedSend{RequestHandler: handler, store: cfg.Store, wait: b.BlockingWait}
 	}
@@ -105,9 +109,16 @@ func New(cfg Config) (*Server, error) {
 	rt.methods["ListTasks"] = v1Unary(listTasksParams)
 	// v1.0 forbids both on a task that has ended: UnsupportedOperationError, as an immediate reply.
 	// A task on its turn (working) takes no message in any dialect: -32004 too.
-	rt.methods["SendMessage"] = v1Unary(openTaskGuard(cfg.Store, "message", "taskId"), busyTaskGuard(cfg.Store, "message", "taskId"))
+	// An executor that takes follow-ups (the inbox) gets them instead.
+	busy := func(path ...string) func(ctx context.Context, r *request) error {
+		if takesFollowUps {
+			return func(context.Context, *request) error { return nil }
+		}
+		return busyTaskGuard(cfg.Store, path...)
+	}
+	rt.methods["SendMessage"] = v1Unary(openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))
 	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SendMessageRequest{} }),
-		precheck: prechecks(protoJSONNames, openTaskGuard(cfg.Store, "message", "taskId"), busyTaskGuard(cfg.Store, "message", "taskId"))}
+		precheck: prechecks(protoJSONNames, openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))}
 	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} }),
 		precheck: prechecks(protoJSONNames, subscribableTask(cfg.Store))}
 	for _, name := range []string{"tasks/pushNotificationConfig/set", "agent/getAuthenticatedExtendedCard"} {
@@ -119,10 +130,10 @@ func New(cfg Config) (*Server, error) {
 	rt.methods["tasks/pushNotificationConfig/get"] = v03Call(v03GetPushConfig(handler, sdkCall(v03)))
 	rt.methods["tasks/pushNotificationConfig/list"] = v03Call(withResult(sdkCall(v03), emptyListNotNull))
 	rt.methods["tasks/pushNotificationConfig/delete"] = v03Call(withResult(sdkCall(v03), nullResult))
-	rt.methods["message/send"] = withPrecheck(unary(tasks.DialectV03, v03), busyTaskGuard(cfg.Store, "message", "taskId"))
-	rt.methods["message/stream"] = withPrecheck(v03Stream(func() any { return &a2alegacy.MessageSendParams{} }), busyTaskGuard(cfg.Store, "message", "taskId"))
-	rt.methods["tasks/send"] = withPrecheck(draftCall(draft.send), busyTaskGuard(cfg.Store, "id"))
-	rt.methods["tasks/sendSubscribe"] = withPrecheck(draftStream(draft.sendSubscribe), busyTaskGuard(cfg.Store, "id"))
+	rt.methods["message/send"] = withPrecheck(unary(tasks.DialectV03, v03), busy("message", "taskId"))
+	rt.methods["message/stream"] = withPrecheck(v03Stream(func() any { return &a2alegacy.MessageSendParams{} }), busy("message", "taskId"))
+	rt.methods["tasks/send"] = withPrecheck(draftCall(draft.send), busy("id"))
+	rt.methods["tasks/sendSubscribe"] = withPrecheck(draftStream(draft.sendSubscribe), busy("id"))
 	rt.methods["tasks/pushNotification/set"] = draftCall(draft.setPush)
 	rt.methods["tasks/pushNotification/get"] = draftCall(draft.getPush)
 	rt.shared["tasks/get"] = map[tasks.Dialect]method{tasks.DialectV03: unary(tasks.DialectV03, v03), tasks.DialectV01: draftCall(draft.get)}
@@ -255,6 +266,82 @@ func (h durableSubscribe) SubscribeToTask(ctx context.Context, req *a2a.Subscrib
 				return
 			}
 			if !yield(l.Event, nil) {
+				return
+			}
+		}
+	}
+}
+
+// FollowUps is an executor that takes a further message into a task while its execution runs (the
+// inbox, where a person reads the whole conversation). FollowUp reports whether it took msg; if not,
+// the message goes to a2a-go as usual.
+type FollowUps interface {
+	FollowUp(ctx context.Context, msg *a2a.Message) (bool, error)
+}
+
+// followUpHandler offers a message naming a task to the executor's FollowUp before a2a-go, which
+// refuses any message to a task whose execution is running.
+type followUpHandler struct {
+	a2asrv.RequestHandler
+	store *tasks.Store
+	exec  FollowUps
+}
+
+func (h followUpHandler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	if req == nil || req.Message == nil || req.Message.TaskID == "" {
+		return h.RequestHandler.SendMessage(ctx, req)
+	}
+	took, err := h.exec.FollowUp(ctx, req.Message)
+	if err != nil || !took {
+		if err != nil {
+			return nil, err
+		}
+		return h.RequestHandler.SendMessage(ctx, req)
+	}
+	stored, err := h.store.Get(ctx, req.Message.TaskID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Config != nil && req.Config.HistoryLength != nil {
+		tasks.TrimHistory(stored.Task, *req.Config.HistoryLength)
+	}
+	return stored.Task, nil
+}
+
+// SendStreamingMessage streams a follow-up's task as SubscribeToTask would from then on: the task as
+// it stands, then what happens next.
+func (h followUpHandler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	if req == nil || req.Message == nil || req.Message.TaskID == "" {
+		return h.RequestHandler.SendStreamingMessage(ctx, req)
+	}
+	return func(yield func(a2a.Event, error) bool) {
+		took, err := h.exec.FollowUp(ctx, req.Message)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !took {
+			for ev, err := range h.RequestHandler.SendStreamingMessage(ctx, req) {
+				if !yield(ev, err) {
+					return
+				}
+			}
+			return
+		}
+		stored, err := h.store.Get(ctx, req.Message.TaskID)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !yield(stored.Task, nil) {
+			return
+		}
+		for l, err := range h.store.Stream(ctx, stored.Task.ID) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if l.Version > stored.Version && !yield(l.Event, nil) {
 				return
 			}
 		}
