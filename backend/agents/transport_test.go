@@ -564,11 +564,16 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 	}))
 	defer other.Close()
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Api-Key") != "k" {
+		switch {
+		case r.Header.Get("X-Api-Key") != "k":
 			w.WriteHeader(http.StatusUnauthorized)
-			return
+		case r.URL.Path == "/moved":
+			http.Redirect(w, r, "/rpc", http.StatusTemporaryRedirect)
+		case r.URL.Path == "/rpc":
+			w.Write([]byte(`{"jsonrpc": "2.0", "id": 1, "result": {}}`))
+		default:
+			http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)
 		}
-		http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)
 	}))
 	defer agent.Close()
 	card := `{"name": "r", "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Api-Key"}}},
@@ -581,9 +586,16 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 		resp.Body.Close()
 		t.Fatal("a redirect to another host was followed")
 	}
-	if !strings.Contains(err.Error(), "refusing to follow a redirect") || leaked.Load() {
+	var re *agents.RedirectError
+	if !errors.As(err, &re) || re.To != other.URL+"/elsewhere" || leaked.Load() {
 		t.Errorf("err = %v, key sent to the other host: %v", err, leaked.Load())
 	}
+	// Within the agent's origin a redirect is followed, credentials and all.
+	resp, err = hc.Post(agent.URL+"/moved", "application/json", strings.NewReader(`{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}`))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a redirect within the origin: %v %v", err, resp)
+	}
+	resp.Body.Close()
 
 	// An agent that wants credentials its card never mentions gets a plain-spoken AuthError.
 	resp, err = agents.NewHTTPClient("agent-2", []byte(`{"name": "bare"}`), secrets, nil).Get(agent.URL)
