@@ -50,7 +50,8 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Conn{endpoints: endpoints, streaming: Streaming(card)}
+	vault := AgentVault(card)
+	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault}
 	if t, ok := transportOf(hc).(*authTransport); ok {
 		c.masker = t.eventMasker
 	}
@@ -58,7 +59,7 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 	for _, ep := range endpoints {
 		var dc dialectClient
 		if ep.Dialect == V01 {
-			dc = newDraftClient(ep.URL, hc)
+			dc = newDraftClient(ep.URL, hc, vault)
 		} else if dc, err = newSDKClient(ctx, ep, hc); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("%s endpoint %s: %w", ep.Dialect, ep.URL, err)
@@ -86,7 +87,7 @@ func (c *Conn) Endpoint() Endpoint {
 	return c.endpoints[c.cur]
 }
 
-// Streaming reports whether the agent's card says it streams.
+// Streaming reports whether the agent's card says it streams (an AgentVault card always does).
 func (c *Conn) Streaming() bool { return c.streaming }
 
 // Send sends msg: a new task when msg.TaskID is empty, else a turn of that task; msg.ContextID
