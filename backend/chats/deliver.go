@@ -3,6 +3,7 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -150,8 +151,7 @@ func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
 	e := Entry{ConversationID: id, Direction: In, TaskID: string(ev.TaskInfo().TaskID), Kind: tasks.KindOf(ev), Event: ev}
 	task, whole := ev.(*a2a.Task)
 	e.Final = tasks.IsFinal(ev) && (!whole || len(task.Artifacts) == 0)
-	s.store(ctx, &e)
-	if !whole {
+	if !s.store(ctx, &e) || !whole {
 		return
 	}
 	for i, a := range task.Artifacts {
@@ -170,11 +170,17 @@ func (s *Service) fail(ctx context.Context, id string, taskID a2a.TaskID, err er
 	s.store(ctx, &e)
 }
 
-func (s *Service) store(ctx context.Context, e *Entry) {
+// store records e and publishes it; false when it was not recorded.
+func (s *Service) store(ctx context.Context, e *Entry) bool {
 	// Record under the service's life, not the call's: what arrived is kept even as the hub stops.
-	if err := s.record(context.WithoutCancel(ctx), e); err != nil {
+	err := s.record(context.WithoutCancel(ctx), e)
+	if errors.Is(err, errEnded) {
+		return false
+	}
+	if err != nil {
 		s.log.Error("cannot record a conversation entry", "conversation", e.ConversationID, "kind", e.Kind, "err", err)
-		return
+		return false
 	}
 	s.publish(e.ConversationID, e)
+	return true
 }
