@@ -129,6 +129,13 @@ func (a *avAgent) serve(w http.ResponseWriter, r *http.Request) {
 			task.events <- avEvent("task_message", map[string]any{"taskId": id, "message": avText("Which city?")})
 			task.events <- a.status(id, "INPUT_REQUIRED")
 		case "slow":
+		case "file":
+			task.state = "COMPLETED"
+			file := map[string]any{"role": "assistant", "parts": []any{map[string]any{"type": "file", "url": "https://example.com/f",
+				"mediaType": "application/pdf", "filename": "invoice\u202Efdp.exe"}}}
+			task.messages = append(task.messages, file)
+			task.events <- avEvent("task_message", map[string]any{"taskId": id, "message": file})
+			task.events <- a.status(id, "COMPLETED")
 		default:
 			task.state = "COMPLETED"
 			task.messages = append(task.messages, avText("echo: "+text))
@@ -231,5 +238,28 @@ func TestAgentVaultConversation(t *testing.T) {
 	}
 	if canceled != 1 {
 		t.Fatalf("the cancel is recorded %d times:\n%s", canceled, dump(entries))
+	}
+}
+
+// File names are recorded without Unicode format characters, whoever sent them: a right-to-left
+// override makes "invoice\u202Efdp.exe" display as "invoiceexe.pdf".
+func TestFileNamesAreRecordedWithoutFormatCharacters(t *testing.T) {
+	w := newWorld(t)
+	av := newAVAgent(t)
+	c := w.conversation(av.srv.URL)
+	out := send(t, w.h.Chats, c.ID, chats.Outgoing{Text: "file", Files: []chats.File{{Name: "photo\u2066\u202Egpj.exe\u2069\u200B", Bytes: []byte("x")}}})
+	entries := w.waitFor(c.ID, "the agent's file", reached(a2a.TaskStateCompleted))
+	var names []string
+	for _, e := range entries {
+		if m, ok := e.Event.(*a2a.Message); ok {
+			for _, p := range m.Parts {
+				if p.Filename != "" {
+					names = append(names, p.Filename)
+				}
+			}
+		}
+	}
+	if fmt.Sprint(names) != "[photogpj.exe invoicefdp.exe]" {
+		t.Fatalf("file names recorded as %q (entry %d is the owner's)", names, out.Seq)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/filename"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -148,6 +149,7 @@ func taskIDOr(t *a2a.Task, fallback a2a.TaskID) a2a.TaskID {
 // that doesn't stream, or a task seen again after a restart) is followed by an entry per artifact it
 // carries, so a conversation shows artifacts one way, however they came.
 func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
+	cleanFileNames(ev)
 	e := Entry{ConversationID: id, Direction: In, TaskID: string(ev.TaskInfo().TaskID), Kind: tasks.KindOf(ev), Event: ev}
 	task, whole := ev.(*a2a.Task)
 	e.Final = tasks.IsFinal(ev) && (!whole || len(task.Artifacts) == 0)
@@ -161,6 +163,45 @@ func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
 		ae := Entry{ConversationID: id, Direction: In, TaskID: string(task.ID), Kind: "artifact", Final: tasks.IsFinal(ev) && i == len(task.Artifacts)-1,
 			Event: &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: a, LastChunk: true}}
 		s.store(ctx, &ae)
+	}
+}
+
+// cleanFileNames applies filename.Clean, in place, to the names of ev's files and artifacts: they
+// are recorded and shown without the invisible characters that can make a name read as another.
+func cleanFileNames(ev a2a.Event) {
+	parts := func(ps a2a.ContentParts) {
+		for _, p := range ps {
+			if p != nil {
+				p.Filename = filename.Clean(p.Filename)
+			}
+		}
+	}
+	message := func(m *a2a.Message) {
+		if m != nil {
+			parts(m.Parts)
+		}
+	}
+	artifact := func(a *a2a.Artifact) {
+		if a != nil {
+			a.Name = filename.Clean(a.Name)
+			parts(a.Parts)
+		}
+	}
+	switch v := ev.(type) {
+	case *a2a.Message:
+		message(v)
+	case *a2a.Task:
+		message(v.Status.Message)
+		for _, m := range v.History {
+			message(m)
+		}
+		for _, a := range v.Artifacts {
+			artifact(a)
+		}
+	case *a2a.TaskStatusUpdateEvent:
+		message(v.Status.Message)
+	case *a2a.TaskArtifactUpdateEvent:
+		artifact(v.Artifact)
 	}
 }
 
