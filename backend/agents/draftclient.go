@@ -205,7 +205,11 @@ func (d *draftClient) subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2
 				session = t.ContextID
 			}
 		}
-		d.events(ctx, "tasks/resubscribe", draftIDParams{ID: string(id)}, a2a.TaskInfo{TaskID: id, ContextID: session}, yield)
+		method := "tasks/resubscribe"
+		if d.vault { // the profile has no resubscribe: tasks/sendSubscribe {id} is one
+			method = "tasks/sendSubscribe"
+		}
+		d.events(ctx, method, draftIDParams{ID: string(id)}, a2a.TaskInfo{TaskID: id, ContextID: session}, yield)
 	}
 }
 

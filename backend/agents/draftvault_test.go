@@ -239,13 +239,21 @@ func TestAgentVaultStreamsAndItsQuestionIsTheStatusMessage(t *testing.T) {
 		t.Fatalf("the task as read: %+v", task.Status)
 	}
 
+	// Resubscribing is tasks/sendSubscribe {id} too: the profile has no tasks/resubscribe.
+	if _, err := collect(c.Subscribe(t.Context(), "task-abc-123")); err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	if calls := a.called(); calls[len(calls)-1] != "tasks/sendSubscribe" {
+		t.Fatalf("Subscribe called %v", calls)
+	}
+
 	// The answer continues the task, streamed the same way.
 	events, err = collect(c.Send(t.Context(), a2a.NewMessageForTask(a2a.MessageRoleUser, task, a2a.NewTextPart("London")), true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.mu.Lock()
-	p := a.params["tasks/send"][1]
+	p := a.params["tasks/send"][len(a.params["tasks/send"])-1]
 	a.mu.Unlock()
 	if p["id"] != "task-abc-123" || len(events) != 2 ||
 		events[1].(*a2a.TaskStatusUpdateEvent).Status.State != a2a.TaskStateCompleted || events[0].(*a2a.Message).Parts[0].Text() != "Sunny in London." {
