@@ -30,6 +30,9 @@ type Conn struct {
 	endpoints []Endpoint
 	clients   []dialectClient // one per endpoint, same order
 	streaming bool
+	// masker, when the Conn was dialed with NewHTTPClient's client, masks the agent's secrets in
+	// everything the Conn returns.
+	masker func() (*masker, error)
 	// ReturnImmediately asks agents (v1.0 and v0.3) to answer a non-streaming send as soon as the task
 	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it
 	// before the first call.
@@ -47,12 +50,16 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	vault := AgentVault(card)
+	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault}
+	if t, ok := transportOf(hc).(*authTransport); ok {
+		c.masker = t.eventMasker
+	}
 	hc = guardedClient(hc)
-	c := &Conn{endpoints: endpoints, streaming: Streaming(card)}
 	for _, ep := range endpoints {
 		var dc dialectClient
 		if ep.Dialect == V01 {
-			dc = newDraftClient(ep.URL, hc)
+			dc = newDraftClient(ep.URL, hc, vault)
 		} else if dc, err = newSDKClient(ctx, ep, hc); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("%s endpoint %s: %w", ep.Dialect, ep.URL, err)
@@ -60,6 +67,14 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 		c.clients = append(c.clients, dc)
 	}
 	return c, nil
+}
+
+// transportOf is hc's transport (nil for a nil client).
+func transportOf(hc *http.Client) http.RoundTripper {
+	if hc == nil {
+		return nil
+	}
+	return hc.Transport
 }
 
 // Dialect is the dialect in use now; it changes when a method-not-found answer moves the Conn on.
@@ -72,14 +87,19 @@ func (c *Conn) Endpoint() Endpoint {
 	return c.endpoints[c.cur]
 }
 
-// Streaming reports whether the agent's card says it streams.
+// Streaming reports whether the agent's card says it streams (an AgentVault card always does).
 func (c *Conn) Streaming() bool { return c.streaming }
 
 // Send sends msg: a new task when msg.TaskID is empty, else a turn of that task; msg.ContextID
 // continues a conversation. With stream true and a streaming agent, events are yielded as they
 // arrive; otherwise the one result (*a2a.Task or *a2a.Message) is yielded once. An error is yielded
-// at most once, and ends the sequence.
+// at most once, and ends the sequence. Here and in every other call, the agent's saved secrets are
+// masked in what is returned (see conn_mask.go).
 func (c *Conn) Send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq2[a2a.Event, error] {
+	return maskedSeq(c, c.send(ctx, msg, stream))
+}
+
+func (c *Conn) send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		if msg == nil {
 			yield(nil, fmt.Errorf("%w: no message to send", a2a.ErrInvalidParams))
@@ -122,19 +142,21 @@ func (c *Conn) Send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq
 
 // GetTask fetches a task as the agent has it now.
 func (c *Conn) GetTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
-	return withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.getTask(ctx, id) })
+	t, err := withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.getTask(ctx, id) })
+	return masked(c, t, err)
 }
 
 // Cancel asks the agent to cancel a task and returns the task as it then is.
 func (c *Conn) Cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
-	return withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.cancel(ctx, id) })
+	t, err := withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.cancel(ctx, id) })
+	return masked(c, t, err)
 }
 
 // Subscribe resubscribes to a running task's events.
 func (c *Conn) Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
+	return maskedSeq(c, func(yield func(a2a.Event, error) bool) {
 		c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.subscribe(ctx, id) })
-	}
+	})
 }
 
 // Close releases the endpoints' clients.

@@ -138,6 +138,20 @@ func Streaming(card []byte) bool {
 	return json.Unmarshal(doc.Capabilities["streaming"], &streaming) == nil && streaming
 }
 
+// AgentVault reports a card in the AgentVault profile's shape (specs/agentvault-a2a-profile.md): it
+// carries the profile's required authSchemes or humanReadableId. Such an agent speaks the v0.1
+// method names with its own shapes, chooses its tasks' ids, and streams (SSE is part of the profile,
+// though its cards have no capabilities.streaming).
+func AgentVault(card []byte) bool {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(card, &doc) != nil {
+		return false
+	}
+	_, auth := doc["authSchemes"]
+	_, hrid := doc["humanReadableId"]
+	return auth || hrid
+}
+
 // dialectOfVersion maps a card's protocolVersion ("1.0", "0.3.0", "v0.2.5"...) to the dialect whose
 // method names that version uses: v0.2 already had v0.3's names.
 func dialectOfVersion(v string) (Dialect, bool) {

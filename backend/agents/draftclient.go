@@ -16,14 +16,37 @@ import (
 
 // draftClient speaks the v0.1 draft: tasks/send, tasks/sendSubscribe, tasks/get, tasks/cancel and
 // tasks/resubscribe, in which the client chooses a new task's id and its sessionId.
+//
+// With vault set it speaks the AgentVault profile instead: the agent chooses a new task's id (the
+// client sends none), there are no sessions on the wire, and a stream is tasks/send followed by
+// tasks/sendSubscribe {id}, which only subscribes to the task's events.
 type draftClient struct {
 	url      string
 	hc       *http.Client
+	vault    bool
 	sessions sessionCache
 }
 
-func newDraftClient(url string, hc *http.Client) *draftClient {
-	return &draftClient{url: url, hc: hc}
+func newDraftClient(url string, hc *http.Client, vault bool) *draftClient {
+	return &draftClient{url: url, hc: hc, vault: vault}
+}
+
+// vaultSendParams is the profile's TaskSendParams: {id?, message}.
+type vaultSendParams struct {
+	ID      string     `json:"id,omitempty"`
+	Message outMessage `json:"message"`
+}
+
+// wire is the tasks/send params as this agent reads them.
+func (d *draftClient) wire(p draftSendParams, isNew bool) any {
+	if !d.vault {
+		return p
+	}
+	v := vaultSendParams{ID: p.ID, Message: p.Message}
+	if isNew {
+		v.ID = "" // the agent names its tasks
+	}
+	return v
 }
 
 type draftSendParams struct {
@@ -68,9 +91,10 @@ func (d *draftClient) send(ctx context.Context, msg *a2a.Message) (a2a.SendMessa
 	if err != nil {
 		return nil, err
 	}
-	raw, err := d.call(ctx, "tasks/send", p)
-	if err != nil && isNew && errors.Is(err, a2a.ErrTaskNotFound) {
-		// AgentVault servers choose a new task's id themselves and refuse one they do not know.
+	raw, err := d.call(ctx, "tasks/send", d.wire(p, isNew))
+	if err != nil && isNew && !d.vault && errors.Is(err, a2a.ErrTaskNotFound) {
+		// An AgentVault server whose card did not say so chooses a new task's id itself and refuses
+		// one it does not know.
 		p.ID = ""
 		raw, err = d.call(ctx, "tasks/send", p)
 	}
@@ -104,14 +128,37 @@ func asResult[T a2a.SendMessageResult](v T, err error) (a2a.SendMessageResult, e
 
 func (d *draftClient) stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		p, _, err := d.sendParams(msg)
+		p, isNew, err := d.sendParams(msg)
 		if err != nil {
 			yield(nil, err)
+			return
+		}
+		if d.vault {
+			d.vaultStream(ctx, p, isNew, yield)
 			return
 		}
 		d.sessions.put(p.ID, p.SessionID)
 		d.events(ctx, "tasks/sendSubscribe", p, a2a.TaskInfo{TaskID: a2a.TaskID(p.ID), ContextID: p.SessionID}, yield)
 	}
+}
+
+// vaultStream is the AgentVault profile's stream: tasks/send delivers the message and names the
+// task, then tasks/sendSubscribe {id} streams the task's events.
+func (d *draftClient) vaultStream(ctx context.Context, p draftSendParams, isNew bool, yield func(a2a.Event, error) bool) {
+	raw, err := d.call(ctx, "tasks/send", d.wire(p, isNew))
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	var sent struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(raw, &sent); err != nil || sent.ID == "" {
+		yield(nil, fmt.Errorf("%w: tasks/send result names no task: %.200s", a2a.ErrInvalidAgentResponse, raw))
+		return
+	}
+	d.sessions.put(sent.ID, p.SessionID)
+	d.events(ctx, "tasks/sendSubscribe", draftIDParams{ID: sent.ID}, a2a.TaskInfo{TaskID: a2a.TaskID(sent.ID), ContextID: p.SessionID}, yield)
 }
 
 func (d *draftClient) getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
@@ -158,7 +205,11 @@ func (d *draftClient) subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2
 				session = t.ContextID
 			}
 		}
-		d.events(ctx, "tasks/resubscribe", draftIDParams{ID: string(id)}, a2a.TaskInfo{TaskID: id, ContextID: session}, yield)
+		method := "tasks/resubscribe"
+		if d.vault { // the profile has no resubscribe: tasks/sendSubscribe {id} is one
+			method = "tasks/sendSubscribe"
+		}
+		d.events(ctx, method, draftIDParams{ID: string(id)}, a2a.TaskInfo{TaskID: id, ContextID: session}, yield)
 	}
 }
 

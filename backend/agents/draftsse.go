@@ -65,6 +65,7 @@ func (d *draftClient) events(ctx context.Context, method string, params any, inf
 		return
 	}
 	defer resp.Body.Close()
+	var said *a2a.Message // the agent's last message in this stream
 	for ev, err := range streamOf(resp) {
 		if err != nil {
 			yield(nil, err)
@@ -75,8 +76,19 @@ func (d *draftClient) events(ctx context.Context, method string, params any, inf
 			yield(nil, err)
 			return
 		}
-		if out == nil {
+		switch v := out.(type) {
+		case nil:
 			continue
+		case *a2a.Message:
+			if v.Role == a2a.MessageRoleAgent {
+				said = v
+			}
+		case *a2a.TaskStatusUpdateEvent:
+			// AgentVault asks its question as a task_message, then sends INPUT_REQUIRED with no
+			// message: the question is the status's message, as in the other dialects.
+			if v.Status.Message == nil && waitsForClient(v.Status.State) && said != nil && said.TaskID == v.TaskID {
+				v.Status.Message = said
+			}
 		}
 		if !yield(out, nil) || final {
 			return

@@ -104,7 +104,17 @@ func (t *wireTask) toA2A(session string) (*a2a.Task, error) {
 		if err != nil {
 			return nil, fmt.Errorf("task history[%d]: %w", i, err)
 		}
+		if history[i].MessageID == "" {
+			// AgentVault's messages have no ids: name them by place, so the same message read
+			// again (each tasks/get) is recognised as the same.
+			m.ID = fmt.Sprintf("%s/messages/%d", t.ID, i)
+		}
 		task.History = append(task.History, m)
+	}
+	// AgentVault asks its question as the task's last message, with INPUT_REQUIRED and no status
+	// message: the question is the status's message, as in the other dialects.
+	if n := len(task.History); n > 0 && task.Status.Message == nil && waitsForClient(task.Status.State) && task.History[n-1].Role == a2a.MessageRoleAgent {
+		task.Status.Message = task.History[n-1]
 	}
 	for i := range t.Artifacts {
 		a, err := t.Artifacts[i].toA2A(i)
@@ -135,6 +145,11 @@ func statusFrom(status json.RawMessage, state string, message, timestamp json.Ra
 	var err error
 	st.Message, err = messageFrom(message, info)
 	return st, err
+}
+
+// waitsForClient reports a state in which the agent waits for the client (a question is asked).
+func waitsForClient(s a2a.TaskState) bool {
+	return s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
 }
 
 // parseState maps "working", "WORKING", "input_required", "TASK_STATE_INPUT_REQUIRED"... to a2a-go's

@@ -39,6 +39,9 @@ var (
 	ErrBadURL = errors.New("not an http or https URL")
 	// ErrNoCard means no agent card could be read from the URL.
 	ErrNoCard = errors.New("no agent card found")
+	// ErrCardRedirected means the card's URL redirects to another origin (a *RedirectError says
+	// where); the owner adds that URL instead, knowingly.
+	ErrCardRedirected = errors.New("the agent card is on another host")
 )
 
 // Remote is a registered agent.
@@ -63,7 +66,8 @@ type Registry struct {
 }
 
 // OpenRegistry migrates the registry's table and returns it. client fetches cards (nil: a client
-// with a 10 s timeout); changes are published on b.
+// with a 10 s timeout), following redirects within the card URL's origin only; changes are
+// published on b.
 func OpenRegistry(ctx context.Context, db *store.DB, client *http.Client, b *bus.Bus) (*Registry, error) {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
@@ -72,10 +76,12 @@ func OpenRegistry(ctx context.Context, db *store.DB, client *http.Client, b *bus
 	if err := db.Migrate(ctx, "agents", sub); err != nil {
 		return nil, err
 	}
-	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+	c := http.Client{Timeout: 10 * time.Second}
+	if client != nil {
+		c = *client
 	}
-	return &Registry{db: db, http: client, bus: b, now: time.Now}, nil
+	c.CheckRedirect = sameOriginRedirects
+	return &Registry{db: db, http: &c, bus: b, now: time.Now}, nil
 }
 
 // Add resolves the agent's card from rawURL (a base URL, or the card's own URL) and registers it. An
@@ -221,6 +227,9 @@ func (r *Registry) resolve(ctx context.Context, rawURL string) (string, json.Raw
 		if err == nil {
 			return c, card, nil
 		}
+		if errors.Is(err, ErrCardRedirected) {
+			return "", nil, err // the origin itself says its card is elsewhere
+		}
 		tried = append(tried, err.Error())
 	}
 	return "", nil, fmt.Errorf("%w at %s: %s", ErrNoCard, rawURL, strings.Join(tried, "; "))
@@ -234,6 +243,12 @@ func (r *Registry) fetch(ctx context.Context, cardURL string) (json.RawMessage, 
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := r.http.Do(req)
+	var redirect *RedirectError
+	if errors.As(err, &redirect) {
+		// Also ErrNoCard: there is no card at the URL the owner gave.
+		return nil, fmt.Errorf("%w here, %w: %s redirects to %s, which was not followed; to use the agent there, add that URL instead",
+			ErrNoCard, ErrCardRedirected, cardURL, redirect.To)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cardURL, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/agents"
@@ -140,5 +141,50 @@ func TestRefreshKeepsTheLastCardWhenTheAgentIsGoneAndEverythingSurvivesAReopen(t
 	}
 	if _, err := r.Refresh(t.Context(), "nope"); !errors.Is(err, agents.ErrNotFound) {
 		t.Fatalf("refresh unknown: %v", err)
+	}
+}
+
+// A card URL that redirects to another origin is not followed: that origin's card would be
+// registered under this URL. The error names where it leads, so the owner can add that instead.
+// Redirects within the origin (a moved well-known path) are followed.
+func TestCardFetchFollowsRedirectsWithinItsOriginOnly(t *testing.T) {
+	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
+	other := cardServer(t, map[string]string{"/.well-known/agent-card.json": `{"name": "Somebody else"}`})
+	var moved atomic.Bool
+	moved.Store(true)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch {
+		case req.URL.Path == "/.well-known/agent.json":
+			http.Redirect(w, req, "/.well-known/agent-card.json", http.StatusMovedPermanently)
+		case req.URL.Path == "/.well-known/agent-card.json" && moved.Load():
+			http.Redirect(w, req, other.URL+"/.well-known/agent-card.json", http.StatusFound)
+		case req.URL.Path == "/.well-known/agent-card.json":
+			w.Write([]byte(`{"name": "Mine"}`))
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	defer redirecting.Close()
+
+	_, err := r.Add(t.Context(), redirecting.URL)
+	if !errors.Is(err, agents.ErrCardRedirected) || !errors.Is(err, agents.ErrNoCard) ||
+		!strings.Contains(err.Error(), other.URL+"/.well-known/agent-card.json") || !strings.Contains(err.Error(), "add that URL instead") {
+		t.Fatalf("adding a URL whose card is on another host: %v", err)
+	}
+	if list, _ := r.List(t.Context()); len(list) != 0 {
+		t.Fatalf("another host's card was registered: %+v", list)
+	}
+
+	// Same origin: the legacy path moved to the current one.
+	moved.Store(false)
+	got, err := r.Add(t.Context(), redirecting.URL+"/.well-known/agent.json")
+	if err != nil || got.Name != "Mine" {
+		t.Fatalf("a redirect within the origin: %v %+v", err, got)
+	}
+	// A card that moves to another host later: Refresh keeps the last card and says why.
+	moved.Store(true)
+	got, err = r.Refresh(t.Context(), got.ID)
+	if !errors.Is(err, agents.ErrCardRedirected) || got.Name != "Mine" || !strings.Contains(got.FetchError, other.URL) {
+		t.Fatalf("refresh after the card moved away: %v %+v", err, got)
 	}
 }

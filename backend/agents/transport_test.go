@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -564,11 +565,16 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 	}))
 	defer other.Close()
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Api-Key") != "k" {
+		switch {
+		case r.Header.Get("X-Api-Key") != "k":
 			w.WriteHeader(http.StatusUnauthorized)
-			return
+		case r.URL.Path == "/moved":
+			http.Redirect(w, r, "/rpc", http.StatusTemporaryRedirect)
+		case r.URL.Path == "/rpc":
+			w.Write([]byte(`{"jsonrpc": "2.0", "id": 1, "result": {}}`))
+		default:
+			http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)
 		}
-		http.Redirect(w, r, other.URL+"/elsewhere", http.StatusTemporaryRedirect)
 	}))
 	defer agent.Close()
 	card := `{"name": "r", "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Api-Key"}}},
@@ -581,9 +587,16 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 		resp.Body.Close()
 		t.Fatal("a redirect to another host was followed")
 	}
-	if !strings.Contains(err.Error(), "refusing to follow a redirect") || leaked.Load() {
+	var re *agents.RedirectError
+	if !errors.As(err, &re) || re.To != other.URL+"/elsewhere" || leaked.Load() {
 		t.Errorf("err = %v, key sent to the other host: %v", err, leaked.Load())
 	}
+	// Within the agent's origin a redirect is followed, credentials and all.
+	resp, err = hc.Post(agent.URL+"/moved", "application/json", strings.NewReader(`{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}`))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a redirect within the origin: %v %v", err, resp)
+	}
+	resp.Body.Close()
 
 	// An agent that wants credentials its card never mentions gets a plain-spoken AuthError.
 	resp, err = agents.NewHTTPClient("agent-2", []byte(`{"name": "bare"}`), secrets, nil).Get(agent.URL)
@@ -604,4 +617,46 @@ func credStore(t *testing.T) *store.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// What a Conn returns is masked by the wire log's rule: an agent quoting the owner's key in a task
+// or in an error does not hand it on. An error stays the protocol's error to errors.Is.
+func TestConnMasksSecretsTheAgentEchoes(t *testing.T) {
+	const key = "sk-echo-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "application/json")
+		sent := r.Header.Get("X-Api-Key")
+		if req.Method == "tasks/cancel" {
+			fmt.Fprintf(w, `{"jsonrpc": "2.0", "id": %s, "error": {"code": -32001, "message": "no task for key %s"}}`, req.ID, sent)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc": "2.0", "id": %s, "result": {"id": "t1", "state": "COMPLETED",
+			"messages": [{"role": "assistant", "parts": [{"type": "text", "content": "your key: %s"}]}], "artifacts": []}}`, req.ID, sent)
+	}))
+	defer srv.Close()
+	card := []byte(`{"name": "echo", "url": "` + srv.URL + `", "authSchemes": [{"scheme": "apiKey", "service_identifier": "echo"}]}`)
+	secrets := credFileSecrets(t, t.TempDir())
+	scheme := agents.CardAuth(card).Schemes[0].Name
+	credPut(t, secrets, scheme, agents.Secret{APIKey: key})
+	c, err := agents.Dial(t.Context(), card, agents.NewHTTPClient("agent-1", card, secrets, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	task, err := c.GetTask(t.Context(), "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := task.History[0].Parts[0].Text(); got != "your key: •••" {
+		t.Errorf("the task's message reads %q", got)
+	}
+	_, err = c.Cancel(t.Context(), "t1")
+	if !errors.Is(err, a2a.ErrTaskNotFound) || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "no task for key •••") {
+		t.Errorf("the error: %v", err)
+	}
 }

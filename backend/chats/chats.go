@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/filename"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -250,7 +251,7 @@ func (s *Service) message(out Outgoing) (*a2a.Message, error) {
 	for _, f := range out.Files {
 		total += len(f.Bytes)
 		p := a2a.NewRawPart(f.Bytes)
-		p.Filename, p.MediaType = f.Name, f.MediaType
+		p.Filename, p.MediaType = filename.Clean(f.Name), f.MediaType
 		if p.MediaType == "" {
 			p.MediaType = "application/octet-stream"
 		}

@@ -3,10 +3,12 @@ package chats
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/filename"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -147,11 +149,11 @@ func taskIDOr(t *a2a.Task, fallback a2a.TaskID) a2a.TaskID {
 // that doesn't stream, or a task seen again after a restart) is followed by an entry per artifact it
 // carries, so a conversation shows artifacts one way, however they came.
 func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
+	cleanFileNames(ev)
 	e := Entry{ConversationID: id, Direction: In, TaskID: string(ev.TaskInfo().TaskID), Kind: tasks.KindOf(ev), Event: ev}
 	task, whole := ev.(*a2a.Task)
 	e.Final = tasks.IsFinal(ev) && (!whole || len(task.Artifacts) == 0)
-	s.store(ctx, &e)
-	if !whole {
+	if !s.store(ctx, &e) || !whole {
 		return
 	}
 	for i, a := range task.Artifacts {
@@ -164,17 +166,62 @@ func (s *Service) recordIn(ctx context.Context, id string, ev a2a.Event) {
 	}
 }
 
+// cleanFileNames applies filename.Clean, in place, to the names of ev's files and artifacts: they
+// are recorded and shown without the invisible characters that can make a name read as another.
+func cleanFileNames(ev a2a.Event) {
+	parts := func(ps a2a.ContentParts) {
+		for _, p := range ps {
+			if p != nil {
+				p.Filename = filename.Clean(p.Filename)
+			}
+		}
+	}
+	message := func(m *a2a.Message) {
+		if m != nil {
+			parts(m.Parts)
+		}
+	}
+	artifact := func(a *a2a.Artifact) {
+		if a != nil {
+			a.Name = filename.Clean(a.Name)
+			parts(a.Parts)
+		}
+	}
+	switch v := ev.(type) {
+	case *a2a.Message:
+		message(v)
+	case *a2a.Task:
+		message(v.Status.Message)
+		for _, m := range v.History {
+			message(m)
+		}
+		for _, a := range v.Artifacts {
+			artifact(a)
+		}
+	case *a2a.TaskStatusUpdateEvent:
+		message(v.Status.Message)
+	case *a2a.TaskArtifactUpdateEvent:
+		artifact(v.Artifact)
+	}
+}
+
 // fail records why a call failed.
 func (s *Service) fail(ctx context.Context, id string, taskID a2a.TaskID, err error) {
 	e := Entry{ConversationID: id, Direction: Local, TaskID: string(taskID), Kind: "error", Final: true, Error: s.classify(err)}
 	s.store(ctx, &e)
 }
 
-func (s *Service) store(ctx context.Context, e *Entry) {
+// store records e and publishes it; false when it was not recorded.
+func (s *Service) store(ctx context.Context, e *Entry) bool {
 	// Record under the service's life, not the call's: what arrived is kept even as the hub stops.
-	if err := s.record(context.WithoutCancel(ctx), e); err != nil {
+	err := s.record(context.WithoutCancel(ctx), e)
+	if errors.Is(err, errEnded) {
+		return false
+	}
+	if err != nil {
 		s.log.Error("cannot record a conversation entry", "conversation", e.ConversationID, "kind", e.Kind, "err", err)
-		return
+		return false
 	}
 	s.publish(e.ConversationID, e)
+	return true
 }

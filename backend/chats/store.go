@@ -107,9 +107,15 @@ func (s *Service) conversations(ctx context.Context, agentID string) ([]Conversa
 	return out, rows.Err()
 }
 
+// errEnded means an entry not recorded: the state of a task that had already ended. A cancel is
+// answered twice, by the cancel call and by the task's stream (or the next tasks/get); the owner
+// reads it once.
+var errEnded = errors.New("the task has already ended")
+
 // record appends e to its conversation in one transaction: the entry with the next sequence number,
 // the conversation's context (the first one the agent names) and activity time, and the state of the
-// task it concerns. It fills in e's Seq and At.
+// task it concerns. It fills in e's Seq and At. The agent's report of a state, for a task recorded
+// as ended (completed, canceled, failed, rejected), is not recorded: errEnded.
 func (s *Service) record(ctx context.Context, e *Entry) error {
 	var body []byte
 	var err error
@@ -129,6 +135,16 @@ func (s *Service) record(ctx context.Context, e *Entry) error {
 	}
 	state, hasState := stateOf(e.Event)
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if e.TaskID != "" && e.Direction == In && hasState {
+			var was string
+			err := tx.QueryRowContext(ctx, `SELECT state FROM chat_tasks WHERE conversation_id = ? AND task_id = ?`, e.ConversationID, e.TaskID).Scan(&was)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if a2a.TaskState(was).Terminal() {
+				return errEnded
+			}
+		}
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_entries WHERE conversation_id = ?`, e.ConversationID).Scan(&e.Seq); err != nil {
 			return err
 		}

@@ -1,11 +1,16 @@
 package uiapi_test
 
 import (
+	"context"
 	"encoding/json"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
 type conversation struct {
@@ -188,5 +193,103 @@ func TestBadChatCallsGetClearErrors(t *testing.T) {
 		if e.Direction == "out" {
 			t.Errorf("a refused message was recorded: %+v", e)
 		}
+	}
+}
+
+// keyEchoer is an agent that tells the caller the API key it was sent: in its status message, in an
+// artifact, and (for a second message) in a JSON-RPC error.
+type keyEchoer struct{}
+
+func (keyEchoer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		keys, _ := ec.ServiceParams.Get("x-api-key")
+		key := strings.Join(keys, ",")
+		if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+			return
+		}
+		art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "echo", Parts: a2a.ContentParts{
+			a2a.NewTextPart("key=" + key), a2a.NewDataPart(map[string]any{"sent": key})}}
+		if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID, Artifact: art, LastChunk: true}, nil) {
+			return
+		}
+		msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("You sent me the key "+key+"."))
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, msg), nil)
+	}
+}
+
+func (keyEchoer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// An agent that echoes the owner's API key back: what is kept in hub.db and what the UI reads
+// carry "•••" where the key was, as the wire log does.
+func TestAKeyEchoedByAnAgentIsMaskedInTheConversation(t *testing.T) {
+	const key = "sk-live-0123456789abcdef"
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	card := &a2a.AgentCard{
+		Name: "Key echoer", Description: "says which key it got", Version: "1",
+		SupportedInterfaces: []*a2a.AgentInterface{{URL: srv.URL + "/rpc", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0"}},
+		Capabilities:        a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:   []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
+		Skills:               []a2a.AgentSkill{{ID: "echo", Name: "echo", Description: "echo", Tags: []string{"echo"}}},
+		SecuritySchemes:      a2a.NamedSecuritySchemes{"key": a2a.APIKeySecurityScheme{Location: a2a.APIKeySecuritySchemeLocationHeader, Name: "X-Api-Key"}},
+		SecurityRequirements: a2a.SecurityRequirementsOptions{{"key": {}}},
+	}
+	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
+	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(keyEchoer{}))
+	mux.Handle("/rpc", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != key {
+			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+			return
+		}
+		rpc.ServeHTTP(w, r)
+	}))
+
+	h := startHub(t)
+	c := dial(t, h)
+	var agent struct{ ID string }
+	c.result("agents.add", map[string]any{"url": srv.URL}, &agent)
+	c.result("agents.setCredential", map[string]any{"id": agent.ID, "scheme": "key", "apiKey": key}, nil)
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": agent.ID}, &conv)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": "which key did I send?"}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.State == "completed"
+	})
+
+	// hub.db: the agent's entries have the mask, and the key nowhere.
+	rows, err := h.Agent.DB.Reader.QueryContext(t.Context(), `SELECT kind, CAST(body AS TEXT) FROM chat_entries WHERE conversation_id = ? AND direction = 'in'`, conv.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	masked := map[string]bool{}
+	for rows.Next() {
+		var kind, body string
+		if err := rows.Scan(&kind, &body); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(body, key) {
+			t.Errorf("hub.db keeps the key in a %s entry: %s", kind, body)
+		}
+		if strings.Contains(body, "•••") {
+			masked[kind] = true
+		}
+	}
+	if !masked["status"] || !masked["artifact"] {
+		t.Errorf("entries with the mask in hub.db: %v; want the status and the artifact", masked)
+	}
+
+	// The UI: the same, in every part it is shown.
+	got := c.call("chats.get", map[string]any{"id": conv.ID})
+	if got.Error != nil || strings.Contains(string(got.Result), key) || !strings.Contains(string(got.Result), "You sent me the key •••.") ||
+		!strings.Contains(string(got.Result), "key=•••") {
+		t.Fatalf("chats.get returns %s %+v", got.Result, got.Error)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/filename"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -135,9 +136,9 @@ func partsOf(ps a2a.ContentParts) []Part {
 		case a2a.Text:
 			out = append(out, Part{Kind: "text", Text: string(c)})
 		case a2a.Raw:
-			out = append(out, Part{Kind: "file", Name: p.Filename, MediaType: p.MediaType, Bytes: c, Size: len(c)})
+			out = append(out, Part{Kind: "file", Name: filename.Clean(p.Filename), MediaType: p.MediaType, Bytes: c, Size: len(c)})
 		case a2a.URL:
-			out = append(out, Part{Kind: "file", Name: p.Filename, MediaType: p.MediaType, URL: string(c)})
+			out = append(out, Part{Kind: "file", Name: filename.Clean(p.Filename), MediaType: p.MediaType, URL: string(c)})
 		case a2a.Data:
 			out = append(out, Part{Kind: "data", Data: c.Value})
 		}
@@ -149,7 +150,7 @@ func artifactOf(a *a2a.Artifact) *Artifact {
 	if a == nil {
 		return nil
 	}
-	return &Artifact{ID: string(a.ID), Name: a.Name, Description: a.Description, Parts: partsOf(a.Parts)}
+	return &Artifact{ID: string(a.ID), Name: filename.Clean(a.Name), Description: a.Description, Parts: partsOf(a.Parts)}
 }
 
 func statusOf(s a2a.TaskStatus) Status {

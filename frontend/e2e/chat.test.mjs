@@ -76,9 +76,13 @@ describe('chat', () => {
     await page.getByTestId('chat-message').filter({ hasText: 'tell me blue' }).last().waitFor(WAIT);
 
     // Files both ways: attach one (the demo agent answers "file" with a file of its own).
-    await page.getByLabel('Files to attach').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('some notes') });
+    // Its name carries a right-to-left override and a zero-width space: shown and kept without them.
+    await page.getByLabel('Files to attach').setInputFiles({ name: 'no\u202Etes\u200B.txt', mimeType: 'text/plain', buffer: Buffer.from('some notes') });
+    assert.equal(await page.getByRole('list', { name: 'Attachments' }).innerText().then((t) => /[\u202E\u200B]/.test(t)), false);
     await send(page, 'file');
-    await page.getByTestId('chat-message').filter({ hasText: 'notes.txt' }).first().waitFor(WAIT);
+    const sentFile = page.getByTestId('chat-message').filter({ hasText: 'notes.txt' }).first();
+    await sentFile.waitFor(WAIT);
+    assert.doesNotMatch(await sentFile.innerText(), /[\u202E\u200B]/);
     await page.getByRole('button', { name: /^Download / }).first().waitFor(WAIT);
 
     // A long job is canceled from the conversation.

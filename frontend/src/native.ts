@@ -2,6 +2,7 @@
 // mechanisms otherwise. Nothing else in the UI touches window.go.
 
 import type { OutgoingFile } from './api/types';
+import { stripFormatChars } from './lib/format';
 
 interface AppBindings {
   OpenURL?: (url: string) => Promise<void>;
@@ -51,9 +52,9 @@ export async function openURL(url: string): Promise<boolean> {
   return true;
 }
 
-/** A file name that cannot escape a directory or carry control characters. */
+/** A file name that cannot escape a directory or carry control or format (bidi, zero-width) characters. */
 export function safeFileName(name: string | undefined, fallback = 'download'): string {
-  const cleaned = (name ?? '')
+  const cleaned = stripFormatChars(name ?? '')
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .replace(/[\\/:*?"<>|]/g, '_')
     .replace(/^\.+/, '')

@@ -192,6 +192,18 @@ describe('buildTranscript', () => {
     expect(taskLines(t.items)[0]).toMatchObject({ state: 'input-required', ended: false });
   });
 
+  it('a question already shown as the agent’s message (AgentVault asks that way) is still the question, shown once', () => {
+    const question = { id: 'q3', role: 'agent', parts: [text('Which city?')] };
+    const t = buildTranscript([
+      out(1, 'Weather?'),
+      status(2, 'T', 'working'),
+      { seq: 3, at: at(3), direction: 'in', kind: 'message', taskId: 'T', final: false, message: question },
+      status(4, 'T', 'input-required', undefined, { status: { state: 'input-required', message: question } }),
+    ]);
+    expect(t.items.filter((i) => textOfItem(i) === 'Which city?')).toHaveLength(1);
+    expect(t.answering).toEqual({ taskId: 'T', question });
+  });
+
   it('answering in place moves the task on; the state line follows the task’s newest item', () => {
     const t = buildTranscript([
       out(1, 'Book a table'),

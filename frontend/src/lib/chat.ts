@@ -195,8 +195,9 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
         for (const m of candidates) {
           const progress = !state || PROGRESS.has(state);
           if (wasEnded && progress) continue; // a stale progress report of a task that has ended
-          if (!firstSight(m)) continue;
+          // the question may have been shown already, as the agent's message (AgentVault asks that way)
           if (t && state === 'input-required' && !wasEnded) t.question = m;
+          if (!firstSight(m)) continue;
           const last = items[items.length - 1];
           if (progress && t && last?.type === 'status' && last.taskId === t.taskId && PROGRESS.has(last.state)) {
             // one progress bubble per run of progress reports: it shows the latest

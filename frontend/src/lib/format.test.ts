@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, parseTime } from './format';
+import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, parseTime, stripFormatChars } from './format';
 
 describe('parseTime', () => {
   it('reads RFC 3339 with nanoseconds', () => {
@@ -63,5 +63,14 @@ describe('sizes and relative times', () => {
     expect(formatChatTime(new Date(2025, 0, 2, 9, 5).toISOString(), now)).toBe('09:05');
     expect(formatChatTime(new Date(2025, 0, 1, 23, 59).toISOString(), now)).toBe('2025-01-01 23:59');
     expect(formatChatTime('nonsense', now)).toBe('');
+  });
+});
+
+describe('stripFormatChars', () => {
+  it('drops bidi controls, marks and zero-width characters, and nothing else', () => {
+    expect(stripFormatChars('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+    expect(stripFormatChars('\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069x')).toBe('x');
+    expect(stripFormatChars('a\u200Eb\u200Fc\u061Cd\u200Be\u200Cf\u200Dg\uFEFF')).toBe('abcdefg');
+    expect(stripFormatChars('héllo wörld ✓ عربي (1).txt')).toBe('héllo wörld ✓ عربي (1).txt');
   });
 });

@@ -1,4 +1,14 @@
-// Formatting of times, durations and sizes.
+// Formatting of times, durations and sizes, and file names for display.
+
+/**
+ * A file name without Unicode format characters (category Cf): bidi embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069), marks (U+200E/F, U+061C) and zero-width characters. They
+ * are invisible, and an override makes "invoice\u202Efdp.exe" read as "invoiceexe.pdf". The same rule
+ * as the backend's filename.Clean.
+ */
+export function stripFormatChars(name: string): string {
+  return name.replace(/\p{Cf}/gu, '');
+}
 
 /** Milliseconds since the epoch for an RFC 3339 time (nanosecond fractions allowed), NaN if unreadable. */
 export function parseTime(s: string | undefined | null): number {

@@ -56,6 +56,14 @@ describe('safe URLs and names', () => {
     expect(safeFileName('../../etc/passwd')).toBe('_.._etc_passwd');
     expect(safeFileName('a\u0000b\nc.txt')).toBe('abc.txt');
     expect(safeFileName('')).toBe('download');
+    // a right-to-left override would show "invoiceexe.pdf" in the save dialog
+    expect(safeFileName('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+    expect(safeFileName('\u200B\u2066\u2069')).toBe('download');
+  });
+
+  it('shows a file name without format characters', () => {
+    const v = describePart({ kind: 'file', name: 'photo\u2066\u202Egpj.exe\u2069\u200E', bytes: 'eA==', mediaType: 'image/png' });
+    expect(v.type === 'file' && v.name).toBe('photogpj.exe');
   });
 });
 

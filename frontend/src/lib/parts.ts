@@ -3,7 +3,7 @@
 
 import type { Artifact, Part, TimelineEvent } from '../api/types';
 import { safeHttpUrl } from '../native';
-import { base64Size, formatBytes } from './format';
+import { base64Size, formatBytes, stripFormatChars } from './format';
 
 export type PartView =
   | { type: 'text'; text: string }
@@ -62,7 +62,7 @@ export function describePart(p: unknown): PartView {
         bytes && PREVIEWABLE.has(mediaType) && (size ?? 0) <= MAX_PREVIEW_BYTES ? `data:${mediaType};base64,${bytes}` : null;
       return {
         type: 'file',
-        name: str(part.name) || (link ? link.split('/').pop() || 'file' : 'file'),
+        name: stripFormatChars(str(part.name)) || (link ? link.split('/').pop() || 'file' : 'file'),
         mediaType: mediaType || 'application/octet-stream',
         size,
         sizeLabel: formatBytes(size),
