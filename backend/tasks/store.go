@@ -115,12 +115,24 @@ func validate(task *a2a.Task) error {
 	return nil
 }
 
+// encodeTask is the task's stored JSON, refused if it would not read back.
+func encodeTask(task *a2a.Task) ([]byte, error) {
+	body, err := json.Marshal(task)
+	if err != nil {
+		return nil, err
+	}
+	if err := readsBack(body, &a2a.Task{}); err != nil {
+		return nil, fmt.Errorf("task %s: %w", task.ID, err)
+	}
+	return body, nil
+}
+
 // Create stores a new task at version 1 with the task itself as the first logged event.
 func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
 	if err := validate(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := json.Marshal(task)
+	body, err := encodeTask(task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -154,7 +166,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	if err := validate(req.Task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := json.Marshal(req.Task)
+	body, err := encodeTask(req.Task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -229,6 +241,9 @@ func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore
 		body, err := json.Marshal(ev)
 		if err != nil {
 			return nil, err
+		}
+		if _, err := DecodeEvent(KindOf(ev), body); err != nil {
+			return nil, fmt.Errorf("%s event of task %s: it would not read back once stored (%v): %w", KindOf(ev), id, err, a2a.ErrInvalidParams)
 		}
 		seq++
 		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: KindOf(ev), Final: KindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
