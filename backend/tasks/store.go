@@ -518,7 +518,8 @@ func (s *Store) Stream(ctx context.Context, id a2a.TaskID) iter.Seq2[*Logged, er
 				yield(nil, err)
 				return
 			}
-			for _, l := range page {
+			for i, l := range page {
+				page[i] = nil // a consumer that stops reading pins this event and the rest of the page only
 				after, lastFinal = l.Seq, l.Final
 				if l.Event == nil {
 					continue // unreadable: reported by streamPage
