@@ -46,10 +46,14 @@ func checkPart(p *a2a.Part) error {
 			return fmt.Errorf("is a file with an empty URL")
 		}
 	case a2a.Data:
-		if c.Value == nil {
+		// Judged by the JSON it stores, so a typed nil map or an empty slice of any type counts too.
+		b, err := json.Marshal(c.Value)
+		switch {
+		case err != nil:
+			return fmt.Errorf("holds data that is not JSON: %v", err)
+		case string(b) == "null":
 			return fmt.Errorf("holds null data")
-		}
-		if list, ok := c.Value.([]any); ok && len(list) == 0 {
+		case string(b) == "[]":
 			return fmt.Errorf("holds an empty data list, which cannot be stored; send an object")
 		}
 	default:

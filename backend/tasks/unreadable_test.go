@@ -14,6 +14,30 @@ import (
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
+// TestCheckMessageNamesEveryUnstorablePart: the edge check refuses, as invalid params naming the part,
+// each shape that a2a-go's gob copy and JSON would turn unreadable, and lets the rest through.
+func TestCheckMessageNamesEveryUnstorablePart(t *testing.T) {
+	bad := map[string]*a2a.Part{
+		"is null":                     nil,
+		"has no content":              {},
+		"is an empty file":            {Content: a2a.Raw{}},
+		"is a file with an empty URL": {Content: a2a.URL("")},
+		"holds null data":             {Content: a2a.Data{Value: map[string]any(nil)}},
+		"holds an empty data list":    {Content: a2a.Data{Value: []string{}}},
+	}
+	for want, p := range bad {
+		err := tasks.CheckMessage(a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ok"), p))
+		if !errors.Is(err, a2a.ErrInvalidParams) || !strings.Contains(err.Error(), "message.parts[1] "+want) {
+			t.Errorf("%s: %v", want, err)
+		}
+	}
+	good := []*a2a.Part{a2a.NewTextPart(""), a2a.NewRawPart([]byte{0}), a2a.NewFileURLPart("https://example.com/f", ""),
+		a2a.NewDataPart(map[string]any{}), a2a.NewDataPart([]any{nil}), a2a.NewDataPart(0), a2a.NewDataPart("")}
+	if err := tasks.CheckMessage(a2a.NewMessage(a2a.MessageRoleUser, good...)); err != nil {
+		t.Fatalf("storable parts refused: %v", err)
+	}
+}
+
 // TestStoreRefusesWhatWouldNotReadBack: the store's last line of defence. A part a2a-go's JSON cannot
 // read back ({"raw":null} from an empty file after a2a-go's gob copy, a part with no content) is
 // refused on Create and on Update with invalid params, and the table stays readable.
