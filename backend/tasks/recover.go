@@ -125,18 +125,32 @@ func (s *Store) Recover(ctx context.Context, r Resumer) (resumed, failed int, er
 }
 
 // failUnreadable replaces an unfinished task whose stored JSON does not decode with a minimal failed
-// task: same id, context and dialect, a status message saying why, and a status event in its log so
-// a subscriber's stream ends. The undecodable JSON cannot be resumed or shown anyway, and leaving the
-// task "working" would keep its sender waiting forever; its event log (the messages and artifacts it
-// recorded) is kept as it was.
+// task: same id, context and dialect, the request it was created with when the log still has it, a
+// status message saying why, and a status event in its log so a subscriber's stream ends. The
+// undecodable JSON cannot be resumed or shown anyway, and leaving the task "working" would keep its
+// sender waiting forever; its event log (the messages and artifacts it recorded) is kept as it was.
 func (s *Store) failUnreadable(ctx context.Context, row Row) error {
 	s.log.Warn("an interrupted task is unreadable; marking it failed", "source", s.source, "task", row.Task.ID, "error", row.Unreadable)
 	now := s.now().UTC()
 	task := &a2a.Task{ID: row.Task.ID, ContextID: row.Task.ContextID}
+	if created := s.createdAs(ctx, row.Task.ID); created != nil {
+		task.History = created.History
+	}
 	msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, task, a2a.NewTextPart(
 		"The stored task could not be read back after a restart ("+row.Unreadable+"), so it was marked failed. Send the request again to retry."))
 	task.Status = a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: &now}
 	_, err := s.Update(ctx, &taskstore.UpdateRequest{Task: task, PrevVersion: row.Version,
 		Event: &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status}})
 	return err
+}
+
+// createdAs is the task as first logged, if that event still reads (nil otherwise).
+func (s *Store) createdAs(ctx context.Context, id a2a.TaskID) *a2a.Task {
+	var created *a2a.Task
+	_ = s.readLog(ctx, id, 0, `SELECT seq, version, kind, final, event_json, created_at FROM task_events
+		WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT 1`, func(l *Logged, _ int) bool {
+		created, _ = l.Event.(*a2a.Task)
+		return false
+	})
+	return created
 }

@@ -181,6 +181,9 @@ func TestUnreadableRowsAreSkippedReportedAndRecovered(t *testing.T) {
 		!strings.Contains(got.Task.Status.Message.Parts[0].Text(), "could not be read") {
 		t.Fatalf("bad-working after recovery: %+v, %v", got, err)
 	}
+	if tasks.Title(got.Task) != "hi bad-working" {
+		t.Errorf("the recovered task lost its request (kept from its first logged event): %q", tasks.Title(got.Task))
+	}
 	if d, _ := s.DialectOf(ctx, "bad-working"); d != tasks.DialectV1 {
 		t.Fatalf("dialect after recovery: %q", d)
 	}

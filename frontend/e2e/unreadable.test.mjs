@@ -84,7 +84,8 @@ test('an unreadable task row is listed and labelled in Tasks and the Inbox, and 
   await item(ended).click();
   await page.getByTestId('inbox-detail').getByTestId('unreadable-notice').waitFor(WAIT);
   assert.equal(await page.getByLabel('Reply').count(), 0, 'an unreadable task offers a reply box');
-  // The interrupted one was failed at start, saying why.
+  // The interrupted one was failed at start, saying why, with the request it was created with.
+  await item(waiting).getByText('A message whose row breaks while it waits').first().waitFor(WAIT);
   await item(waiting).click();
   await page.getByText('could not be read back after a restart').first().waitFor(WAIT);
   await page.screenshot({ path: join(SHOTS, 'unreadable-inbox.png') });
