@@ -2,12 +2,13 @@
 # Installs what the desktop build and its smoke test need on Debian 12 (run as root, e.g. in CI):
 # the GTK/WebKitGTK 4.1 dev packages for the cgo build, Xvfb + xauth to run the window headless,
 # ImageMagick + xdotool for screenshots and input, dbus-daemon (dbus-run-session: a private session
-# bus for the notification check), a colour emoji font, and Chromium for browser tests.
+# bus for the notification check), a colour emoji font, Chromium for browser tests, and sqlite3 (a
+# browser test writes an unreadable row into hub.db).
 # Does nothing when every package is already installed.
 set -euo pipefail
 
 PKGS=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
-      xvfb xauth imagemagick xdotool dbus-daemon fonts-noto-color-emoji chromium)
+      xvfb xauth imagemagick xdotool dbus-daemon fonts-noto-color-emoji chromium sqlite3)
 
 if dpkg -s "${PKGS[@]}" >/dev/null 2>&1; then
   echo "setup-debian: all ${#PKGS[@]} packages present"

@@ -40,6 +40,10 @@ var (
 	ErrEmpty = errors.New("a message needs text, a file or data")
 	// ErrTooLarge means the attachments exceed MaxAttachmentBytes.
 	ErrTooLarge = errors.New("attachments are too large")
+	// ErrEmptyFile means an attached file has no bytes: A2A carries a file inline as a non-empty
+	// "raw" (a2a-go stores an empty one as null and can no longer read the task back), so it is
+	// refused before anything is recorded or sent.
+	ErrEmptyFile = errors.New("an attached file is empty (0 bytes) and cannot be sent over A2A")
 )
 
 // MaxAttachmentBytes bounds the files of one message (the UI's own cap is 8 MiB per file).
@@ -249,6 +253,9 @@ func (s *Service) message(out Outgoing) (*a2a.Message, error) {
 	}
 	total := 0
 	for _, f := range out.Files {
+		if len(f.Bytes) == 0 {
+			return nil, fmt.Errorf("%w: %q", ErrEmptyFile, f.Name)
+		}
 		total += len(f.Bytes)
 		p := a2a.NewRawPart(f.Bytes)
 		p.Filename, p.MediaType = filename.Clean(f.Name), f.MediaType

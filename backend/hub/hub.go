@@ -114,6 +114,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	if err != nil {
 		return nil, err
 	}
+	ts.SetLogger(spec.Logger)
 	exec, err := spec.Executor(ctx, db, ts)
 	if err != nil {
 		return nil, err

@@ -303,6 +303,9 @@ func eventsFor(task *a2a.Task, action Action, text string, files []File) ([]a2a.
 		if f.Name == "" {
 			return nil, fmt.Errorf("an attached file needs a name: %w", a2a.ErrInvalidParams)
 		}
+		if len(f.Bytes) == 0 { // a2a-go would store an empty file as {"raw":null}, which does not read back
+			return nil, fmt.Errorf("attached file %q is empty (0 bytes) and cannot be sent over A2A: %w", f.Name, a2a.ErrInvalidParams)
+		}
 		p := a2a.NewRawPart(f.Bytes)
 		p.Filename, p.MediaType = f.Name, f.MediaType
 		if p.MediaType == "" {

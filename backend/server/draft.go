@@ -145,6 +145,10 @@ func fromDraftMessage(raw json.RawMessage) (*a2a.Message, error) {
 	}
 	msg := a2a.NewMessage(role, parts...)
 	msg.Metadata = m.Metadata
+	// The draft creates the task before a2a-go sees the message: refuse here what could not be stored.
+	if err := tasks.CheckMessage(msg); err != nil {
+		return nil, err
+	}
 	return msg, nil
 }
 

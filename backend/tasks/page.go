@@ -22,6 +22,9 @@ type Row struct {
 	Dialect   Dialect
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Unreadable, when set, says why the stored task JSON could not be read. Task then holds only
+	// what the row's columns know (id, context id, state), so a list can still show the row.
+	Unreadable string
 }
 
 // Position is a place in a list of tasks: rows sort by (time, ID), newest first. The time is the
@@ -66,7 +69,8 @@ type PageQuery struct {
 	Limit  int
 }
 
-// Page returns up to q.Limit tasks, newest first by creation.
+// Page returns up to q.Limit tasks, newest first by creation. A task whose JSON does not decode is
+// in the page as a Row marked Unreadable.
 func (s *Store) Page(ctx context.Context, q PageQuery) ([]Row, error) {
 	if q.Limit < 1 {
 		return nil, fmt.Errorf("limit must be positive, got %d: %w", q.Limit, a2a.ErrInvalidParams)
@@ -100,29 +104,37 @@ func (s *Store) Page(ctx context.Context, q PageQuery) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
+		if r.Unreadable != "" {
+			s.log.Warn("a stored task is unreadable; listed as such", "source", s.source, "task", r.Task.ID, "error", r.Unreadable)
+		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
 }
 
-const rowColumns = `task_json, version, dialect, created_at, updated_at`
+const rowColumns = `id, context_id, state, task_json, version, dialect, created_at, updated_at`
 
+// scanRow reads one row; a task JSON that does not decode gives a Row marked Unreadable, not an
+// error, so one bad row cannot take a whole list down with it.
 func scanRow(row interface{ Scan(...any) error }) (Row, error) {
 	var body []byte
 	var r Row
+	var id, contextID, state string
 	var created, updated int64
-	if err := row.Scan(&body, &r.Version, &r.Dialect, &created, &updated); err != nil {
+	if err := row.Scan(&id, &contextID, &state, &body, &r.Version, &r.Dialect, &created, &updated); err != nil {
 		return Row{}, err
 	}
+	r.CreatedAt, r.UpdatedAt = time.Unix(0, created), time.Unix(0, updated)
 	r.Task = &a2a.Task{}
 	if err := json.Unmarshal(body, r.Task); err != nil {
-		return Row{}, fmt.Errorf("a stored task is unreadable: %w", err)
+		r.Task = &a2a.Task{ID: a2a.TaskID(id), ContextID: contextID, Status: a2a.TaskStatus{State: a2a.TaskState(state)}}
+		r.Unreadable = err.Error()
 	}
-	r.CreatedAt, r.UpdatedAt = time.Unix(0, created), time.Unix(0, updated)
 	return r, nil
 }
 
-// Row returns one task with its list columns, or a2a.ErrTaskNotFound.
+// Row returns one task with its list columns (marked Unreadable if its JSON does not decode), or
+// a2a.ErrTaskNotFound.
 func (s *Store) Row(ctx context.Context, id a2a.TaskID) (Row, error) {
 	r, err := scanRow(s.db.Reader.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM tasks WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {

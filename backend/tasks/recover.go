@@ -67,34 +67,23 @@ func applyArtifact(task *a2a.Task, ev *a2a.TaskArtifactUpdateEvent) {
 }
 
 // Unfinished returns the tasks left submitted or working: after a restart nothing is running them.
-func (s *Store) Unfinished(ctx context.Context) ([]*a2a.Task, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT id FROM tasks WHERE state IN (?, ?) ORDER BY created_at`,
+// A row whose task JSON does not decode comes back marked Unreadable (see Row).
+func (s *Store) Unfinished(ctx context.Context) ([]Row, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT `+rowColumns+` FROM tasks WHERE state IN (?, ?) ORDER BY created_at`,
 		string(a2a.TaskStateSubmitted), string(a2a.TaskStateWorking))
 	if err != nil {
 		return nil, err
 	}
-	var ids []a2a.TaskID
+	defer rows.Close()
+	var out []Row
 	for rows.Next() {
-		var id a2a.TaskID
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]*a2a.Task, 0, len(ids))
-	for _, id := range ids {
-		st, err := s.Get(ctx, id)
+		r, err := scanRow(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, st.Task)
+		out = append(out, r)
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // Resumer is implemented by an agent that can take back a task it was running before a restart.
@@ -105,13 +94,22 @@ type Resumer interface {
 
 // Recover runs once at start, before the server accepts requests: every task left submitted or
 // working is handed to r, and whatever r does not resume is failed, saying why, so no task stays
-// "working" forever.
+// "working" forever. A task among them whose stored JSON does not decode is failed too (see
+// failUnreadable): one bad row never stops the hub from starting.
 func (s *Store) Recover(ctx context.Context, r Resumer) (resumed, failed int, err error) {
-	tasks, err := s.Unfinished(ctx)
+	rows, err := s.Unfinished(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, t := range tasks {
+	for _, row := range rows {
+		if row.Unreadable != "" {
+			if err := s.failUnreadable(ctx, row); err != nil {
+				return resumed, failed, err
+			}
+			failed++
+			continue
+		}
+		t := row.Task
 		if r != nil && r.Resume(ctx, t) {
 			resumed++
 			continue
@@ -124,4 +122,35 @@ func (s *Store) Recover(ctx context.Context, r Resumer) (resumed, failed int, er
 		failed++
 	}
 	return resumed, failed, nil
+}
+
+// failUnreadable replaces an unfinished task whose stored JSON does not decode with a minimal failed
+// task: same id, context and dialect, the request it was created with when the log still has it, a
+// status message saying why, and a status event in its log so a subscriber's stream ends. The
+// undecodable JSON cannot be resumed or shown anyway, and leaving the task "working" would keep its
+// sender waiting forever; its event log (the messages and artifacts it recorded) is kept as it was.
+func (s *Store) failUnreadable(ctx context.Context, row Row) error {
+	s.log.Warn("an interrupted task is unreadable; marking it failed", "source", s.source, "task", row.Task.ID, "error", row.Unreadable)
+	now := s.now().UTC()
+	task := &a2a.Task{ID: row.Task.ID, ContextID: row.Task.ContextID}
+	if created := s.createdAs(ctx, row.Task.ID); created != nil {
+		task.History = created.History
+	}
+	msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, task, a2a.NewTextPart(
+		"The stored task could not be read back after a restart ("+row.Unreadable+"), so it was marked failed. Send the request again to retry."))
+	task.Status = a2a.TaskStatus{State: a2a.TaskStateFailed, Message: msg, Timestamp: &now}
+	_, err := s.Update(ctx, &taskstore.UpdateRequest{Task: task, PrevVersion: row.Version,
+		Event: &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status}})
+	return err
+}
+
+// createdAs is the task as first logged, if that event still reads (nil otherwise).
+func (s *Store) createdAs(ctx context.Context, id a2a.TaskID) *a2a.Task {
+	var created *a2a.Task
+	_ = s.readLog(ctx, id, 0, `SELECT seq, version, kind, final, event_json, created_at FROM task_events
+		WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT 1`, func(l *Logged, _ int) bool {
+		created, _ = l.Event.(*a2a.Task)
+		return false
+	})
+	return created
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -59,6 +60,18 @@ type Store struct {
 	bus    *bus.Bus
 	source string
 	now    func() time.Time
+	log    *slog.Logger
+}
+
+// ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
+// older build, or damaged on disk). Readers skip or mark such a row instead of failing whole lists.
+var ErrUnreadable = errors.New("stored task is unreadable")
+
+// SetLogger sets where the store reports unreadable rows (default slog.Default()).
+func (s *Store) SetLogger(l *slog.Logger) {
+	if l != nil {
+		s.log = l
+	}
 }
 
 var _ taskstore.Store = (*Store)(nil)
@@ -73,7 +86,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err := db.Migrate(ctx, "tasks", sub); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, bus: b, source: source, now: time.Now}, nil
+	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default()}, nil
 }
 
 // Logged is one entry of a task's event log.
@@ -84,7 +97,9 @@ type Logged struct {
 	Kind    string // task | status | artifact | message
 	Final   bool
 	At      time.Time // when it was stored
-	Event   a2a.Event
+	Event   a2a.Event // nil when the stored JSON does not decode
+	// Unreadable, when set, says why the stored event could not be read.
+	Unreadable string
 }
 
 // IsFinal reports whether a stream ends after ev: a terminal state, or the task waits for the client.
@@ -115,12 +130,24 @@ func validate(task *a2a.Task) error {
 	return nil
 }
 
+// encodeTask is the task's stored JSON, refused if it would not read back.
+func encodeTask(task *a2a.Task) ([]byte, error) {
+	body, err := json.Marshal(task)
+	if err != nil {
+		return nil, err
+	}
+	if err := readsBack(body, &a2a.Task{}); err != nil {
+		return nil, fmt.Errorf("task %s: %w", task.ID, err)
+	}
+	return body, nil
+}
+
 // Create stores a new task at version 1 with the task itself as the first logged event.
 func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
 	if err := validate(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := json.Marshal(task)
+	body, err := encodeTask(task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -154,7 +181,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	if err := validate(req.Task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := json.Marshal(req.Task)
+	body, err := encodeTask(req.Task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -230,6 +257,9 @@ func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore
 		if err != nil {
 			return nil, err
 		}
+		if _, err := DecodeEvent(KindOf(ev), body); err != nil {
+			return nil, fmt.Errorf("%s event of task %s: it would not read back once stored (%v): %w", KindOf(ev), id, err, a2a.ErrInvalidParams)
+		}
 		seq++
 		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: KindOf(ev), Final: KindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -264,9 +294,15 @@ func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, 
 	}
 	var task a2a.Task
 	if err := json.Unmarshal(body, &task); err != nil {
-		return nil, fmt.Errorf("stored task %s is unreadable: %w", id, err)
+		return nil, unreadable(id, err)
 	}
 	return &taskstore.StoredTask{Task: &task, Version: version, User: owner}, nil
+}
+
+// unreadable is the error for a task row whose JSON does not decode: ErrUnreadable for our callers,
+// and an internal error (-32603, with this text) for a protocol client.
+func unreadable(id a2a.TaskID, err error) error {
+	return fmt.Errorf("%w: task %s (%v): %w", ErrUnreadable, id, err, a2a.ErrInternalError)
 }
 
 // DialectOf returns the dialect the task was created in, or a2a.ErrTaskNotFound.
@@ -333,7 +369,9 @@ func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListT
 		}
 		args = append(args, at, at, id)
 	}
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT task_json, updated_at, id FROM tasks`+filter+` ORDER BY updated_at DESC, id DESC LIMIT ?`, append(args, pageSize+1)...)
+	// No LIMIT: rows are read lazily and the loop stops one row past a full page, however many
+	// unreadable rows it skipped on the way.
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT task_json, updated_at, id FROM tasks`+filter+` ORDER BY updated_at DESC, id DESC`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -352,9 +390,13 @@ func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListT
 			resp.NextPageToken = Position{CreatedAt: lastAt, ID: lastID}.Token()
 			break
 		}
+		// The next page starts after this row whether or not it reads: a bad row is skipped (the
+		// protocol's list has no way to show it), reported in the log, and still in TotalSize.
+		lastAt, lastID = at, id
 		var task a2a.Task
 		if err := json.Unmarshal(body, &task); err != nil {
-			return nil, fmt.Errorf("stored task %s is unreadable: %w", id, err)
+			s.log.Warn("a stored task is unreadable; left out of the list", "source", s.source, "task", id, "error", err)
+			continue
 		}
 		limit := defaultListHistory
 		if req.HistoryLength != nil {
@@ -365,7 +407,6 @@ func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListT
 			task.Artifacts = nil
 		}
 		resp.Tasks = append(resp.Tasks, &task)
-		lastAt, lastID = at, id
 	}
 	return resp, rows.Err()
 }
@@ -377,28 +418,64 @@ func TrimHistory(task *a2a.Task, n int) {
 	}
 }
 
-// Log returns the task's logged events with seq > after, in order.
+// Log returns the task's logged events with seq > after, in order. An event whose JSON does not
+// decode is returned with a nil Event and Unreadable saying why.
 func (s *Store) Log(ctx context.Context, id a2a.TaskID, after int64) ([]*Logged, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT seq, version, kind, final, event_json, created_at FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq`, id, after)
+	var out []*Logged
+	err := s.readLog(ctx, id, after, `SELECT seq, version, kind, final, event_json, created_at FROM task_events
+		WHERE task_id = ? AND seq > ? ORDER BY seq`, func(l *Logged, _ int) bool {
+		out = append(out, l)
+		return true
+	})
+	return out, err
+}
+
+// Stream pages: a replay holds at most streamPageEvents events, or streamPageBytes of stored JSON
+// plus one event, at a time, so a subscriber that does not read pins one page, not the whole log.
+const (
+	streamPageEvents = 64
+	streamPageBytes  = 1 << 20
+)
+
+// streamPage reads the next page of the task's stream events (every kind but message) after seq.
+// full reports that the page stopped at its bound, so more may follow at once.
+func (s *Store) streamPage(ctx context.Context, id a2a.TaskID, after int64) (page []*Logged, full bool, err error) {
+	var size int
+	err = s.readLog(ctx, id, after, `SELECT seq, version, kind, final, event_json, created_at FROM task_events
+		WHERE task_id = ? AND seq > ? AND kind != 'message' ORDER BY seq LIMIT `+fmt.Sprint(streamPageEvents), func(l *Logged, n int) bool {
+		page = append(page, l)
+		size += n
+		full = len(page) == streamPageEvents || size >= streamPageBytes
+		return !full
+	})
+	return page, full, err
+}
+
+// readLog runs a task_events query (id and after are its two arguments) and hands each entry and
+// the size of its stored JSON to f until f returns false.
+func (s *Store) readLog(ctx context.Context, id a2a.TaskID, after int64, query string, f func(l *Logged, size int) bool) error {
+	rows, err := s.db.Reader.QueryContext(ctx, query, id, after)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []*Logged
 	for rows.Next() {
 		l := &Logged{TaskID: id}
 		var body []byte
 		var at int64
 		if err := rows.Scan(&l.Seq, &l.Version, &l.Kind, &l.Final, &body, &at); err != nil {
-			return nil, err
+			return err
 		}
 		l.At = time.Unix(0, at)
 		if l.Event, err = DecodeEvent(l.Kind, body); err != nil {
-			return nil, fmt.Errorf("event %d of task %s is unreadable: %w", l.Seq, id, err)
+			l.Event, l.Unreadable = nil, err.Error()
+			s.log.Warn("a stored task event is unreadable; skipped", "source", s.source, "task", id, "seq", l.Seq, "error", err)
 		}
-		out = append(out, l)
+		if !f(l, len(body)) {
+			break
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // DecodeEvent reads an event stored as JSON under its KindOf name.
@@ -420,7 +497,8 @@ func DecodeEvent(kind string, body []byte) (a2a.Event, error) {
 // Stream replays the task's event log (task, status and artifact events; messages are history, not
 // stream events) and then follows it live until an event ends the stream or ctx is done. The bus only
 // wakes the reader; what it yields always comes from the log, so nothing is skipped or repeated even
-// after a restart or a slow consumer.
+// after a restart or a slow consumer. The log is read a page at a time (streamPage), so a stream holds
+// one page however long the task's log is. An unreadable event is skipped (it is logged).
 func (s *Store) Stream(ctx context.Context, id a2a.TaskID) iter.Seq2[*Logged, error] {
 	return func(yield func(*Logged, error) bool) {
 		if _, err := s.DialectOf(ctx, id); err != nil {
@@ -433,25 +511,27 @@ func (s *Store) Stream(ctx context.Context, id a2a.TaskID) iter.Seq2[*Logged, er
 			defer wake.Close()
 		}
 		var after int64
+		lastFinal := false // the last event read ends the stream, if nothing follows it
 		for {
-			entries, err := s.Log(ctx, id, after)
+			page, full, err := s.streamPage(ctx, id, after)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			for i, l := range entries {
-				after = l.Seq
-				if l.Kind == "message" {
-					continue
+			for i, l := range page {
+				page[i] = nil // a consumer that stops reading pins this event and the rest of the page only
+				after, lastFinal = l.Seq, l.Final
+				if l.Event == nil {
+					continue // unreadable: reported by streamPage
 				}
 				if !yield(l, nil) {
 					return
 				}
-				if l.Final && i == len(entries)-1 {
-					return
-				}
 			}
-			if wake == nil {
+			if full {
+				continue // more is already stored: read it before deciding anything
+			}
+			if lastFinal || wake == nil {
 				return
 			}
 			select {

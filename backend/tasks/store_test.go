@@ -16,7 +16,7 @@ import (
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
-func open(t *testing.T, path string) (*store.DB, *tasks.Store) {
+func open(t testing.TB, path string) (*store.DB, *tasks.Store) {
 	t.Helper()
 	db, err := store.Open(path)
 	if err != nil {

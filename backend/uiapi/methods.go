@@ -208,11 +208,16 @@ func (g *Gateway) agent(id string) (*LocalAgent, error) {
 }
 
 func (g *Gateway) summary(agent string, r tasks.Row) TaskSummary {
+	title := tasks.Title(r.Task)
+	if r.Unreadable != "" {
+		title = "Unreadable task"
+	}
 	return TaskSummary{
 		Agent: agent, ID: string(r.Task.ID), ContextID: r.Task.ContextID, State: stateName(r.Task.Status.State),
-		Dialect: string(r.Dialect), Direction: "incoming", Title: tasks.Title(r.Task),
+		Dialect: string(r.Dialect), Direction: "incoming", Title: title,
 		CreatedAt: timeString(r.CreatedAt), UpdatedAt: timeString(r.UpdatedAt),
 		WaitingForOwner: agent == g.cfg.InboxAgent && inbox.WaitingForOwner(r.Task.Status.State),
+		Unreadable:      r.Unreadable,
 	}
 }
 

@@ -25,6 +25,9 @@ type TaskSummary struct {
 	CreatedAt       string `json:"createdAt"`
 	UpdatedAt       string `json:"updatedAt"`
 	WaitingForOwner bool   `json:"waitingForOwner"`
+	// Unreadable, when set, says why the stored task could not be read; the other fields are what
+	// the row's columns still tell.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 type TaskDetail struct {
@@ -46,6 +49,8 @@ type TimelineEvent struct {
 	Message  *Message        `json:"message,omitempty"`
 	Artifact *Artifact       `json:"artifact,omitempty"`
 	Raw      json.RawMessage `json:"raw"`
+	// Unreadable, when set, says why the stored event could not be read.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 type TaskUpdate struct {
@@ -163,7 +168,7 @@ func statusOf(s a2a.TaskStatus) Status {
 
 func timelineOf(l *tasks.Logged) TimelineEvent {
 	raw, _ := json.Marshal(l.Event)
-	ev := TimelineEvent{Seq: l.Seq, At: timeString(l.At), Kind: l.Kind, Final: l.Final, Raw: raw}
+	ev := TimelineEvent{Seq: l.Seq, At: timeString(l.At), Kind: l.Kind, Final: l.Final, Raw: raw, Unreadable: l.Unreadable}
 	switch e := l.Event.(type) {
 	case *a2a.Task:
 		st := statusOf(e.Status)

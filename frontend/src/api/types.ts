@@ -102,6 +102,8 @@ export interface TaskSummary {
   createdAt: string;
   updatedAt: string;
   waitingForOwner: boolean;
+  /** Set when the stored task could not be read: why. The other fields come from its database row. */
+  unreadable?: string;
 }
 
 export interface TextPart {

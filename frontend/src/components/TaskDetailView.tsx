@@ -11,6 +11,7 @@ import { CopyButton } from './CopyButton';
 import { EmptyState } from './EmptyState';
 import { Parts } from './Parts';
 import { StateBadge } from './StateBadge';
+import { UnreadableNotice } from './Unreadable';
 import { Timeline } from './Timeline';
 
 function fileNameFor(title: string, id: string): string {
@@ -110,6 +111,7 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
             Export JSON
           </button>
         </div>
+        <UnreadableNotice task={s} />
         {note && (
           <p className="muted small" role="status">
             {note}

@@ -5,6 +5,7 @@ import { EmptyState } from '../components/EmptyState';
 import { Parts } from '../components/Parts';
 import { ReplyBox } from '../components/ReplyBox';
 import { StateBadge } from '../components/StateBadge';
+import { UnreadableNotice, UnreadableTag } from '../components/Unreadable';
 import { buildConversation, type ConversationItem } from '../lib/conversation';
 import { rpcEndpoint } from '../lib/card';
 import { baseUrlOf, curlExample, sdkExample } from '../lib/examples';
@@ -116,6 +117,7 @@ function InboxDetail({ agent, id, onActed }: { agent: string; id: string; onActe
           Received {formatRelative(s.createdAt)} · A2A {s.dialect} ·{' '}
           <a href={hrefOf({ area: 'tasks', agent: s.agent, taskId: s.id })}>Open the task’s timeline</a>
         </p>
+        <UnreadableNotice task={s} />
       </header>
       <ol className="conversation" aria-label="Conversation">
         {items.map((it) => (
@@ -123,7 +125,7 @@ function InboxDetail({ agent, id, onActed }: { agent: string; id: string; onActe
         ))}
         <li ref={endRef} aria-hidden="true" className="conv-end" />
       </ol>
-      <ReplyBox task={s} onAct={act} />
+      {!s.unreadable && <ReplyBox task={s} onAct={act} />}
     </article>
   );
 }
@@ -248,6 +250,7 @@ export function InboxPage({ taskId }: { taskId?: string }) {
                     {t.lastMessage && <p className="preview muted small">{textOf(t.lastMessage) || '(attachment)'}</p>}
                     <div className="muted small inbox-item-bottom">
                       <time dateTime={t.updatedAt}>{formatRelative(t.updatedAt)}</time>
+                      <UnreadableTag task={t} />
                       {t.waitingForOwner && <span className="tag tag-accent">waiting for you</span>}
                     </div>
                   </a>

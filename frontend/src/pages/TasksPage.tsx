@@ -5,6 +5,7 @@ import { CodeBlock } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
 import { StateBadge } from '../components/StateBadge';
 import { TaskDetailView } from '../components/TaskDetailView';
+import { UnreadableTag } from '../components/Unreadable';
 import { rpcEndpoint } from '../lib/card';
 import { curlExample } from '../lib/examples';
 import { formatRelative } from '../lib/format';
@@ -34,6 +35,7 @@ function TaskRow({ t, selected, agentLabel, now }: { t: TaskSummary; selected: b
       data-testid="task-row"
       data-task-id={t.id}
       data-state={t.state}
+      data-unreadable={t.unreadable ? 'true' : undefined}
       aria-current={selected ? 'true' : undefined}
     >
       <div className="task-row-top">
@@ -45,6 +47,7 @@ function TaskRow({ t, selected, agentLabel, now }: { t: TaskSummary; selected: b
         <span className="task-agent">{agentLabel}</span>
         <span aria-hidden="true">·</span>
         <time dateTime={t.createdAt}>{formatRelative(t.createdAt, now)}</time>
+        <UnreadableTag task={t} />
         {t.waitingForOwner && <span className="tag tag-accent">waiting for you</span>}
         {!isTerminal(t.state) && t.state !== 'input-required' && t.state !== 'unknown' && <span className="live-dot" title="Running" aria-hidden="true" />}
       </div>
