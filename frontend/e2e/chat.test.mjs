@@ -3,32 +3,14 @@
 // files, and finds the whole conversation again after the hub restarts.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { Hub, SHOTS, launchBrowser, openUI, removeDir, tempDataDir } from './harness.mjs';
+import { SHOTS, nav, openUI, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
-let browser;
-let dataDir;
-let hub;
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = tempDataDir();
-  hub = await new Hub(dataDir).start();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-  removeDir(dataDir);
-});
-
-const nav = (page, name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: false });
+const s = suite();
 
 // send types a message in the composer and presses Enter, as a person does.
 async function send(page, text) {
@@ -40,9 +22,9 @@ async function send(page, text) {
 
 describe('chat', () => {
   test('chat with the demo agent added by URL: a streamed answer, a question answered in place, files, and the conversation after a restart', async () => {
-    const page = await openUI(browser, hub);
+    const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(hub.demoURL);
+    await page.getByLabel('Agent URL').fill(s.hub.demoURL);
     await page.getByRole('button', { name: 'Add agent' }).click();
     const detail = page.getByTestId('agent-detail');
     await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
@@ -95,9 +77,9 @@ describe('chat', () => {
     const conversationURL = new URL(page.url()).hash;
 
     // A restart: a new run, a new token; the conversation is all there.
-    await hub.stop();
-    await hub.start();
-    await page.goto(hub.uiURL);
+    await s.hub.stop();
+    await s.hub.start();
+    await page.goto(s.hub.uiURL);
     await nav(page, 'Chats').click();
     await page.getByTestId('chat-item').filter({ hasText: greeting.slice(0, 40) }).first().click(WAIT);
     await page.getByTestId('task-state').filter({ hasText: 'Canceled' }).first().waitFor(WAIT);
@@ -117,7 +99,7 @@ describe('chat', () => {
     await page.screenshot({ path: join(SHOTS, 'chat-timeline.png') });
 
     // The raw log shows the JSON-RPC exchange.
-    await page.goto(`${hub.uiURL.split('#')[0]}#/agents`);
+    await page.goto(`${s.hub.uiURL.split('#')[0]}#/agents`);
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);
     await page.context().close();
   });

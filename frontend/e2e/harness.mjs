@@ -3,10 +3,11 @@
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 
 import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
@@ -124,3 +125,25 @@ export function userMessage(text, { taskId = '', contextId = '' } = {}) {
 
 export const partsText = (parts = []) =>
   parts.filter((p) => p.content?.$case === 'text').map((p) => p.content.value).join('');
+
+// suite gives a test file a real `agenthub serve` on a fresh data dir and a browser, started before
+// its tests and stopped (the data dir removed) after them. Read s.hub, s.browser and s.dataDir inside
+// tests; they are set once `before` has run.
+export function suite() {
+  const s = { hub: undefined, browser: undefined, dataDir: undefined };
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    s.dataDir = tempDataDir();
+    s.hub = await new Hub(s.dataDir).start();
+    s.browser = await launchBrowser();
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.hub?.stop();
+    removeDir(s.dataDir);
+  });
+  return s;
+}
+
+// nav is the main navigation's link to an area, as a person finds it.
+export const nav = (page, name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: false });

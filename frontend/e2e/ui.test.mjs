@@ -2,39 +2,21 @@
 // temporary data dir, with the official @a2a-js/sdk client as the remote agent on the other side.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import { TaskState } from '@a2a-js/sdk';
 
-import { Hub, SHOTS, launchBrowser, openUI, partsText, removeDir, sdkClient, tempDataDir, userMessage } from './harness.mjs';
+import { SHOTS, nav, openUI, partsText, sdkClient, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 15_000 };
 
-let browser;
-let dataDir;
-let hub;
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = tempDataDir();
-  hub = await new Hub(dataDir).start();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-  removeDir(dataDir);
-});
-
-const nav = (page, name) => page.getByRole('navigation').getByRole('link', { name, exact: false });
+const s = suite();
 
 describe('agents', () => {
   test('the agents view shows the hub and the demo agent with their skills', async () => {
-    const page = await openUI(browser, hub);
+    const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').click();
     const cards = page.getByTestId('agent-card');
     const hubCard = cards.filter({ has: page.getByRole('heading', { name: 'AgentHub', exact: true }) });
@@ -48,7 +30,7 @@ describe('agents', () => {
     // The detail view: skills with their examples, and the card's URL.
     await demoCard.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).click();
     await page.getByText('slow 5').first().waitFor(WAIT);
-    await page.getByText(hub.demoURL).first().waitFor(WAIT);
+    await page.getByText(s.hub.demoURL).first().waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'agents.png') });
     assert.deepEqual(page.errors, []);
     await page.context().close();
@@ -57,19 +39,19 @@ describe('agents', () => {
 
 describe('remote agents', () => {
   test('an agent added by URL gets its card read, shown as a remote agent, and can be removed', async () => {
-    const page = await openUI(browser, hub);
+    const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').click();
     // Something that is not an agent: the person is told where the hub looked.
-    await page.getByLabel('Agent URL').fill(`${hub.hubURL}/not-an-agent/`);
+    await page.getByLabel('Agent URL').fill(`${s.hub.hubURL}/not-an-agent/`);
     await page.getByRole('button', { name: 'Add agent' }).click();
     await page.getByRole('alert').filter({ hasText: 'agent-card.json' }).waitFor(WAIT);
 
-    await page.getByLabel('Agent URL').fill(hub.demoURL);
+    await page.getByLabel('Agent URL').fill(s.hub.demoURL);
     await page.getByRole('button', { name: 'Add agent' }).click();
     const detail = page.getByTestId('agent-detail');
     await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
     await detail.getByText('Remote', { exact: true }).waitFor(WAIT);
-    await detail.getByText(`${hub.demoURL}/.well-known/agent-card.json`).first().waitFor(WAIT);
+    await detail.getByText(`${s.hub.demoURL}/.well-known/agent-card.json`).first().waitFor(WAIT);
     assert.equal(await page.getByTestId('agent-card').count(), 3);
     await page.screenshot({ path: join(SHOTS, 'remote-agent.png') });
 
@@ -82,11 +64,11 @@ describe('remote agents', () => {
 
 describe('inbox', () => {
   test('a task sent by an SDK client appears in the inbox, is answered in the UI, and the client receives the answer', async () => {
-    const page = await openUI(browser, hub);
+    const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').waitFor(WAIT);
 
     // A remote agent asks the person at this desktop something, streaming to see the answer live.
-    const client = await sdkClient(hub.hubURL);
+    const client = await sdkClient(s.hub.hubURL);
     const received = [];
     let streamDone;
     const streamEnded = new Promise((ok) => (streamDone = ok));
@@ -137,10 +119,10 @@ describe('inbox', () => {
 
 describe('tasks', () => {
   test("a task's timeline updates live, and replays from the stored log after a restart", async () => {
-    const page = await openUI(browser, hub, { colorScheme: 'dark' });
+    const page = await openUI(s.browser, s.hub, { colorScheme: 'dark' });
     await nav(page, 'Tasks').click();
 
-    const client = await sdkClient(hub.demoURL);
+    const client = await sdkClient(s.hub.demoURL);
     const streamed = (async () => {
       const events = [];
       for await (const ev of client.sendMessageStream(userMessage('slow 4'))) events.push(ev);
@@ -162,13 +144,13 @@ describe('tasks', () => {
     const before = await events.allInnerTexts();
 
     // The hub goes away: the UI says so.
-    await hub.stop();
+    await s.hub.stop();
     await page.getByTestId('connection-banner').waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'disconnected.png') });
 
     // After a restart (a new run, so a new token: open the link it printed), the stored log replays.
-    await hub.start();
-    await page.goto(hub.uiURL);
+    await s.hub.start();
+    await page.goto(s.hub.uiURL);
     await nav(page, 'Tasks').click();
     await page.getByTestId('task-row').filter({ hasText: 'slow 4' }).click(WAIT);
     await page.getByTestId('timeline-event').filter({ hasText: 'completed' }).first().waitFor(WAIT);
@@ -197,10 +179,10 @@ describe('gateway', () => {
     );
 
   test('a websocket with a wrong token, or from a foreign origin, is refused', async () => {
-    const ws = hub.hubURL.replace(/^http/, 'ws') + '/ui/ws';
-    const page = await openUI(browser, hub);
-    assert.equal(await tryWebSocket(page, `${ws}?token=${hub.token}`), 'open', 'the right token from the hub origin must work');
-    assert.equal(await tryWebSocket(page, `${ws}?token=wrong-${hub.token}`), 'refused');
+    const ws = s.hub.hubURL.replace(/^http/, 'ws') + '/ui/ws';
+    const page = await openUI(s.browser, s.hub);
+    assert.equal(await tryWebSocket(page, `${ws}?token=${s.hub.token}`), 'open', 'the right token from the hub origin must work');
+    assert.equal(await tryWebSocket(page, `${ws}?token=wrong-${s.hub.token}`), 'refused');
     assert.equal(await tryWebSocket(page, ws), 'refused');
 
     // A page on another origin that somehow learned the token is still refused.
@@ -208,7 +190,7 @@ describe('gateway', () => {
     await new Promise((ok) => foreign.listen(0, '127.0.0.1', ok));
     try {
       await page.goto(`http://127.0.0.1:${foreign.address().port}/`);
-      assert.equal(await tryWebSocket(page, `${ws}?token=${hub.token}`), 'refused');
+      assert.equal(await tryWebSocket(page, `${ws}?token=${s.hub.token}`), 'refused');
     } finally {
       foreign.close();
     }

@@ -4,32 +4,14 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { Hub, SHOTS, launchBrowser, openUI, removeDir, sdkClient, tempDataDir, userMessage } from './harness.mjs';
+import { SHOTS, nav, openUI, sdkClient, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 15_000 };
 
-let browser;
-let dataDir;
-let hub;
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = tempDataDir();
-  hub = await new Hub(dataDir).start();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-  removeDir(dataDir);
-});
-
-const nav = (page, name) => page.getByRole('navigation').getByRole('link', { name, exact: false });
+const s = suite();
 
 // inboxTask sends text to the hub's inbox and returns the task id once the task is stored.
 async function inboxTask(client, text) {
@@ -45,15 +27,15 @@ function sql(dir, statements) {
 }
 
 test('an unreadable task row is listed and labelled in Tasks and the Inbox, and does not stop the hub', async () => {
-  const client = await sdkClient(hub.hubURL);
+  const client = await sdkClient(s.hub.hubURL);
   const fine = await inboxTask(client, 'A message that stays readable');
   const ended = await inboxTask(client, 'A message whose row breaks after it ended');
   const waiting = await inboxTask(client, 'A message whose row breaks while it waits');
-  await hub.stop();
+  await s.hub.stop();
 
   // One task completes (as the owner would have completed it) and then its row breaks: what an empty
   // file used to be stored as. Another breaks while it waits: plain garbage.
-  sql(dataDir, `
+  sql(s.dataDir, `
     INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at)
       SELECT id, (SELECT MAX(seq) + 1 FROM task_events WHERE task_id = id), version + 1, 'status', 1,
         json_object('taskId', id, 'contextId', context_id, 'status', json_object('state', 'TASK_STATE_COMPLETED')), updated_at + 1
@@ -62,9 +44,9 @@ test('an unreadable task row is listed and labelled in Tasks and the Inbox, and 
       updated_at = updated_at + 1 WHERE id = '${ended}';
     UPDATE tasks SET task_json = 'not json' WHERE id = '${waiting}';
   `);
-  await hub.start(); // used to exit: recover AgentHub tasks: stored task … is unreadable
+  await s.hub.start(); // used to exit: recover AgentHub tasks: stored task … is unreadable
 
-  const page = await openUI(browser, hub);
+  const page = await openUI(s.browser, s.hub);
   await nav(page, 'Tasks').click();
   const row = (id) => page.locator(`[data-testid="task-row"][data-task-id="${id}"]`);
   await row(fine).getByText('A message that stays readable').waitFor(WAIT);
