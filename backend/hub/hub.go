@@ -264,7 +264,7 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 			return *in, err
 		},
 		Addr:   cfg.Addr,
-		DBPath: filepath.Join(cfg.DataDir, "hub.db"),
+		DBPath: HubDBPath(cfg.DataDir),
 		Logger: cfg.Logger,
 	}
 }
