@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -51,6 +52,16 @@ const (
 // trail, so one write a minute per principal is enough and a busy agent costs no write per request.
 const usedEvery = time.Minute
 
+// Topic is the bus topic of access changes: a principal added, rotated, removed or used (Key: its
+// name), or the anonymous policy changed (Key: "").
+const Topic = "access"
+
+func (ps *Principals) changed(name string) {
+	if ps.bus != nil {
+		ps.bus.Publish(bus.Event{Topic: Topic, Key: name})
+	}
+}
+
 // Info describes a principal, without its key.
 type Info struct {
 	Principal
@@ -63,6 +74,7 @@ type Info struct {
 type Principals struct {
 	db  *store.DB
 	now func() time.Time
+	bus *bus.Bus // nil: nobody to tell of changes (the CLI)
 
 	mu     sync.Mutex
 	marked map[string]time.Time // name → when last_used_at was last written
@@ -123,6 +135,7 @@ func (ps *Principals) Add(ctx context.Context, name string) (Info, string, error
 		return Info{}, "", fmt.Errorf("add %s: %w", name, err)
 	}
 	ps.forgetMarked(name)
+	ps.changed(name)
 	return Info{Principal: Agent(name), KeyPrefix: prefix, CreatedAt: now}, key, nil
 }
 
@@ -138,6 +151,7 @@ func (ps *Principals) Rotate(ctx context.Context, name string) (Info, string, er
 	if err := affectedOne(res, err); err != nil {
 		return Info{}, "", fmt.Errorf("rotate %s: %w", name, err)
 	}
+	ps.changed(name)
 	var info Info
 	if err := ps.db.Writer.QueryRowContext(ctx, `SELECT last_used_at FROM principals WHERE name = ?`, name).Scan(nanoTime{&info.LastUsedAt}); err != nil {
 		return Info{}, "", err
@@ -158,6 +172,7 @@ func (ps *Principals) Remove(ctx context.Context, name string) error {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
 	ps.forgetMarked(name)
+	ps.changed(name)
 	return nil
 }
 
@@ -267,8 +282,10 @@ func (ps *Principals) MarkUsed(ctx context.Context, name string) error {
 	_, err := ps.db.Writer.ExecContext(ctx, `UPDATE principals SET last_used_at = ? WHERE name = ? AND revoked_at = 0`, now.UnixNano(), name)
 	if err != nil {
 		ps.forgetMarked(name) // try again next time
+		return err
 	}
-	return err
+	ps.changed(name) // "last used" moved; at most once a minute per principal, like the write
+	return nil
 }
 
 func (ps *Principals) forgetMarked(name string) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	// TokenTTL is the life of tokens from the token endpoint (default DefaultTokenTTL, at most MaxTokenTTL).
 	TokenTTL time.Duration
 	Logger   *slog.Logger
+	// Bus, if set, hears of every change to the principals and the anonymous policy (Topic), so the
+	// UI's open windows stay in step.
+	Bus *bus.Bus
 	// Now is the clock (default time.Now); tests move it.
 	Now func() time.Time
 }
@@ -54,9 +58,12 @@ type Service struct {
 	cfg    Config
 	parser *jwt.Parser
 
-	mu      sync.RWMutex
-	current signingKey            // signs new tokens
-	public  map[string]signingKey // kid → key, current and retired, that tokens may verify with
+	mu        sync.RWMutex
+	current   signingKey            // signs new tokens
+	public    map[string]signingKey // kid → key, current and retired, that tokens may verify with
+	anonymous AnonymousPolicy
+
+	policyMu sync.Mutex // serialises SetAnonymousPolicy
 }
 
 type signingKey struct {
@@ -88,8 +95,11 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps.now = cfg.Now
+	ps.now, ps.bus = cfg.Now, cfg.Bus
 	s := &Service{Principals: ps, cfg: cfg}
+	if s.anonymous, err = loadPolicy(ctx, cfg.DB.Writer); err != nil {
+		return nil, err
+	}
 	// Only ES256 is accepted: this refuses "alg":"none" and HS256 signed with the public key as the
 	// HMAC secret before any key is looked up. No leeway: the hub verifies tokens from its own clock.
 	s.parser = jwt.NewParser(jwt.WithValidMethods([]string{jwt.SigningMethodES256.Alg()}),
