@@ -2,6 +2,7 @@ import { CopyButton } from '../components/CopyButton';
 import { rpcEndpoint } from '../lib/card';
 import type { ThemeChoice } from '../lib/theme';
 import { useHub } from '../state/hub';
+import { AccessSection } from './AccessSection';
 
 const THEMES: { value: ThemeChoice; label: string; hint: string }[] = [
   { value: 'system', label: 'System', hint: 'Follow the operating system' },
@@ -64,6 +65,7 @@ export function SettingsPage({ theme, setTheme, onShowShortcuts }: { theme: Them
             <dd>{conn.state === 'open' ? 'connected' : conn.state}</dd>
           </dl>
         </section>
+        <AccessSection hubUrl={hubAgent?.url || 'http://127.0.0.1:PORT'} rpcUrl={hubAgent ? rpcEndpoint(hubAgent) : 'http://127.0.0.1:PORT/a2a'} />
         <section className="section card" aria-labelledby="kbd-h">
           <h2 id="kbd-h">Keyboard</h2>
           <p>
