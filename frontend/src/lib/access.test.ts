@@ -43,10 +43,14 @@ describe('policies', () => {
 describe('snippets', () => {
   it('use the key as X-Api-Key at the A2A endpoint and as HTTP Basic at the token endpoint', () => {
     const [send, token] = snippets('http://127.0.0.1:47470/', 'http://127.0.0.1:47470/a2a', 'ci-bot', 'ahk_abc');
-    expect(send.code).toContain("curl -s http://127.0.0.1:47470/a2a -H 'X-Api-Key: ahk_abc'");
-    expect(send.code).toContain("-H 'Content-Type: application/json'");
-    expect(JSON.parse(/-d '(.*)'$/.exec(send.code)![1]).method).toBe('SendMessage');
-    expect(token.code).toContain("curl -s http://127.0.0.1:47470/oauth/token -u 'ci-bot:ahk_abc' -d grant_type=client_credentials");
+    // As the shell sees them: continuation lines joined.
+    const line = (code: string) => code.replace(/ \\\n\s*/g, ' ');
+    expect(line(send.code)).toMatch(/^curl -s http:\/\/127\.0\.0\.1:47470\/a2a -H 'X-Api-Key: ahk_abc' -H 'Content-Type: application\/json' -d '/);
+    const rpc = JSON.parse(/-d '(.*)'$/.exec(send.code)![1]);
+    expect(rpc.method).toBe('SendMessage');
+    expect(rpc.params.configuration.returnImmediately).toBe(true); // the inbox answers when the owner does
+
+    expect(line(token.code)).toContain("curl -s http://127.0.0.1:47470/oauth/token -u 'ci-bot:ahk_abc' -d grant_type=client_credentials\n");
     expect(token.code).toContain('Authorization: Bearer ACCESS_TOKEN');
   });
 

@@ -77,14 +77,18 @@ export interface Snippet {
  */
 export function snippets(hubUrl: string, rpcUrl: string, name = 'NAME', key = 'KEY'): Snippet[] {
   const base = hubUrl.replace(/\/+$/, '');
-  const send =
-    `curl -s ${rpcUrl} -H 'X-Api-Key: ${key}' -H 'Content-Type: application/json' \\\n` +
-    `  -d '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'`;
-  const token = `curl -s ${base}/oauth/token -u '${name}:${key}' -d grant_type=client_credentials`;
-  const bearer = `curl -s ${rpcUrl} -H 'Authorization: Bearer ACCESS_TOKEN' -H 'Content-Type: application/json' -d '…'`;
+  // returnImmediately: a message to the inbox waits for the owner, and a blocking send with it.
+  const body = `'{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]},"configuration":{"returnImmediately":true}}}'`;
+  const send = [`curl -s ${rpcUrl} \\`, `  -H 'X-Api-Key: ${key}' \\`, `  -H 'Content-Type: application/json' \\`, `  -d ${body}`].join('\n');
+  const token = [
+    `curl -s ${base}/oauth/token \\`,
+    `  -u '${name}:${key}' \\`,
+    '  -d grant_type=client_credentials',
+    "# then call the hub as above with -H 'Authorization: Bearer ACCESS_TOKEN' instead of the key",
+  ].join('\n');
   return [
     { label: 'Call the hub with the key', code: send },
-    { label: 'Or get a token (valid one hour) with the name and key', code: `${token}\n${bearer}` },
+    { label: 'Or trade name and key for a token (valid one hour)', code: token },
   ];
 }
 

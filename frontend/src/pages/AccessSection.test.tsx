@@ -41,7 +41,7 @@ describe('AccessSection', () => {
 
   it('checks the name as it is typed, as the hub does', async () => {
     await setup([bot]);
-    const input = screen.getByLabelText('Name');
+    const input = screen.getByLabelText("New key's name");
     const create = screen.getByRole('button', { name: 'Create key' }) as HTMLButtonElement;
     expect(create.disabled).toBe(true);
     await userEvent.type(input, 'Build Bot');
@@ -59,7 +59,7 @@ describe('AccessSection', () => {
 
   it('shows a new key once, with the commands that use it, and forgets it when dismissed', async () => {
     const { socket, container } = await setup();
-    await userEvent.type(screen.getByLabelText('Name'), 'ci-bot');
+    await userEvent.type(screen.getByLabelText("New key's name"), 'ci-bot');
     await userEvent.click(screen.getByRole('button', { name: 'Create key' }));
     const req = socket.request('access.add');
     expect(req.params).toEqual({ name: 'ci-bot' });
@@ -69,7 +69,7 @@ describe('AccessSection', () => {
     expect((within(box).getByLabelText('New API key') as HTMLInputElement).value).toBe(KEY);
     expect(box.textContent).toContain("won't be shown again");
     expect(box.textContent).toContain(`-u 'ci-bot:${KEY}'`);
-    expect((screen.getByLabelText('Name') as HTMLInputElement).value).toBe('');
+    expect((screen.getByLabelText("New key's name") as HTMLInputElement).value).toBe('');
     // The other windows refetch on the pushed topic; so does this one.
     await hub(() => socket.push({ topic: 'access', data: { name: 'ci-bot' } }));
     await hub(() => socket.replyAll('access.list', { principals: [principal] }));
@@ -81,11 +81,11 @@ describe('AccessSection', () => {
 
   it('a refused add says why and keeps the name', async () => {
     const { socket } = await setup();
-    await userEvent.type(screen.getByLabelText('Name'), 'ci-bot');
+    await userEvent.type(screen.getByLabelText("New key's name"), 'ci-bot');
     await userEvent.click(screen.getByRole('button', { name: 'Create key' }));
     await hub(() => socket.fail(socket.request('access.add').id, 'conflict', 'a principal of that name already exists'));
     expect(screen.getByRole('alert').textContent).toContain('already exists');
-    expect((screen.getByLabelText('Name') as HTMLInputElement).value).toBe('ci-bot');
+    expect((screen.getByLabelText("New key's name") as HTMLInputElement).value).toBe('ci-bot');
   });
 
   it('rotates only after a confirmation, then shows the new key once', async () => {

@@ -104,7 +104,7 @@ function AddKeyForm({ existing, onIssued }: { existing: string[]; onIssued: (k: 
   return (
     <form className="add-key" onSubmit={submit} aria-label="Add an API key" noValidate>
       <label className="field-label" htmlFor="access-name">
-        Name
+        New key's name
       </label>
       <div className="add-key-row">
         <input
