@@ -45,11 +45,21 @@ async function token(name, key) {
   return { status: res.status, body: await res.json() };
 }
 
-async function openAccess(colorScheme = 'light') {
+// openAccess opens Settings from the navigation, or with deepLink by its own link #/settings/access,
+// which scrolls the page to the section.
+async function openAccess(colorScheme = 'light', { deepLink = false } = {}) {
   const page = await openUI(browser, hub, { colorScheme });
-  await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation').getByRole('link', { name: 'Agents' }).waitFor(WAIT);
+  if (deepLink) await page.evaluate(() => (window.location.hash = '#/settings/access'));
+  else await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
   const access = page.getByRole('region', { name: 'Access' });
   await access.waitFor(WAIT);
+  if (deepLink) {
+    await page.waitForFunction(() => {
+      const top = document.getElementById('access')?.getBoundingClientRect().top;
+      return top !== undefined && top >= 0 && top < 200;
+    }, null, WAIT);
+  }
   return { page, access };
 }
 
@@ -75,7 +85,7 @@ async function newKey(page, previous = '') {
 describe('Settings → Access', () => {
   test('a key made in the UI buys a token; rotating and revoking it there stop it at once', async () => {
     const { page, access } = await openAccess();
-    const { page: other, access: otherAccess } = await openAccess('dark'); // a second window stays in step
+    const { page: other, access: otherAccess } = await openAccess('dark', { deepLink: true }); // a second window stays in step
     await access.getByTestId('access-empty').waitFor(WAIT);
     await shot(page, access, 'access-empty.png');
 

@@ -1,5 +1,7 @@
+import { useEffect } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { rpcEndpoint } from '../lib/card';
+import type { SettingsSection } from '../lib/router';
 import type { ThemeChoice } from '../lib/theme';
 import { useHub } from '../state/hub';
 import { AccessSection } from './AccessSection';
@@ -28,8 +30,22 @@ function Row({ label, value, copy }: { label: string; value: string | undefined;
   );
 }
 
-export function SettingsPage({ theme, setTheme, onShowShortcuts }: { theme: ThemeChoice; setTheme: (t: ThemeChoice) => void; onShowShortcuts: () => void }) {
+export function SettingsPage({
+  theme,
+  setTheme,
+  onShowShortcuts,
+  section,
+}: {
+  theme: ThemeChoice;
+  setTheme: (t: ThemeChoice) => void;
+  onShowShortcuts: () => void;
+  section?: SettingsSection;
+}) {
   const { hub, agents, conn } = useHub();
+  // #/settings/access opens the page at that section.
+  useEffect(() => {
+    if (section) document.getElementById(section)?.scrollIntoView?.({ block: 'start' });
+  }, [section]);
   const hubAgent = agents.find((a) => a.kind === 'hub');
   return (
     <div className="page settings-page">
