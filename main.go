@@ -46,6 +46,9 @@ Usage:
       printed "ui:" URL, which carries this run's access token.
   agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
       Run only the demo A2A agent.
+  agenthub principals add|list|rotate|remove [NAME] [--data DIR]
+      Manage the agents allowed to call the hub (agent://NAME) and their API keys, while AgentHub is
+      stopped. "add" and "rotate" print the new key once, alone on the last line.
   agenthub version
       Print the version.
 
@@ -72,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args, stdout, stderr)
 	case "demo-agent":
 		return demoAgent(args, stdout, stderr)
+	case "principals":
+		return principals(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "agenthub", version)
 		return 0

@@ -21,6 +21,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
@@ -213,6 +214,8 @@ type Hub struct {
 	// Clients are the connections to them; Chats the owner's conversations with them.
 	Clients *agents.Clients
 	Chats   *chats.Service
+	// Auth is who may call the hub: its principals and their keys, its tokens, the anonymous policy.
+	Auth *auth.Service
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog
@@ -271,7 +274,7 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 			return *in, nil
 		},
 		Addr:   cfg.Addr,
-		DBPath: filepath.Join(cfg.DataDir, "hub.db"),
+		DBPath: HubDBPath(cfg.DataDir),
 		Logger: cfg.Logger,
 	}
 }
@@ -341,6 +344,11 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		h.Stop()
 		return nil, err
 	}
+	// The hub's tokens name its base URL as their issuer and audience.
+	if h.Auth, err = auth.Open(ctx, auth.Config{DB: agent.DB, Issuer: agent.BaseURL, Bus: h.Bus, Logger: cfg.Logger}); err != nil {
+		h.Stop()
+		return nil, err
+	}
 	local := []uiapi.LocalAgent{localAgent(HubID, "hub", agent)}
 	if h.Demo != nil {
 		local = append(local, localAgent(DemoID, "local", h.Demo))
@@ -348,10 +356,12 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	h.gateway = uiapi.New(uiapi.Config{
 		Token: h.token, Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir, UIURL: h.UIURL(),
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
-		Chats: h.Chats, Clients: h.Clients, Wire: h.wire,
+		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth,
 	})
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)
+	mux.Handle(auth.TokenPath, h.Auth.TokenHandler())
+	mux.Handle(auth.JWKSPath, h.Auth.JWKSHandler())
 	mux.Handle("/", uiHandler(h, cfg.UI))
 	return h, nil
 }

@@ -18,7 +18,7 @@ func lockFile(path string) (release func(), err error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s is in use by another AgentHub process", path)
+		return nil, fmt.Errorf("%s is %w", path, ErrInUse)
 	}
 	return func() { f.Close() }, nil
 }

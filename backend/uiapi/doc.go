@@ -61,6 +61,17 @@
 //	agents.clearCredential {id, scheme}       → AgentInfo
 //	wire.list     {agentId, before?, limit?}  → {entries: WireEntry[], next?: number}
 //	                newest first; limit 1..500, default 100; pass next back as before
+//	access.list   {}                          → {principals: AccessKey[]}   by name; never a key
+//	access.add    {name}                      → {principal: AccessKey, key}  agent://NAME and its API key,
+//	                returned this once (only its hash is stored). name: 1..64 of a-z 0-9 . _ -, starting
+//	                with a letter or digit (invalid_params otherwise); an existing name is conflict
+//	access.rotate {name}                      → {principal: AccessKey, key}  a new key; the old key and
+//	                its tokens stop working at once (not_found for an unknown name)
+//	access.remove {name}                      → {}   revokes the key and its tokens at once
+//	access.policy {}                          → {anonymous}
+//	access.setPolicy {anonymous}              → {anonymous}   what callers without credentials may
+//	                do: "off" (refused), "read-public" (read public things only), "send" (the default:
+//	                send to the hub and read the tasks they started)
 //
 // # Pushed topics
 //
@@ -70,6 +81,8 @@
 //	agents  {id} a registered agent was added, refreshed or removed: refetch agents.list
 //	chat    ChatUpdate: an entry was recorded in a conversation, or the conversation changed
 //	wire    {agentId, entry: WireEntry}: something went over the wire with a remote agent
+//	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
+//	        changed): refetch access.list / access.policy
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes
@@ -94,6 +107,8 @@
 //	ChatUpdate   {conversationId, conversation?: Conversation (absent once deleted), entry?: ChatEntry}
 //	WireEntry    {id, at, callId, kind: "request"|"response"|"event"|"error", method, url, status?,
 //	              durationMs?, header: {name: value}, body}   secrets masked as •••
+//	AccessKey    {id: "agent://NAME", name, keyPrefix (the key's first 12 characters), createdAt (of the
+//	              current key), lastUsedAt? (absent: never; to the minute)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool}

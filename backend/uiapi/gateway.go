@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -72,6 +73,8 @@ type Config struct {
 	Chats   *chats.Service
 	Clients *agents.Clients
 	Wire    *agents.WireLog
+	// Auth holds the principals and the anonymous policy of Settings → Access (nil: none).
+	Auth *auth.Service
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
 	Bus        *bus.Bus
@@ -202,7 +205,7 @@ func (c *conn) serve(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
-		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic ||
+		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
 			e.Topic == chats.Topic || e.Topic == agents.WireTopic
 	}, queueFrames)
 	defer sub.Close()
@@ -328,6 +331,9 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 			}
 			if e.Topic == agents.Topic {
 				c.pushFrame(push{Topic: "agents", Data: map[string]string{"id": e.Key}})
+			}
+			if e.Topic == auth.Topic { // never the key: the client refetches access.list
+				c.pushFrame(push{Topic: "access", Data: map[string]string{"name": e.Key}})
 			}
 			if e.Topic == chats.Topic {
 				c.pushFrame(push{Topic: "chat", Data: c.g.chatUpdate(ctx, e)})

@@ -913,6 +913,52 @@ const methods = {
 
 Object.assign(methods, chatMethods);
 
+// ---------------------------------------------------------------- access (Settings → Access)
+
+const principals = new Map(); // name → AccessKey
+let anonymous = 'send';
+const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+function newKey() {
+  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let k = 'ahk_';
+  for (let i = 0; i < 43; i++) k += abc[Math.floor(Math.random() * abc.length)];
+  return k;
+}
+function issue(name) {
+  const key = newKey();
+  const principal = { id: `agent://${name}`, name, keyPrefix: key.slice(0, 12), createdAt: new Date().toISOString() };
+  principals.set(name, principal);
+  broadcast({ topic: 'access', data: { name } });
+  return { principal, key };
+}
+Object.assign(methods, {
+  'access.list': () => ({ principals: [...principals.values()].sort((a, b) => a.name.localeCompare(b.name)) }),
+  'access.add': (p) => {
+    if (typeof p?.name !== 'string' || !NAME_RE.test(p.name)) throw rpcError('invalid_params', 'a principal name is 1 to 64 characters: lower-case letters, digits, ".", "_" and "-", starting with a letter or digit');
+    if (principals.has(p.name)) throw rpcError('conflict', `add ${p.name}: a principal of that name already exists`);
+    return issue(p.name);
+  },
+  'access.rotate': (p) => {
+    if (!principals.has(p?.name)) throw rpcError('not_found', `rotate ${p?.name}: no such principal`);
+    const old = principals.get(p.name);
+    const out = issue(p.name);
+    out.principal.lastUsedAt = old.lastUsedAt;
+    return out;
+  },
+  'access.remove': (p) => {
+    if (!principals.delete(p?.name)) throw rpcError('not_found', `remove ${p?.name}: no such principal`);
+    broadcast({ topic: 'access', data: { name: p.name } });
+    return {};
+  },
+  'access.policy': () => ({ anonymous }),
+  'access.setPolicy': (p) => {
+    if (!['off', 'read-public', 'send'].includes(p?.anonymous)) throw rpcError('invalid_params', 'the anonymous policy is "off", "read-public" or "send"');
+    anonymous = p.anonymous;
+    broadcast({ topic: 'access', data: { name: '' } });
+    return { anonymous };
+  },
+});
+
 let downUntil = 0;
 
 const wss = new WebSocketServer({ noServer: true });

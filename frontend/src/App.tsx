@@ -143,7 +143,7 @@ function Shell() {
       page = <InboxPage taskId={route.taskId} />;
       break;
     case 'settings':
-      page = <SettingsPage theme={theme} setTheme={setTheme} onShowShortcuts={() => setHelp(true)} />;
+      page = <SettingsPage theme={theme} setTheme={setTheme} onShowShortcuts={() => setHelp(true)} section={route.section} />;
       break;
   }
 

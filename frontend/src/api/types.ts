@@ -260,6 +260,26 @@ export type CredentialParams =
   | { id: string; scheme: string; token: string }
   | { id: string; scheme: string; clientId: string; clientSecret: string };
 
+// ---- access: principals' API keys and what callers without one may do (Settings → Access)
+
+/** A principal of the hub as listed: never its key, only the key's first characters. */
+export interface AccessKey {
+  id: string; // agent://NAME
+  name: string;
+  keyPrefix: string;
+  createdAt: string;
+  /** absent: never used */
+  lastUsedAt?: string;
+}
+
+export type AnonymousPolicy = 'off' | 'read-public' | 'send';
+
+/** A key as access.add and access.rotate return it: the only time the key crosses the gateway. */
+export interface IssuedKey {
+  principal: AccessKey;
+  key: string;
+}
+
 /** Method name → [params, result]. */
 export interface Methods {
   'hub.info': [Record<string, never>, HubInfo];
@@ -287,6 +307,12 @@ export interface Methods {
   'agents.setCredential': [CredentialParams, AgentInfo];
   'agents.clearCredential': [{ id: string; scheme: string }, AgentInfo];
   'wire.list': [{ agentId: string; before?: number; limit?: number }, { entries: WireEntry[] | null; next?: number }];
+  'access.list': [Record<string, never>, { principals: AccessKey[] | null }];
+  'access.add': [{ name: string }, IssuedKey];
+  'access.rotate': [{ name: string }, IssuedKey];
+  'access.remove': [{ name: string }, Record<string, never>];
+  'access.policy': [Record<string, never>, { anonymous: AnonymousPolicy | string }];
+  'access.setPolicy': [{ anonymous: AnonymousPolicy }, { anonymous: AnonymousPolicy | string }];
 }
 
 export type MethodName = keyof Methods;
@@ -300,6 +326,8 @@ export interface Topics {
   agents: { id: string };
   chat: ChatUpdate;
   wire: { agentId: string; entry: WireEntry };
+  /** a principal was added, rotated, removed or used (name "": the anonymous policy changed) */
+  access: { name: string };
 }
 
 export type TopicName = keyof Topics;

@@ -15,6 +15,8 @@ describe('router', () => {
     ['#/chats', { area: 'chats' }],
     ['#/chats/c-1', { area: 'chats', conversationId: 'c-1' }],
     ['#/settings', { area: 'settings' }],
+    ['#/settings/access', { area: 'settings', section: 'access' }],
+    ['#/settings/nonsense', { area: 'settings' }],
     ['#/nonsense', { area: 'agents' }],
     ['#token=abc', { area: 'agents' }],
   ])('%s', (hash, route) => {
@@ -33,6 +35,7 @@ describe('router', () => {
       { area: 'agents', agentId: 'log' },
       { area: 'agents', agentId: 'a b', view: 'credentials' },
       { area: 'chats', conversationId: 'c/1?#' },
+      { area: 'settings', section: 'access' },
     ] as Route[]) {
       expect(parseHash(hrefOf(r))).toEqual(r);
     }

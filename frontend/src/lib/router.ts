@@ -1,6 +1,7 @@
 // Navigation is the URL fragment, so every view has a deep link:
 //   #/agents  #/agents/<id>  #/agents/<id>/log  #/agents/<id>/credentials
 //   #/chats  #/chats/<conversationId>  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
+//   #/settings/access
 
 import { useEffect, useState } from 'react';
 
@@ -14,7 +15,10 @@ export type Route =
   | { area: 'chats'; conversationId?: string }
   | { area: 'tasks'; agent?: string; taskId?: string }
   | { area: 'inbox'; taskId?: string }
-  | { area: 'settings' };
+  | { area: 'settings'; section?: SettingsSection };
+
+/** A section of Settings with a deep link of its own (the page scrolls to it). */
+export type SettingsSection = 'access';
 
 function dec(s: string | undefined): string | undefined {
   if (s === undefined || s === '') return undefined;
@@ -39,7 +43,7 @@ export function parseHash(hash: string): Route {
     case 'inbox':
       return seg.length >= 2 ? { area: 'inbox', taskId: dec(seg.slice(1).join('/')) } : { area: 'inbox' };
     case 'settings':
-      return { area: 'settings' };
+      return seg[1] === 'access' ? { area: 'settings', section: 'access' } : { area: 'settings' };
     case 'agents':
     default: {
       if (seg[0] !== 'agents' || seg.length < 2) return { area: 'agents' };
@@ -64,7 +68,7 @@ export function hrefOf(r: Route): string {
     case 'inbox':
       return r.taskId ? `#/inbox/${enc(r.taskId)}` : '#/inbox';
     case 'settings':
-      return '#/settings';
+      return r.section ? `#/settings/${r.section}` : '#/settings';
   }
 }
 

@@ -1,7 +1,10 @@
+import { useEffect } from 'react';
 import { CopyButton } from '../components/CopyButton';
 import { rpcEndpoint } from '../lib/card';
+import type { SettingsSection } from '../lib/router';
 import type { ThemeChoice } from '../lib/theme';
 import { useHub } from '../state/hub';
+import { AccessSection } from './AccessSection';
 
 const THEMES: { value: ThemeChoice; label: string; hint: string }[] = [
   { value: 'system', label: 'System', hint: 'Follow the operating system' },
@@ -27,8 +30,22 @@ function Row({ label, value, copy }: { label: string; value: string | undefined;
   );
 }
 
-export function SettingsPage({ theme, setTheme, onShowShortcuts }: { theme: ThemeChoice; setTheme: (t: ThemeChoice) => void; onShowShortcuts: () => void }) {
+export function SettingsPage({
+  theme,
+  setTheme,
+  onShowShortcuts,
+  section,
+}: {
+  theme: ThemeChoice;
+  setTheme: (t: ThemeChoice) => void;
+  onShowShortcuts: () => void;
+  section?: SettingsSection;
+}) {
   const { hub, agents, conn } = useHub();
+  // #/settings/access opens the page at that section.
+  useEffect(() => {
+    if (section) document.getElementById(section)?.scrollIntoView?.({ block: 'start' });
+  }, [section]);
   const hubAgent = agents.find((a) => a.kind === 'hub');
   return (
     <div className="page settings-page">
@@ -64,6 +81,7 @@ export function SettingsPage({ theme, setTheme, onShowShortcuts }: { theme: Them
             <dd>{conn.state === 'open' ? 'connected' : conn.state}</dd>
           </dl>
         </section>
+        <AccessSection hubUrl={hubAgent?.url || 'http://127.0.0.1:PORT'} rpcUrl={hubAgent ? rpcEndpoint(hubAgent) : 'http://127.0.0.1:PORT/a2a'} />
         <section className="section card" aria-labelledby="kbd-h">
           <h2 id="kbd-h">Keyboard</h2>
           <p>

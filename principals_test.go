@@ -1,0 +1,273 @@
+//go:build unix
+
+package main
+
+// `agenthub principals` tested as users run it: the real binary, built once, against a temporary data
+// directory, with the keys it prints checked against hub.db through backend/auth.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// agenthubBinary builds the binary once per test run, as `go build .`.
+func agenthubBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agenthub-cli-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		bin := filepath.Join(dir, "agenthub")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard, not a timing check
+		defer cancel()
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+			return
+		}
+		binPath = bin
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(agenthubBinary(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("agenthub %s: %v", strings.Join(args, " "), err)
+	}
+	return result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// lastLine is the last line of out, which must end in a newline.
+func lastLine(t *testing.T, out string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// authenticate checks key against the principals in dir's hub.db, as the hub will.
+func authenticate(t *testing.T, dir, key string) (auth.Principal, error) {
+	t.Helper()
+	db, err := store.Open(hub.HubDBPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ps, err := auth.OpenPrincipals(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps.Authenticate(context.Background(), key)
+}
+
+func TestPrincipalsCLI(t *testing.T) {
+	dir := t.TempDir()
+	add := runCLI(t, "principals", "add", "ci-bot", "--data", dir)
+	if add.code != 0 {
+		t.Fatalf("add: exit %d\n%s%s", add.code, add.stdout, add.stderr)
+	}
+	key := lastLine(t, add.stdout)
+	if strings.ContainsAny(key, " \t") || !strings.HasPrefix(key, "ahk_") {
+		t.Fatalf("add: the last line of stdout is %q, want the key alone", key)
+	}
+	if strings.Contains(add.stderr, key) || strings.Count(add.stdout, key) != 1 {
+		t.Errorf("add: the key must appear once, on stdout's last line:\n%s\n--- stderr\n%s", add.stdout, add.stderr)
+	}
+	if p, err := authenticate(t, dir, key); err != nil || p.ID != "agent://ci-bot" {
+		t.Fatalf("the printed key: %+v, %v; want agent://ci-bot", p, err)
+	}
+
+	// Flags may also come first; a second principal.
+	other := runCLI(t, "principals", "add", "--data", dir, "other")
+	if other.code != 0 {
+		t.Fatalf("add --data DIR NAME: exit %d\n%s", other.code, other.stderr)
+	}
+
+	list := runCLI(t, "principals", "list", "--data", dir)
+	if list.code != 0 {
+		t.Fatalf("list: exit %d\n%s", list.code, list.stderr)
+	}
+	if !strings.Contains(list.stdout, "agent://ci-bot") || !strings.Contains(list.stdout, "agent://other") ||
+		!strings.Contains(list.stdout, key[:12]) || strings.Contains(list.stdout, key[12:20]) {
+		t.Errorf("list shows both principals and their key prefixes, never more of a key:\n%s", list.stdout)
+	}
+
+	rot := runCLI(t, "principals", "rotate", "ci-bot", "--data", dir)
+	if rot.code != 0 {
+		t.Fatalf("rotate: exit %d\n%s", rot.code, rot.stderr)
+	}
+	newKey := lastLine(t, rot.stdout)
+	if newKey == key || !strings.HasPrefix(newKey, "ahk_") {
+		t.Fatalf("rotate printed %q", newKey)
+	}
+	if _, err := authenticate(t, dir, key); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Errorf("the old key after rotate: %v, want ErrUnauthenticated", err)
+	}
+	if p, err := authenticate(t, dir, newKey); err != nil || p.ID != "agent://ci-bot" {
+		t.Errorf("the new key: %+v, %v", p, err)
+	}
+
+	rm := runCLI(t, "principals", "remove", "ci-bot", "--data", dir)
+	if rm.code != 0 {
+		t.Fatalf("remove: exit %d\n%s", rm.code, rm.stderr)
+	}
+	if _, err := authenticate(t, dir, newKey); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Errorf("the key of a removed principal: %v, want ErrUnauthenticated", err)
+	}
+	if list := runCLI(t, "principals", "list", "--data", dir); strings.Contains(list.stdout, "ci-bot") || !strings.Contains(list.stdout, "agent://other") {
+		t.Errorf("list after remove:\n%s", list.stdout)
+	}
+
+	// Errors (exit 1) and bad usage (exit 2).
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"principals", "add", "other", "--data", dir}, 1, "already exists"},
+		{[]string{"principals", "remove", "ci-bot", "--data", dir}, 1, "no principal named"},
+		{[]string{"principals", "rotate", "nobody", "--data", dir}, 1, "no principal named"},
+		{[]string{"principals"}, 2, "Usage"},
+		{[]string{"principals", "frobnicate"}, 2, "unknown command"},
+		{[]string{"principals", "add", "--data", dir}, 2, "NAME"},
+		{[]string{"principals", "add", "a", "b", "--data", dir}, 2, "NAME"},
+		{[]string{"principals", "add", "Not/A name", "--data", dir}, 2, "lower-case"},
+		{[]string{"principals", "list", "--bogus"}, 2, "bogus"},
+	} {
+		r := runCLI(t, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.says) {
+			t.Errorf("agenthub %s: exit %d, stderr %q; want exit %d saying %q", strings.Join(tc.args, " "), r.code, r.stderr, tc.code, tc.says)
+		}
+	}
+}
+
+// startServe runs `agenthub serve` on dir and returns once it holds the data directory (it prints the
+// hub's URL after taking the lock and binding). stop interrupts it and waits for it to exit.
+func startServe(t *testing.T, dir string) (stop func()) {
+	t.Helper()
+	serve := exec.Command(agenthubBinary(t), "serve", "--no-demo", "--secrets", "file", "--addr", "127.0.0.1:0", "--data", dir)
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serveErr bytes.Buffer
+	serve.Stderr = &serveErr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sent := false
+		for sc.Scan() {
+			if !sent && strings.HasPrefix(sc.Text(), "hub: ") {
+				ready <- true
+				sent = true
+			}
+		}
+		if !sent {
+			ready <- false
+		}
+		serve.Wait() // after stdout is drained, as os/exec requires
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		serve.Process.Kill()
+		<-exited
+	})
+	select {
+	case ok := <-ready:
+		if !ok {
+			<-exited
+			t.Fatalf("agenthub serve exited before it was ready:\n%s", serveErr.String())
+		}
+	case <-time.After(time.Minute): // a hang guard only
+		t.Fatalf("agenthub serve printed no hub URL:\n%s", serveErr.String())
+	}
+	return func() {
+		t.Helper()
+		if err := serve.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		if code := serve.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("agenthub serve exited %d:\n%s", code, serveErr.String())
+		}
+	}
+}
+
+// While a hub runs on the data directory the command refuses, plainly, and changes nothing; once the
+// hub has stopped it works, and the hub starts again over what it wrote.
+func TestPrincipalsCLIRefusesWhileTheHubRuns(t *testing.T) {
+	dir := t.TempDir()
+	stop := startServe(t, dir)
+	for _, args := range [][]string{{"add", "bot"}, {"list"}, {"rotate", "bot"}, {"remove", "bot"}} {
+		r := runCLI(t, append(append([]string{"principals"}, args...), "--data", dir)...)
+		want := "AgentHub is running on " + dir + "; stop it first, or manage access in Settings → Access"
+		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("principals %s while the hub runs: exit %d, stdout %q, stderr %q; want exit 1 saying %q",
+				args[0], r.code, r.stdout, r.stderr, want)
+		}
+	}
+	stop()
+
+	r := runCLI(t, "principals", "add", "bot", "--data", dir)
+	if r.code != 0 || !strings.HasPrefix(lastLine(t, r.stdout), "ahk_") {
+		t.Fatalf("add after the hub stopped: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	startServe(t, dir)()
+	if list := runCLI(t, "principals", "list", "--data", dir); list.code != 0 || !strings.Contains(list.stdout, "agent://bot") {
+		t.Errorf("list after the hub ran again: exit %d\n%s%s", list.code, list.stdout, list.stderr)
+	}
+}
+
+// A data directory first created by the command (no hub ever ran on it) is one the hub starts on.
+func TestPrincipalsCLIBeforeTheFirstHub(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fresh")
+	if r := runCLI(t, "principals", "add", "bot", "--data", dir); r.code != 0 {
+		t.Fatalf("add on a fresh directory: exit %d\n%s", r.code, r.stderr)
+	}
+	startServe(t, dir)()
+}
