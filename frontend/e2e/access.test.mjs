@@ -6,35 +6,20 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { Hub, SHOTS, launchBrowser, openUI, removeDir, tempDataDir } from './harness.mjs';
+import { SHOTS, openUI, suite } from './harness.mjs';
 
 const WAIT = { timeout: 15_000 };
 
-let browser;
-let dataDir;
-let hub;
-
-before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  dataDir = tempDataDir();
-  hub = await new Hub(dataDir).start();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-  removeDir(dataDir);
-});
+const s = suite();
 
 // token asks the hub's token endpoint for a token with name:key as HTTP Basic, like
 // `curl -u name:key -d grant_type=client_credentials`.
 async function token(name, key) {
-  const res = await fetch(`${hub.hubURL}/oauth/token`, {
+  const res = await fetch(`${s.hub.hubURL}/oauth/token`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/x-www-form-urlencoded',
@@ -48,7 +33,7 @@ async function token(name, key) {
 // openAccess opens Settings from the navigation, or with deepLink by its own link #/settings/access,
 // which scrolls the page to the section.
 async function openAccess(colorScheme = 'light', { deepLink = false } = {}) {
-  const page = await openUI(browser, hub, { colorScheme });
+  const page = await openUI(s.browser, s.hub, { colorScheme });
   await page.getByRole('navigation').getByRole('link', { name: 'Agents' }).waitFor(WAIT);
   if (deepLink) await page.evaluate(() => (window.location.hash = '#/settings/access'));
   else await page.getByRole('navigation').getByRole('link', { name: 'Settings' }).click();
@@ -157,8 +142,8 @@ describe('Settings → Access', () => {
     await page.waitForFunction(() => document.querySelector('input[name="anonymous"]:checked')?.value === 'off', null, WAIT);
     await page.context().close();
 
-    await hub.stop();
-    await hub.start();
+    await s.hub.stop();
+    await s.hub.start();
     ({ page, access } = await openAccess());
     await page.waitForFunction(() => document.querySelector('input[name="anonymous"]:checked')?.value === 'off', null, WAIT);
     // Back to the default, so other tests on this hub see it as new.
