@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -154,13 +153,3 @@ describe('Settings → Access', () => {
   });
 });
 
-// Leave copies where the lead's report expects them.
-after(() => {
-  for (const f of ['access-light.png', 'access-dark.png', 'access-empty.png']) {
-    try {
-      copyFileSync(join(SHOTS, f), join('/tmp', f));
-    } catch {
-      /* a failed test took no screenshot */
-    }
-  }
-});
