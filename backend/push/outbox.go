@@ -431,9 +431,9 @@ func (o *Outbox) failLane(h *head, now time.Time, status int, msg string, all bo
 			last_error = ? WHERE id = ?`, now.UnixNano(), status, msg, h.id); err != nil {
 			return err
 		}
-		res, err := tx.Exec(`UPDATE push_outbox SET state = 'failed', updated_at = ?, last_error = ?
+		res, err := tx.Exec(`UPDATE push_outbox SET state = 'failed', updated_at = ?, last_status = ?, last_error = ?
 			WHERE task_id = ? AND config_id = ? AND state = 'pending' AND created_at < ?`,
-			now.UnixNano(), "given up with an earlier notification: "+msg, h.lane.task, h.lane.config, cutoff)
+			now.UnixNano(), status, "given up with an earlier notification: "+msg, h.lane.task, h.lane.config, cutoff)
 		if err != nil {
 			return err
 		}
