@@ -260,3 +260,23 @@ func TestGoneStopsTheConfig(t *testing.T) {
 		t.Fatalf("status %+v, want all %d failed with 410", st, n)
 	}
 }
+
+// Deleting a config drops what it still had queued: the client asked for no more.
+func TestDeletedConfigStopsDelivery(t *testing.T) {
+	a := startAgent(t, hub.PushOptions{})
+	hook := newWebhook(t, func(*http.Request, int) (int, string) { return http.StatusServiceUnavailable, "" })
+	res := mustRPC(t, a.BaseURL+"/a2a", "SendMessage", map[string]any{
+		"message":       map[string]any{"messageId": "m1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": "file"}}},
+		"configuration": map[string]any{"taskPushNotificationConfig": map[string]any{"url": hook.URL, "id": "gone-soon"}},
+	})
+	var out struct {
+		Task a2a.Task `json:"task"`
+	}
+	json.Unmarshal(res, &out)
+	waitFor(t, "a failed attempt", func() bool { return len(hook.requests()) > 0 })
+	mustRPC(t, a.BaseURL+"/a2a", "DeleteTaskPushNotificationConfig", map[string]any{"taskId": out.Task.ID, "id": "gone-soon"})
+	st := settled(t, a, out.Task.ID)
+	if n := len(loggedEvents(t, a, out.Task.ID)); st[0].Canceled != n || st[0].Delivered != 0 {
+		t.Fatalf("status %+v, want all %d canceled", st, n)
+	}
+}

@@ -45,6 +45,8 @@ const (
 	DefaultGiveUpAfter = 24 * time.Hour
 	DefaultTimeout     = 30 * time.Second
 	DefaultParallel    = 4
+	// KeepFinished is how long delivered, failed and canceled notifications are kept (for Status).
+	KeepFinished = 30 * 24 * time.Hour
 	// TokenTTL is the life of a notification's JWT: receivers should refuse older ones (the seed's
 	// replay advice is five minutes). Every attempt is signed afresh.
 	TokenTTL = 5 * time.Minute
@@ -125,6 +127,11 @@ func Open(ctx context.Context, cfg Config) (*Outbox, error) {
 	}
 	if cfg.Parallel <= 0 {
 		cfg.Parallel = DefaultParallel
+	}
+	// Finished notifications stay a while for the status query, not forever.
+	if _, err := cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_outbox WHERE state != 'pending' AND updated_at < ?`,
+		cfg.Now().Add(-KeepFinished).UnixNano()); err != nil {
+		return nil, err
 	}
 	return &Outbox{cfg: cfg, local: newClient(cfg.Timeout, true), remote: newClient(cfg.Timeout, false),
 		kick: make(chan struct{}, 1), inflight: map[lane]bool{}}, nil
