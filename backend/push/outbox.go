@@ -351,6 +351,17 @@ func (o *Outbox) publish(e *Event) {
 
 // attempt makes one delivery attempt of h and records its outcome.
 func (o *Outbox) attempt(ctx context.Context, h *head) {
+	// The head was read before this lane's previous attempt may have finished: only a notification
+	// still pending and due is attempted, so none is sent twice nor retried before its time.
+	err := o.cfg.DB.Reader.QueryRowContext(ctx, `SELECT payload, attempts FROM push_outbox WHERE id = ? AND state = 'pending'
+		AND next_attempt_at <= ?`, h.id, o.cfg.Now().UnixNano()).Scan(&h.payload, &h.attempts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return
+	}
+	if err != nil {
+		o.cfg.Logger.Error("push outbox: reading a notification", "err", err)
+		return
+	}
 	ev := &Event{TaskID: h.lane.task, ConfigID: h.lane.config, NotificationID: h.notificationID, EventSeq: h.seq, Attempts: h.attempts + 1}
 	cfg, err := o.cfg.Configs.Get(ctx, a2a.TaskID(h.lane.task), h.lane.config)
 	if errors.Is(err, a2apush.ErrPushConfigNotFound) {
@@ -364,10 +375,6 @@ func (o *Outbox) attempt(ctx context.Context, h *head) {
 	}
 	if err != nil {
 		o.cfg.Logger.Error("push outbox: reading the push config", "task", h.lane.task, "config", h.lane.config, "err", err)
-		return
-	}
-	if err := o.cfg.DB.Reader.QueryRowContext(ctx, `SELECT payload FROM push_outbox WHERE id = ?`, h.id).Scan(&h.payload); err != nil {
-		o.cfg.Logger.Error("push outbox: reading a notification", "err", err)
 		return
 	}
 	target, err := o.target(ctx, h.lane, cfg.URL)
