@@ -17,6 +17,7 @@ import (
 
 	"github.com/agenthub/agenthub/app"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/push"
 )
 
 // frontendDist is the built UI (`npm --prefix frontend run build`). A fresh clone holds only
@@ -42,6 +43,7 @@ Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
   agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR] [--secrets auto|keyring|file]
+      [--push-retry-max 5m] [--push-give-up 24h]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries this run's access token.
   agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
@@ -99,6 +101,8 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.StringVar(&cfg.DemoAddr, "demo-addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
 	fs.BoolVar(&cfg.NoDemo, "no-demo", false, "do not start the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
+	fs.DurationVar(&cfg.Push.RetryMax, "push-retry-max", push.DefaultRetryMax, "the longest wait between two attempts to deliver a push notification")
+	fs.DurationVar(&cfg.Push.GiveUpAfter, "push-give-up", push.DefaultGiveUpAfter, "how long a push notification is retried before it is given up")
 	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
 	return cfg
 }

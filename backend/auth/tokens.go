@@ -384,3 +384,15 @@ func (s *Service) JWKS() []byte {
 	}
 	return b
 }
+
+// SignClaims signs c as a JWT with the hub's current signing key (ES256, its kid in the header), so
+// anyone holding the JWKS can verify it. It is for tokens the hub sends rather than issues, such as
+// the signature of a push notification: the caller sets every claim, and Verify does not accept them.
+func (s *Service) SignClaims(c jwt.Claims) (string, error) {
+	s.mu.RLock()
+	key := s.current
+	s.mu.RUnlock()
+	t := jwt.NewWithClaims(jwt.SigningMethodES256, c)
+	t.Header["kid"] = key.kid
+	return t.SignedString(key.private)
+}

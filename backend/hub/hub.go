@@ -26,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
@@ -60,6 +61,9 @@ type Agent struct {
 	Tasks   *tasks.Store
 	Server  *server.Server
 	Bus     *bus.Bus
+	// Auth holds the agent's signing key (its JWKS is served at auth.JWKSPath); Push its outbox.
+	Auth *auth.Service
+	Push *push.Outbox
 
 	http    *http.Server
 	release func()
@@ -78,6 +82,13 @@ type AgentSpec struct {
 	DBPath   string
 	Bus      *bus.Bus // shared with the other agents of the hub; nil for a bus of its own
 	Logger   *slog.Logger
+	Push     PushOptions
+}
+
+// PushOptions tunes push notification delivery; zero values take backend/push's defaults.
+type PushOptions struct {
+	RetryMax    time.Duration // the longest wait between two attempts
+	GiveUpAfter time.Duration // how long a notification is retried before it fails
 }
 
 // StartAgent opens the agent's store, recovers its interrupted tasks (before accepting any request),
@@ -116,6 +127,15 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		return nil, err
 	}
 	ts.SetLogger(spec.Logger)
+	// The outbox is the store's write hook before any task is written, recovery included, so every
+	// stored event has its notifications recorded with it. Delivery starts once the listener is bound.
+	pushConfigs := tasks.NewPushConfigs(db)
+	outbox, err := push.Open(ctx, push.Config{DB: db, Configs: pushConfigs, Bus: b, Source: spec.ID, Logger: spec.Logger,
+		RetryMax: spec.Push.RetryMax, GiveUpAfter: spec.Push.GiveUpAfter})
+	if err != nil {
+		return nil, err
+	}
+	ts.SetWriteHook(outbox)
 	exec, err := spec.Executor(ctx, db, ts)
 	if err != nil {
 		return nil, err
@@ -133,15 +153,25 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		return nil, fmt.Errorf("%s cannot listen on %s: %w", spec.Name, spec.Addr, err)
 	}
 	base := "http://" + ln.Addr().String()
+	// One auth service per agent database: its principals and the signing key its tokens and push
+	// notifications are signed with; a token names the agent's base URL as issuer and audience.
+	authSvc, err := auth.Open(ctx, auth.Config{DB: db, Issuer: base, Bus: b, Logger: spec.Logger})
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	srv, err := server.New(server.Config{
 		Name: spec.Name, Description: spec.Description, Version: spec.Version, Skills: spec.Skills,
-		Executor: exec, Store: ts, PushConfigs: tasks.NewPushConfigs(db), BaseURL: base, Logger: spec.Logger,
+		Executor: exec, Store: ts, PushConfigs: outbox.Guard(pushConfigs), PushSender: push.Sender{}, BaseURL: base, Logger: spec.Logger,
 	})
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	a = &Agent{Name: spec.Name, BaseURL: base, DB: db, Tasks: ts, Server: srv, Bus: b, release: release, done: make(chan struct{}),
+	// Receivers verify notifications with the agent's public keys.
+	srv.Mux().Handle(auth.JWKSPath, authSvc.JWKSHandler())
+	outbox.Start(authSvc, base)
+	a = &Agent{Name: spec.Name, BaseURL: base, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, done: make(chan struct{}),
 		http: &http.Server{Handler: srv.Mux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
 		err := a.http.Serve(ln)
@@ -162,6 +192,7 @@ func (a *Agent) Stop() error {
 		a.http.Close()
 	}
 	<-a.done
+	a.Push.Close() // before the store closes; an attempt cut short stays pending
 	err := a.err
 	err = errors.Join(err, a.DB.Close())
 	a.release()
@@ -199,6 +230,8 @@ type Config struct {
 	// InboxBlockingWait bounds how long a blocking send to the inbox waits for the owner before it
 	// returns the task still working; zero means inbox.DefaultBlockingWait.
 	InboxBlockingWait time.Duration
+	// Push tunes push notification delivery of the hub and the demo agent.
+	Push PushOptions
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -276,6 +309,7 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 		Addr:   cfg.Addr,
 		DBPath: HubDBPath(cfg.DataDir),
 		Logger: cfg.Logger,
+		Push:   cfg.Push,
 	}
 }
 
@@ -293,6 +327,7 @@ func DemoSpec(cfg Config) AgentSpec {
 		Addr:   cfg.DemoAddr,
 		DBPath: filepath.Join(cfg.DataDir, "demo-agent.db"),
 		Logger: cfg.Logger,
+		Push:   cfg.Push,
 	}
 }
 
@@ -344,11 +379,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		h.Stop()
 		return nil, err
 	}
-	// The hub's tokens name its base URL as their issuer and audience.
-	if h.Auth, err = auth.Open(ctx, auth.Config{DB: agent.DB, Issuer: agent.BaseURL, Bus: h.Bus, Logger: cfg.Logger}); err != nil {
-		h.Stop()
-		return nil, err
-	}
+	h.Auth = agent.Auth
 	local := []uiapi.LocalAgent{localAgent(HubID, "hub", agent)}
 	if h.Demo != nil {
 		local = append(local, localAgent(DemoID, "local", h.Demo))
@@ -361,7 +392,6 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)
 	mux.Handle(auth.TokenPath, h.Auth.TokenHandler())
-	mux.Handle(auth.JWKSPath, h.Auth.JWKSHandler())
 	mux.Handle("/", uiHandler(h, cfg.UI))
 	return h, nil
 }

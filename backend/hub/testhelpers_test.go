@@ -157,11 +157,13 @@ func (p *serveProc) HubRPC() string  { return p.HubURL + "/a2a" }
 func (p *serveProc) DemoRPC() string { return p.DemoURL + "/a2a" }
 
 // startServe runs `agenthub serve` on dataDir with free loopback ports and returns once it printed
-// both URLs (it prints them after its listeners are bound). The process is killed at cleanup.
-func startServe(t *testing.T, name, dataDir string) *serveProc {
+// both URLs (it prints them after its listeners are bound), with any extra flags. The process is
+// killed at cleanup.
+func startServe(t *testing.T, name, dataDir string, flags ...string) *serveProc {
 	t.Helper()
 	bin := agenthubBinary(t)
-	cmd := exec.Command(bin, "serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", dataDir)
+	args := append([]string{"serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", dataDir}, flags...)
+	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/a2a01"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -16,51 +16,15 @@ import (
 // a sessionId, parts a "type", artifacts an "index", states are lower-case words. Everything inside
 // the hub is a2a-go's v1.0 model; these types exist only at the edge.
 
-type draftPart struct {
-	Type     string         `json:"type"`
-	Text     *string        `json:"text,omitempty"`
-	File     *draftFile     `json:"file,omitempty"`
-	Data     any            `json:"data,omitempty"`
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
-
-type draftFile struct {
-	Name     string `json:"name,omitempty"`
-	MimeType string `json:"mimeType,omitempty"`
-	Bytes    string `json:"bytes,omitempty"`
-	URI      string `json:"uri,omitempty"`
-}
-
-type draftMessage struct {
-	Role     string         `json:"role"`
-	Parts    []draftPart    `json:"parts"`
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
-
-type draftStatus struct {
-	State     string        `json:"state"`
-	Message   *draftMessage `json:"message,omitempty"`
-	Timestamp string        `json:"timestamp,omitempty"`
-}
-
-type draftArtifact struct {
-	Name        string         `json:"name,omitempty"`
-	Description string         `json:"description,omitempty"`
-	Parts       []draftPart    `json:"parts"`
-	Metadata    map[string]any `json:"metadata,omitempty"`
-	Index       int            `json:"index"`
-	Append      bool           `json:"append,omitempty"`
-	LastChunk   bool           `json:"lastChunk,omitempty"`
-}
-
-type draftTask struct {
-	ID        string          `json:"id"`
-	SessionID string          `json:"sessionId"`
-	Status    draftStatus     `json:"status"`
-	History   []draftMessage  `json:"history,omitempty"`
-	Artifacts []draftArtifact `json:"artifacts,omitempty"`
-	Metadata  map[string]any  `json:"metadata,omitempty"`
-}
+// The shapes a task is written in live in backend/a2a01, shared with push notifications.
+type (
+	draftPart     = a2a01.Part
+	draftFile     = a2a01.File
+	draftMessage  = a2a01.Message
+	draftStatus   = a2a01.Status
+	draftArtifact = a2a01.Artifact
+	draftTask     = a2a01.Task
+)
 
 type draftStatusEvent struct {
 	ID       string         `json:"id"`
@@ -91,24 +55,7 @@ type draftTaskPushConfig struct {
 	PushNotificationConfig draftPushConfig `json:"pushNotificationConfig"`
 }
 
-var draftStates = map[a2a.TaskState]string{
-	a2a.TaskStateSubmitted:     "submitted",
-	a2a.TaskStateWorking:       "working",
-	a2a.TaskStateInputRequired: "input-required",
-	a2a.TaskStateCompleted:     "completed",
-	a2a.TaskStateCanceled:      "canceled",
-	a2a.TaskStateFailed:        "failed",
-	// The draft has no rejected or auth-required: the nearest meaning a draft client acts on.
-	a2a.TaskStateRejected:     "failed",
-	a2a.TaskStateAuthRequired: "input-required",
-}
-
-func toDraftState(s a2a.TaskState) string {
-	if d, ok := draftStates[s]; ok {
-		return d
-	}
-	return "unknown"
-}
+func toDraftState(s a2a.TaskState) string { return a2a01.FromV1State(s) }
 
 // fromDraftMessage converts and validates a draft message. The Chinese overview's example names the
 // parts "data"; that spelling is accepted too.
@@ -188,66 +135,10 @@ func fromDraftPart(p draftPart) (*a2a.Part, error) {
 	return part, nil
 }
 
-func toDraftParts(parts []*a2a.Part) []draftPart {
-	out := make([]draftPart, 0, len(parts))
-	for _, p := range parts {
-		d := draftPart{Metadata: p.Metadata}
-		switch c := p.Content.(type) {
-		case a2a.Text:
-			s := string(c)
-			d.Type, d.Text = "text", &s
-		case a2a.Raw:
-			d.Type, d.File = "file", &draftFile{Name: p.Filename, MimeType: p.MediaType, Bytes: base64.StdEncoding.EncodeToString(c)}
-		case a2a.URL:
-			d.Type, d.File = "file", &draftFile{Name: p.Filename, MimeType: p.MediaType, URI: string(c)}
-		case a2a.Data:
-			d.Type = "data"
-			if obj, ok := c.Value.(map[string]any); ok {
-				d.Data = obj
-			} else {
-				d.Data = map[string]any{"value": c.Value} // the draft's data is always an object
-			}
-		default:
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-func toDraftMessage(m *a2a.Message) *draftMessage {
-	if m == nil {
-		return nil
-	}
-	role := "agent"
-	if m.Role == a2a.MessageRoleUser {
-		role = "user"
-	}
-	return &draftMessage{Role: role, Parts: toDraftParts(m.Parts), Metadata: m.Metadata}
-}
-
-func toDraftStatus(s a2a.TaskStatus) draftStatus {
-	d := draftStatus{State: toDraftState(s.State), Message: toDraftMessage(s.Message)}
-	if s.Timestamp != nil {
-		d.Timestamp = s.Timestamp.UTC().Format(time.RFC3339Nano)
-	}
-	return d
-}
-
-func toDraftArtifact(a *a2a.Artifact, index int) draftArtifact {
-	return draftArtifact{Name: a.Name, Description: a.Description, Parts: toDraftParts(a.Parts), Metadata: a.Metadata, Index: index}
-}
-
-func toDraftTask(t *a2a.Task) *draftTask {
-	d := &draftTask{ID: string(t.ID), SessionID: t.ContextID, Status: toDraftStatus(t.Status), Metadata: t.Metadata}
-	for _, m := range t.History {
-		d.History = append(d.History, *toDraftMessage(m))
-	}
-	for i, a := range t.Artifacts {
-		d.Artifacts = append(d.Artifacts, toDraftArtifact(a, i))
-	}
-	return d
-}
+func toDraftMessage(m *a2a.Message) *draftMessage              { return a2a01.FromV1Message(m) }
+func toDraftStatus(s a2a.TaskStatus) draftStatus               { return a2a01.FromV1Status(s) }
+func toDraftArtifact(a *a2a.Artifact, index int) draftArtifact { return a2a01.FromV1Artifact(a, index) }
+func toDraftTask(t *a2a.Task) *draftTask                       { return a2a01.FromV1Task(t) }
 
 // artifactIndexes numbers a task's artifacts in order of first appearance, as the draft's
 // Artifact.index expects.

@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"github.com/google/uuid"
 
+	hubpush "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -71,7 +72,7 @@ func (d *draftDialect) prepareSend(ctx context.Context, raw json.RawMessage) (*a
 		return nil, nil, invalidParams(err.Error())
 	}
 	if p.PushNotification != nil {
-		if err := validateDraftPush(p.PushNotification); err != nil {
+		if err := validateDraftPush(ctx, p.PushNotification); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -103,11 +104,13 @@ func (d *draftDialect) prepareSend(ctx context.Context, raw json.RawMessage) (*a
 	return req, &p, nil
 }
 
-func validateDraftPush(c *draftPushConfig) error {
+// validateDraftPush checks a config before anything is stored: tasks/send creates the task before
+// a2a-go saves the config, so a target refused only then would leave a task behind.
+func validateDraftPush(ctx context.Context, c *draftPushConfig) error {
 	if c.URL == "" {
 		return invalidParams("pushNotification.url is required")
 	}
-	return nil
+	return hubpush.CheckTarget(ctx, c.URL, hubpush.LocalCaller(ctx))
 }
 
 func (d *draftDialect) send(ctx context.Context, r *request) (json.RawMessage, error) {
@@ -235,7 +238,7 @@ func (d *draftDialect) setPush(ctx context.Context, r *request) (json.RawMessage
 	if p.ID == "" || p.PushNotificationConfig == nil {
 		return nil, invalidParams("id and pushNotificationConfig are required")
 	}
-	if err := validateDraftPush(p.PushNotificationConfig); err != nil {
+	if err := validateDraftPush(ctx, p.PushNotificationConfig); err != nil {
 		return nil, err
 	}
 	pc := fromDraftPushConfig(p.PushNotificationConfig)

@@ -19,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
+	hubpush "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -37,6 +38,9 @@ type Config struct {
 	Executor    a2asrv.AgentExecutor
 	Store       *tasks.Store
 	PushConfigs push.ConfigStore
+	// PushSender is handed to a2a-go for each event (backend/push's Sender: the outbox was already
+	// filled by the task store's write hook). Nil: notifications are not sent; configs are still kept.
+	PushSender push.Sender
 	// BaseURL is where the agent is reachable, e.g. http://127.0.0.1:7777 (no trailing slash).
 	BaseURL      string
 	MaxBodyBytes int64         // default DefaultMaxBodyBytes
@@ -64,9 +68,13 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	card := buildCard(cfg)
+	var pushSender push.Sender = hubpush.Sender{}
+	if cfg.PushSender != nil {
+		pushSender = cfg.PushSender
+	}
 	sdk := a2asrv.NewHandler(cfg.Executor,
 		a2asrv.WithTaskStore(cfg.Store),
-		a2asrv.WithPushNotifications(cfg.PushConfigs, asyncSender{push.NewHTTPPushSender(nil), cfg.Logger}),
+		a2asrv.WithPushNotifications(cfg.PushConfigs, pushSender),
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
 		a2asrv.WithLogger(cfg.Logger),
 	)
@@ -148,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle(RPCPath, rt)
+	mux.Handle(RPCPath, callerLocality(rt))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, staticJSON(cardJSON))
 	mux.Handle("/.well-known/agent.json", staticJSON(legacyJSON))
 	return &Server{Card: card, CardJSON: cardJSON, Handler: handler, mux: mux}, nil
@@ -432,20 +440,10 @@ func (h boundedSend) await(ctx context.Context, id a2a.TaskID, done func(a2a.Tas
 	return ctx.Err()
 }
 
-// asyncSender delivers push notifications off the task's event pipeline, so a slow or dead webhook
-// neither delays nor fails the task. Delivery is best effort until the durable push outbox lands.
-type asyncSender struct {
-	sender push.Sender
-	log    *slog.Logger
-}
-
-func (s asyncSender) SendPush(ctx context.Context, config *a2a.PushConfig, event a2a.Event) error {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := s.sender.SendPush(ctx, config, event); err != nil {
-			s.log.Warn("push notification not delivered", "task", config.TaskID, "error", err)
-		}
-	}()
-	return nil
+// callerLocality marks each request's context with whether it comes from loopback, which decides
+// where its push configs may point (backend/push's target rules).
+func callerLocality(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(hubpush.WithLocalCaller(r.Context(), hubpush.LoopbackRemoteAddr(r.RemoteAddr))))
+	})
 }

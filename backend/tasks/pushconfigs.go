@@ -61,8 +61,9 @@ func (p *PushConfigs) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushCo
 		if n >= MaxPushConfigsPerTask {
 			return fmt.Errorf("a task may have at most %d push configs: %w", MaxPushConfigsPerTask, a2a.ErrInvalidParams)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO push_configs(task_id, id, config_json, created_at) VALUES (?, ?, ?, unixepoch())
-			ON CONFLICT(task_id, id) DO UPDATE SET config_json = excluded.config_json`, taskID, saved.ID, body)
+		_, err := tx.ExecContext(ctx, `INSERT INTO push_configs(task_id, id, config_json, dialect, created_at) VALUES (?, ?, ?, ?, unixepoch())
+			ON CONFLICT(task_id, id) DO UPDATE SET config_json = excluded.config_json, dialect = excluded.dialect`,
+			taskID, saved.ID, body, string(dialectFrom(ctx)))
 		return err
 	})
 	if err != nil {
@@ -104,6 +105,35 @@ func (p *PushConfigs) List(ctx context.Context, taskID a2a.TaskID) ([]*a2a.PushC
 			return nil, err
 		}
 		out = append(out, &c)
+	}
+	return out, rows.Err()
+}
+
+// StoredPushConfig is a push config with the dialect of the method that set it.
+type StoredPushConfig struct {
+	Config  *a2a.PushConfig
+	Dialect Dialect
+}
+
+// listPushConfigs reads the task's configs, oldest first, inside a write transaction.
+func listPushConfigs(ctx context.Context, tx *sql.Tx, taskID a2a.TaskID) ([]*StoredPushConfig, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT config_json, dialect FROM push_configs WHERE task_id = ? ORDER BY created_at, rowid`, taskID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*StoredPushConfig
+	for rows.Next() {
+		var body []byte
+		var d string
+		if err := rows.Scan(&body, &d); err != nil {
+			return nil, err
+		}
+		c := &StoredPushConfig{Config: &a2a.PushConfig{}, Dialect: Dialect(d)}
+		if err := json.Unmarshal(body, c.Config); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
 	}
 	return out, rows.Err()
 }

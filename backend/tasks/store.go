@@ -61,6 +61,7 @@ type Store struct {
 	source string
 	now    func() time.Time
 	log    *slog.Logger
+	hook   WriteHook
 }
 
 // ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
@@ -72,6 +73,36 @@ func (s *Store) SetLogger(l *slog.Logger) {
 	if l != nil {
 		s.log = l
 	}
+}
+
+// Write is what one Create or Update wrote: the task as stored, the dialect it was created in, the
+// entries appended to its event log, and the push configs the task had at that moment.
+type Write struct {
+	Task        *a2a.Task
+	Dialect     Dialect
+	Entries     []*Logged
+	PushConfigs []*StoredPushConfig
+}
+
+// WriteHook is told of every task write inside the write's own transaction, so what it records in
+// tx (the push outbox) commits or rolls back with the task event. It must only write its own tables.
+type WriteHook interface {
+	OnTaskWrite(ctx context.Context, tx *sql.Tx, w *Write) error
+}
+
+// SetWriteHook installs h; call it before the store is used.
+func (s *Store) SetWriteHook(h WriteHook) { s.hook = h }
+
+// onWrite runs the hook, if any, with the task's push configs read in the same transaction.
+func (s *Store) onWrite(ctx context.Context, tx *sql.Tx, task *a2a.Task, d Dialect, entries []*Logged) error {
+	if s.hook == nil {
+		return nil
+	}
+	configs, err := listPushConfigs(ctx, tx, task.ID)
+	if err != nil {
+		return err
+	}
+	return s.hook.OnTaskWrite(ctx, tx, &Write{Task: task, Dialect: d, Entries: entries, PushConfigs: configs})
 }
 
 var _ taskstore.Store = (*Store)(nil)
@@ -163,8 +194,10 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		if n, _ := res.RowsAffected(); n == 0 {
 			return taskstore.ErrTaskAlreadyExists
 		}
-		entries, err = appendLog(ctx, tx, task.ID, 1, now, []a2a.Event{task})
-		return err
+		if entries, err = appendLog(ctx, tx, task.ID, 1, now, []a2a.Event{task}); err != nil {
+			return err
+		}
+		return s.onWrite(ctx, tx, task, dialectFrom(ctx), entries)
 	})
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
@@ -190,8 +223,8 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	var entries []*Logged
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
 		var stored taskstore.TaskVersion
-		var prevState string
-		err := tx.QueryRowContext(ctx, `SELECT version, state FROM tasks WHERE id = ?`, req.Task.ID).Scan(&stored, &prevState)
+		var prevState, dialect string
+		err := tx.QueryRowContext(ctx, `SELECT version, state, dialect FROM tasks WHERE id = ?`, req.Task.ID).Scan(&stored, &prevState, &dialect)
 		if errors.Is(err, sql.ErrNoRows) {
 			return a2a.ErrTaskNotFound
 		}
@@ -206,8 +239,10 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
 			return err
 		}
-		entries, err = appendLog(ctx, tx, req.Task.ID, version, now, eventsOf(req, a2a.TaskState(prevState)))
-		return err
+		if entries, err = appendLog(ctx, tx, req.Task.ID, version, now, eventsOf(req, a2a.TaskState(prevState))); err != nil {
+			return err
+		}
+		return s.onWrite(ctx, tx, req.Task, Dialect(dialect), entries)
 	})
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
