@@ -7,6 +7,7 @@
 package auth
 
 import (
+	"context"
 	"errors"
 	"strings"
 )
@@ -56,6 +57,24 @@ func ParseID(id string) (Principal, bool) {
 }
 
 func (p Principal) String() string { return p.ID }
+
+type principalKey struct{}
+
+// WithPrincipal marks ctx as a request acting for p. The HTTP layer sets it once per request, after
+// resolving the request's credentials; everything below reads it with PrincipalFrom.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom is the principal ctx acts for. Without one (work the hub does on its own: recovery,
+// the owner's actions from the UI, background delivery) it is the owner, and ok is false.
+func PrincipalFrom(ctx context.Context) (p Principal, ok bool) {
+	p, ok = ctx.Value(principalKey{}).(Principal)
+	if !ok {
+		return Owner, false
+	}
+	return p, true
+}
 
 // MaxNameLen bounds a principal's name.
 const MaxNameLen = 64
