@@ -43,14 +43,17 @@ Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
   agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR] [--secrets auto|keyring|file]
-      [--push-retry-max 5m] [--push-give-up 24h]
+      [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
-      printed "ui:" URL, which carries this run's access token.
+      printed "ui:" URL, which carries this run's access token. --addr beyond loopback (0.0.0.0:PORT)
+      needs anonymous access off (agenthub principals anonymous off).
   agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
       Run only the demo A2A agent.
   agenthub principals add|list|rotate|remove [NAME] [--data DIR]
-      Manage the agents allowed to call the hub (agent://NAME) and their API keys, while AgentHub is
-      stopped. "add" and "rotate" print the new key once, alone on the last line.
+  agenthub principals anonymous [off|read-public|send] [--data DIR]
+      Manage the agents allowed to call the hub (agent://NAME) and their API keys, and what callers
+      without a key may do, while AgentHub is stopped. "add" and "rotate" print the new key once,
+      alone on the last line.
   agenthub version
       Print the version.
 
@@ -97,7 +100,10 @@ func newLogger(w io.Writer) *slog.Logger {
 // hubFlags declares the hub's flags, shared by the window and serve.
 func hubFlags(fs *flag.FlagSet) *hub.Config {
 	cfg := &hub.Config{Version: version}
-	fs.StringVar(&cfg.Addr, "addr", hub.DefaultAddr, "loopback `host:port` of the hub (port 0 picks a free one)")
+	fs.StringVar(&cfg.Addr, "addr", hub.DefaultAddr, "`host:port` of the hub (port 0 picks a free one); beyond loopback only with anonymous access off")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the hub's base `URL` as other computers reach it (its card, tokens and allowed Host names)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate `file`: serve HTTPS (with --tls-key)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key `file` for --tls-cert")
 	fs.StringVar(&cfg.DemoAddr, "demo-addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
 	fs.BoolVar(&cfg.NoDemo, "no-demo", false, "do not start the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")

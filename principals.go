@@ -19,6 +19,11 @@ const principalsUsage = `Usage:
   agenthub principals list [--data DIR]         list principals (never their keys)
   agenthub principals rotate NAME [--data DIR]  give NAME a new key; the old key and its tokens stop working
   agenthub principals remove NAME [--data DIR]  remove NAME; its key and tokens stop working
+  agenthub principals anonymous [off|read-public|send] [--data DIR]
+                                                what callers without a key may do (no value: print it):
+                                                off = nothing; read-public = read the public card only;
+                                                send = send to the hub and read their own tasks (default,
+                                                loopback callers only). Off is needed to listen beyond loopback.
 
 A principal calls the hub with its key as X-Api-Key, or trades it for a bearer token at the hub's
 /oauth/token (client_id NAME, client_secret the key). These commands work while AgentHub is stopped.
@@ -38,7 +43,7 @@ func principals(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	sub := args[0]
-	wantNames := map[string]int{"add": 1, "rotate": 1, "remove": 1, "list": 0}
+	wantNames := map[string]int{"add": 1, "rotate": 1, "remove": 1, "list": 0, "anonymous": -1}
 	want, known := wantNames[sub]
 	if !known {
 		fmt.Fprintf(stderr, "agenthub principals: unknown command %q\n\n%s", sub, principalsUsage)
@@ -52,14 +57,25 @@ func principals(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
+	if want < 0 { // anonymous: the policy is optional
+		want = min(len(names), 1)
+		if len(names) > 1 {
+			want = 1
+		}
+	}
 	if len(names) != want {
 		fmt.Fprintf(stderr, "agenthub principals %s: takes %d NAME argument(s), got %d\n\n%s", sub, want, len(names), principalsUsage)
 		return 2
 	}
-	var name string
+	var name string // a principal's NAME, or for anonymous the policy
 	if want == 1 {
 		name = names[0]
-		if err := auth.ValidName(name); err != nil {
+		if sub == "anonymous" {
+			if !auth.AnonymousPolicy(name).Valid() {
+				fmt.Fprintf(stderr, "agenthub principals anonymous: %v, not %q\n", auth.ErrBadPolicy, name)
+				return 2
+			}
+		} else if err := auth.ValidName(name); err != nil {
 			fmt.Fprintf(stderr, "agenthub principals %s: %q: %v\n", sub, name, err)
 			return 2
 		}
@@ -132,6 +148,19 @@ func runPrincipals(ctx context.Context, sub, name, dir string, stdout io.Writer)
 			return err
 		}
 		fmt.Fprintf(stdout, "Removed %s; its key and tokens no longer work.\n", auth.Agent(name))
+	case "anonymous":
+		if name == "" {
+			p, err := ps.AnonymousPolicy(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, p)
+			return nil
+		}
+		if err := ps.SetAnonymousPolicy(ctx, auth.AnonymousPolicy(name)); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Callers without a key: %s.\n", name)
 	case "list":
 		list, err := ps.List(ctx)
 		if err != nil {

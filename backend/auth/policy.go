@@ -71,14 +71,34 @@ func (s *Service) SetAnonymousPolicy(ctx context.Context, p AnonymousPolicy) err
 	}
 	s.policyMu.Lock() // one writer at a time, so memory ends as the last write to the table
 	defer s.policyMu.Unlock()
-	_, err := s.cfg.DB.Writer.ExecContext(ctx, `INSERT INTO auth_settings (name, value) VALUES (?, ?)
-		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, anonymousSetting, string(p))
-	if err != nil {
-		return fmt.Errorf("set anonymous policy: %w", err)
+	if err := storePolicy(ctx, s.cfg.DB.Writer, p); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.anonymous = p
 	s.mu.Unlock()
 	s.Principals.changed("")
 	return nil
+}
+
+func storePolicy(ctx context.Context, db *sql.DB, p AnonymousPolicy) error {
+	if !p.Valid() {
+		return fmt.Errorf("%w, not %q", ErrBadPolicy, string(p))
+	}
+	_, err := db.ExecContext(ctx, `INSERT INTO auth_settings (name, value) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, anonymousSetting, string(p))
+	if err != nil {
+		return fmt.Errorf("set anonymous policy: %w", err)
+	}
+	return nil
+}
+
+// AnonymousPolicy is the stored policy, for tools that work on a stopped hub's database (the CLI).
+func (ps *Principals) AnonymousPolicy(ctx context.Context) (AnonymousPolicy, error) {
+	return loadPolicy(ctx, ps.db.Reader)
+}
+
+// SetAnonymousPolicy stores p in a stopped hub's database; the hub reads it when it starts.
+func (ps *Principals) SetAnonymousPolicy(ctx context.Context, p AnonymousPolicy) error {
+	return storePolicy(ctx, ps.db.Writer, p)
 }

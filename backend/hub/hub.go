@@ -57,10 +57,13 @@ func DefaultDataDir() (string, error) {
 type Agent struct {
 	Name    string
 	BaseURL string
-	DB      *store.DB
-	Tasks   *tasks.Store
-	Server  *server.Server
-	Bus     *bus.Bus
+	// LocalURL reaches the agent from this computer (the bound port on loopback): where the UI opens,
+	// whatever public name BaseURL carries.
+	LocalURL string
+	DB       *store.DB
+	Tasks    *tasks.Store
+	Server   *server.Server
+	Bus      *bus.Bus
 	// Auth holds the agent's signing key (its JWKS is served at auth.JWKSPath); Push its outbox.
 	Auth *auth.Service
 	Push *push.Outbox
@@ -78,11 +81,20 @@ type AgentSpec struct {
 	Skills                     []a2a.AgentSkill
 	// Executor builds the agent's executor over its database and task store.
 	Executor func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error)
-	Addr     string // host:port to listen on; must be loopback
+	Addr     string // host:port to listen on; loopback unless the agent authenticates with anonymous off
 	DBPath   string
-	Bus      *bus.Bus // shared with the other agents of the hub; nil for a bus of its own
-	Logger   *slog.Logger
-	Push     PushOptions
+	// Authenticate makes every JSON-RPC caller present an API key or a token of this agent's
+	// principals (anonymous loopback callers as the stored policy allows), and lets the agent listen
+	// beyond loopback once anonymous access is off. The hub authenticates; the demo agent does not.
+	Authenticate bool
+	// PublicURL is the agent's base URL as others reach it (https://hub.example:8443), for its card,
+	// its tokens' issuer and the Host allow-list; default http(s)://ADDR as bound.
+	PublicURL string
+	// TLSCert and TLSKey, both or neither, are PEM files: the agent then serves HTTPS.
+	TLSCert, TLSKey string
+	Bus             *bus.Bus // shared with the other agents of the hub; nil for a bus of its own
+	Logger          *slog.Logger
+	Push            PushOptions
 }
 
 // PushOptions tunes push notification delivery; zero values take backend/push's defaults.
@@ -94,7 +106,7 @@ type PushOptions struct {
 // StartAgent opens the agent's store, recovers its interrupted tasks (before accepting any request),
 // and serves it. It returns once the listener is bound.
 func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
-	if err := requireLoopback(spec.Addr); err != nil {
+	if err := checkListen(spec); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(spec.DBPath), 0o700); err != nil {
@@ -152,7 +164,18 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot listen on %s: %w", spec.Name, spec.Addr, err)
 	}
-	base := "http://" + ln.Addr().String()
+	scheme := "http://"
+	if spec.TLSCert != "" {
+		scheme = "https://"
+	}
+	base := scheme + ln.Addr().String()
+	local := base
+	if ip := ln.Addr().(*net.TCPAddr).IP; ip.IsUnspecified() { // 0.0.0.0 or [::]: this computer is loopback
+		local = scheme + net.JoinHostPort("127.0.0.1", fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
+	}
+	if spec.PublicURL != "" {
+		base = strings.TrimRight(spec.PublicURL, "/")
+	}
 	// One auth service per agent database: its principals and the signing key its tokens and push
 	// notifications are signed with; a token names the agent's base URL as issuer and audience.
 	authSvc, err := auth.Open(ctx, auth.Config{DB: db, Issuer: base, Bus: b, Logger: spec.Logger})
@@ -160,10 +183,19 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		ln.Close()
 		return nil, err
 	}
-	srv, err := server.New(server.Config{
+	if !uiapi.LoopbackHost(spec.Addr) && authSvc.AnonymousPolicy() != auth.AnonymousOff {
+		ln.Close()
+		return nil, fmt.Errorf("refusing to listen on %s while callers without a key may use %s: turn anonymous access off first "+
+			"(Settings → Access → \"Refuse them\", or with the hub stopped: agenthub principals anonymous off)", spec.Addr, spec.Name)
+	}
+	cfg := server.Config{
 		Name: spec.Name, Description: spec.Description, Version: spec.Version, Skills: spec.Skills,
 		Executor: exec, Store: ts, PushConfigs: outbox.Guard(pushConfigs), PushSender: push.Sender{}, BaseURL: base, Logger: spec.Logger,
-	})
+	}
+	if spec.Authenticate {
+		cfg.Auth = authSvc
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -171,10 +203,15 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	// Receivers verify notifications with the agent's public keys.
 	srv.Mux().Handle(auth.JWKSPath, authSvc.JWKSHandler())
 	outbox.Start(authSvc, base)
-	a = &Agent{Name: spec.Name, BaseURL: base, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, done: make(chan struct{}),
+	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, done: make(chan struct{}),
 		http: &http.Server{Handler: srv.Mux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
-		err := a.http.Serve(ln)
+		var err error
+		if spec.TLSCert != "" {
+			err = a.http.ServeTLS(ln, spec.TLSCert, spec.TLSKey)
+		} else {
+			err = a.http.Serve(ln)
+		}
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}
@@ -199,14 +236,19 @@ func (a *Agent) Stop() error {
 	return err
 }
 
-func requireLoopback(addr string) error {
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("address %q: %w", addr, err)
+// checkListen refuses an address beyond loopback for an agent that does not authenticate its callers
+// (whether anonymous access is off is checked once its policy is read), and half a TLS pair.
+func checkListen(spec AgentSpec) error {
+	if _, _, err := net.SplitHostPort(spec.Addr); err != nil {
+		return fmt.Errorf("address %q: %w", spec.Addr, err)
 	}
-	if uiapi.LoopbackHost(addr) {
+	if (spec.TLSCert == "") != (spec.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if uiapi.LoopbackHost(spec.Addr) || spec.Authenticate {
 		return nil
 	}
-	return fmt.Errorf("refusing to listen on %s: AgentHub has no authentication yet, so it listens on loopback only (127.0.0.1)", addr)
+	return fmt.Errorf("refusing to listen on %s: %s does not authenticate its callers, so it listens on loopback only (127.0.0.1)", spec.Addr, spec.Name)
 }
 
 // Config configures Start.
@@ -230,6 +272,9 @@ type Config struct {
 	// InboxBlockingWait bounds how long a blocking send to the inbox waits for the owner before it
 	// returns the task still working; zero means inbox.DefaultBlockingWait.
 	InboxBlockingWait time.Duration
+	// PublicURL is the hub's base URL as other computers reach it (for its card, its tokens and
+	// the Host allow-list) when it listens beyond loopback; TLSCert/TLSKey make it serve HTTPS.
+	PublicURL, TLSCert, TLSKey string
 	// Push tunes push notification delivery of the hub and the demo agent.
 	Push PushOptions
 }
@@ -308,8 +353,13 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 		},
 		Addr:   cfg.Addr,
 		DBPath: HubDBPath(cfg.DataDir),
-		Logger: cfg.Logger,
-		Push:   cfg.Push,
+		// The hub is the agent others call: they present its principals' keys or tokens.
+		Authenticate: true,
+		PublicURL:    cfg.PublicURL,
+		TLSCert:      cfg.TLSCert,
+		TLSKey:       cfg.TLSKey,
+		Logger:       cfg.Logger,
+		Push:         cfg.Push,
 	}
 }
 
@@ -405,10 +455,10 @@ func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 func (h *Hub) UIToken() string { return h.token }
 
 // UIURL opens the UI in a browser; the token rides in the fragment, which browsers never send.
-func (h *Hub) UIURL() string { return h.Agent.BaseURL + "/#token=" + h.token }
+func (h *Hub) UIURL() string { return h.Agent.LocalURL + "/#token=" + h.token }
 
 // WSURL is the UI gateway's websocket address (the token goes in its ?token= query).
-func (h *Hub) WSURL() string { return "ws" + strings.TrimPrefix(h.Agent.BaseURL, "http") + uiapi.Path }
+func (h *Hub) WSURL() string { return "ws" + strings.TrimPrefix(h.Agent.LocalURL, "http") + uiapi.Path }
 
 // InboxArrival is a new task in the owner's inbox.
 type InboxArrival struct {

@@ -6,6 +6,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -19,6 +21,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	hubpush "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -46,6 +49,10 @@ type Config struct {
 	MaxBodyBytes int64         // default DefaultMaxBodyBytes
 	KeepAlive    time.Duration // SSE keep-alive interval, default 15s
 	Logger       *slog.Logger
+	// Auth, when set, authenticates every JSON-RPC request (see authenticate) and the card declares
+	// its schemes; the token endpoint is at BaseURL + auth.TokenPath. Nil: every caller is anonymous
+	// and unrestricted (the demo agent, which listens on loopback only).
+	Auth Authenticator
 }
 
 // Server is the agent's HTTP handler.
@@ -156,7 +163,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle(RPCPath, callerLocality(rt))
+	var rpc http.Handler = callerLocality(rt)
+	if cfg.Auth != nil {
+		rpc = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, rpc)
+	}
+	mux.Handle(RPCPath, rpc)
 	mux.Handle(a2asrv.WellKnownAgentCardPath, staticJSON(cardJSON))
 	mux.Handle("/.well-known/agent.json", staticJSON(legacyJSON))
 	return &Server{Card: card, CardJSON: cardJSON, Handler: handler, mux: mux}, nil
@@ -165,9 +176,11 @@ func New(cfg Config) (*Server, error) {
 // Mux returns the agent's routes; the hub adds its own (the UI) beside them.
 func (s *Server) Mux() *http.ServeMux { return s.mux }
 
+func tokenURL(cfg Config) string { return strings.TrimRight(cfg.BaseURL, "/") + auth.TokenPath }
+
 func buildCard(cfg Config) *a2a.AgentCard {
 	url := strings.TrimRight(cfg.BaseURL, "/") + RPCPath
-	return &a2a.AgentCard{
+	card := &a2a.AgentCard{
 		Name:        cfg.Name,
 		Description: cfg.Description,
 		Version:     cfg.Version,
@@ -181,6 +194,10 @@ func buildCard(cfg Config) *a2a.AgentCard {
 		DefaultOutputModes: []string{"text/plain", "application/json"},
 		Skills:             cfg.Skills,
 	}
+	if cfg.Auth != nil {
+		card.SecuritySchemes, card.SecurityRequirements = securitySchemes(tokenURL(cfg))
+	}
+	return card
 }
 
 // cardDocuments renders the card twice. agent-card.json carries the v1.0 fields (supportedInterfaces)
@@ -193,16 +210,53 @@ func cardDocuments(card *a2a.AgentCard) (cardJSON, legacyJSON []byte, err error)
 	if err != nil {
 		return nil, nil, err
 	}
+	if cardJSON, err = withBothSchemeShapes(cardJSON, card.SecuritySchemes); err != nil {
+		return nil, nil, err
+	}
 	var legacy map[string]any
 	if err := json.Unmarshal(cardJSON, &legacy); err != nil {
 		return nil, nil, err
 	}
+	// The draft names schemes only: an API key (in X-Api-Key) or a bearer token (from the token URL).
 	legacy["authentication"] = map[string]any{"schemes": []string{}}
+	if len(card.SecuritySchemes) > 0 {
+		legacy["authentication"] = map[string]any{"schemes": []string{"apiKey", "Bearer"}}
+	}
 	if caps, ok := legacy["capabilities"].(map[string]any); ok {
 		caps["stateTransitionHistory"] = true
 	}
 	legacyJSON, err = json.MarshalIndent(legacy, "", "  ")
 	return cardJSON, legacyJSON, err
+}
+
+// withBothSchemeShapes makes each security scheme of the compat card readable by v1.0 and v0.3
+// parsers alike. a2a-go's compat producer writes them in v0.3's shape only ({"type":"apiKey","in":…}),
+// which a2a-go's v1.0 parser refuses; v1.0 wraps each in a key naming its kind
+// ({"apiKeySecurityScheme":{…}}). Both parsers ignore the other's keys, so each scheme gets both.
+func withBothSchemeShapes(cardJSON []byte, schemes a2a.NamedSecuritySchemes) ([]byte, error) {
+	if len(schemes) == 0 {
+		return cardJSON, nil
+	}
+	v1, err := json.Marshal(schemes)
+	if err != nil {
+		return nil, err
+	}
+	var v1Schemes map[string]map[string]json.RawMessage
+	var doc map[string]json.RawMessage
+	var compat map[string]map[string]json.RawMessage
+	if err := errors.Join(json.Unmarshal(v1, &v1Schemes), json.Unmarshal(cardJSON, &doc), json.Unmarshal(doc["securitySchemes"], &compat)); err != nil {
+		return nil, err
+	}
+	for name, wrapped := range v1Schemes {
+		if compat[name] == nil {
+			compat[name] = map[string]json.RawMessage{}
+		}
+		maps.Copy(compat[name], wrapped)
+	}
+	if doc["securitySchemes"], err = json.Marshal(compat); err != nil {
+		return nil, err
+	}
+	return json.Marshal(doc)
 }
 
 func staticJSON(body []byte) http.Handler {

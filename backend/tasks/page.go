@@ -22,6 +22,9 @@ type Row struct {
 	Dialect   Dialect
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Owner is the principal whose request created the task ("agent://NAME", "anonymous",
+	// "user://owner"), or "" for a task stored before principals existed.
+	Owner string
 	// Unreadable, when set, says why the stored task JSON could not be read. Task then holds only
 	// what the row's columns know (id, context id, state), so a list can still show the row.
 	Unreadable string
@@ -112,7 +115,7 @@ func (s *Store) Page(ctx context.Context, q PageQuery) ([]Row, error) {
 	return out, rows.Err()
 }
 
-const rowColumns = `id, context_id, state, task_json, version, dialect, created_at, updated_at`
+const rowColumns = `id, context_id, state, task_json, version, dialect, created_at, updated_at, owner`
 
 // scanRow reads one row; a task JSON that does not decode gives a Row marked Unreadable, not an
 // error, so one bad row cannot take a whole list down with it.
@@ -121,7 +124,7 @@ func scanRow(row interface{ Scan(...any) error }) (Row, error) {
 	var r Row
 	var id, contextID, state string
 	var created, updated int64
-	if err := row.Scan(&id, &contextID, &state, &body, &r.Version, &r.Dialect, &created, &updated); err != nil {
+	if err := row.Scan(&id, &contextID, &state, &body, &r.Version, &r.Dialect, &created, &updated, &r.Owner); err != nil {
 		return Row{}, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created), time.Unix(0, updated)

@@ -185,9 +185,9 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	now := s.now().UnixNano()
 	var entries []*Logged
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at)
-			VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-			task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now)
+		res, err := tx.ExecContext(ctx, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+			task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, ownerOf(ctx))
 		if err != nil {
 			return err
 		}
@@ -315,13 +315,13 @@ func (s *Store) publish(entries []*Logged) {
 	}
 }
 
-// Get returns the task, or a2a.ErrTaskNotFound.
+// Get returns the task, or a2a.ErrTaskNotFound (also for a task ctx may not see).
 func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
 	var body []byte
 	var version taskstore.TaskVersion
 	var owner string
 	err := s.db.Reader.QueryRowContext(ctx, `SELECT task_json, version, owner FROM tasks WHERE id = ?`, id).Scan(&body, &version, &owner)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return nil, a2a.ErrTaskNotFound
 	}
 	if err != nil {
@@ -340,11 +340,12 @@ func unreadable(id a2a.TaskID, err error) error {
 	return fmt.Errorf("%w: task %s (%v): %w", ErrUnreadable, id, err, a2a.ErrInternalError)
 }
 
-// DialectOf returns the dialect the task was created in, or a2a.ErrTaskNotFound.
+// DialectOf returns the dialect the task was created in, or a2a.ErrTaskNotFound (also for a task ctx
+// may not see).
 func (s *Store) DialectOf(ctx context.Context, id a2a.TaskID) (Dialect, error) {
-	var d string
-	err := s.db.Reader.QueryRowContext(ctx, `SELECT dialect FROM tasks WHERE id = ?`, id).Scan(&d)
-	if errors.Is(err, sql.ErrNoRows) {
+	var d, owner string
+	err := s.db.Reader.QueryRowContext(ctx, `SELECT dialect, owner FROM tasks WHERE id = ?`, id).Scan(&d, &owner)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return "", a2a.ErrTaskNotFound
 	}
 	return Dialect(d), err
@@ -356,7 +357,7 @@ const (
 	defaultListHistory = 100
 )
 
-// List returns tasks newest first, filtered as the request asks, a page at a time.
+// List returns the tasks ctx may see, newest first, filtered as the request asks, a page at a time.
 func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	if req == nil {
 		req = &a2a.ListTasksRequest{}
@@ -373,6 +374,9 @@ func (s *Store) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListT
 	}
 	var where []string
 	var args []any
+	if cond, by := scopeFilter(ctx); cond != "" {
+		where, args = append(where, cond), append(args, by...)
+	}
 	if req.ContextID != "" {
 		where, args = append(where, "context_id = ?"), append(args, req.ContextID)
 	}
