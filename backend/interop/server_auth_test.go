@@ -45,12 +45,15 @@ func startAuthHub(t *testing.T, name string) (h *hub.Hub, key string, log *serve
 	return h, key, log
 }
 
-// rawRPC posts one JSON-RPC request to the hub with the given headers and returns the HTTP status,
-// the decoded error (if any) and the body.
-func rawRPC(t *testing.T, url string, headers map[string]string, method string, params any) (int, *struct {
+// rpcErr is a JSON-RPC error object as it came over the wire.
+type rpcErr struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
-}, string) {
+}
+
+// rawRPC posts one JSON-RPC request to the hub with the given headers and returns the HTTP status,
+// the decoded error (if any) and the body.
+func rawRPC(t *testing.T, url string, headers map[string]string, method string, params any) (int, *rpcErr, string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
@@ -65,10 +68,15 @@ func rawRPC(t *testing.T, url string, headers map[string]string, method string, 
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
 	var env struct {
-		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
+		Error *rpcErr `json:"error"`
+	}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") { // a stream: its first event
+		for _, line := range strings.Split(string(raw), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				raw = []byte(data)
+				break
+			}
+		}
 	}
 	_ = json.Unmarshal(raw, &env)
 	return res.StatusCode, env.Error, string(raw)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -31,6 +32,7 @@ const (
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 	codeInternal       = -32603
+	codeTaskNotFound   = -32001
 )
 
 var a2aCodes = []struct {
@@ -43,7 +45,7 @@ var a2aCodes = []struct {
 	{a2a.ErrInvalidParams, codeInvalidParams},
 	{a2a.ErrInternalError, codeInternal},
 	{a2a.ErrServerError, -32000},
-	{a2a.ErrTaskNotFound, -32001},
+	{a2a.ErrTaskNotFound, codeTaskNotFound},
 	{a2a.ErrTaskNotCancelable, -32002},
 	{a2a.ErrPushNotificationNotSupported, -32003},
 	{a2a.ErrUnsupportedOperation, -32004},
@@ -85,8 +87,20 @@ var v1StateName = regexp.MustCompile(`TASK_STATE_[A-Z_]+`)
 // state names. So for v0.3, data becomes the ErrorInfo as an object (reason, domain, metadata)
 // and state names become v0.3's ("rejected"); for the v0.1 draft, data is dropped (our adapter never
 // sets one) and state names become the draft's ("failed" for rejected). v1.0 is left as it is.
+//
+// In every dialect, a task that is not found reads the same however a2a-go found it missing (its
+// message names the path: "canceler setup failed" when no execution runs, "setup failed" when one
+// does), so a principal cannot learn from it that another principal's task exists and runs.
 func inDialect(d tasks.Dialect, re *rpcError) *rpcError {
-	if re == nil || d == tasks.DialectV1 {
+	if re == nil {
+		return re
+	}
+	if re.Code == codeTaskNotFound && strings.Contains(re.Message, "task not found") && !strings.HasPrefix(re.Message, "task not found") {
+		canonical := *re
+		canonical.Message = "task not found"
+		re = &canonical
+	}
+	if d == tasks.DialectV1 {
 		return re
 	}
 	out := *re

@@ -100,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 
 	rt := &router{methods: map[string]method{}, shared: map[string]map[tasks.Dialect]method{}, maxBody: cfg.MaxBodyBytes, log: cfg.Logger,
 		dialectOf: cfg.Store.DialectOf}
-	// Every v0.3 and v0.1 method answers its errors in its own dialect's shape (see inDialect).
+	// Every method answers its errors in its own dialect's shape (see inDialect).
 	unary := func(d tasks.Dialect, h http.Handler) method {
 		return method{dialect: d, call: callInDialect(d, sdkCall(h))}
 	}
@@ -115,7 +115,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	// v1.0 params may use proto field names (task_id) as ProtoJSON allows.
 	v1Unary := func(checks ...func(ctx context.Context, r *request) error) method {
-		return method{dialect: tasks.DialectV1, call: sdkCall(v1), precheck: prechecks(append([]func(context.Context, *request) error{protoJSONNames}, checks...)...)}
+		return method{dialect: tasks.DialectV1, call: callInDialect(tasks.DialectV1, sdkCall(v1)), precheck: prechecks(append([]func(context.Context, *request) error{protoJSONNames}, checks...)...)}
 	}
 	for _, name := range []string{"GetTask", "CancelTask", "GetTaskPushNotificationConfig",
 		"CreateTaskPushNotificationConfig", "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard"} {
@@ -132,9 +132,9 @@ func New(cfg Config) (*Server, error) {
 		return busyTaskGuard(cfg.Store, path...)
 	}
 	rt.methods["SendMessage"] = v1Unary(openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))
-	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SendMessageRequest{} }),
+	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: streamInDialect(tasks.DialectV1, sdkStream(v1, func() any { return &a2a.SendMessageRequest{} })),
 		precheck: prechecks(protoJSONNames, openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))}
-	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} }),
+	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: streamInDialect(tasks.DialectV1, sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} })),
 		precheck: prechecks(protoJSONNames, subscribableTask(cfg.Store))}
 	for _, name := range []string{"tasks/pushNotificationConfig/set", "agent/getAuthenticatedExtendedCard"} {
 		rt.methods[name] = unary(tasks.DialectV03, v03)
