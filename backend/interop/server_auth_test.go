@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -283,5 +285,80 @@ func TestHubAuthWithJSClient(t *testing.T) {
 	}
 	if err != nil && !t.Failed() {
 		t.Fatalf("node: %v", err)
+	}
+}
+
+// TestHubRefusesBadCredentials: tampered, expired, unsigned (alg none) and unknown-key tokens, an
+// unknown client at the token endpoint, and oversized credential headers are each a 401 that neither
+// echoes the credential nor writes it to the log; a good token works beside them.
+func TestHubRefusesBadCredentials(t *testing.T) {
+	h, key, log := startAuthHub(t, "dave")
+	ctx := t.Context()
+	good, _, err := h.Auth.Issue(ctx, auth.Agent("dave"), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same key and principals, with a clock two hours back: its one-hour token has expired.
+	past, err := auth.Open(ctx, auth.Config{DB: h.Agent.DB, Issuer: h.Agent.BaseURL, Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired, _, err := past.Issue(ctx, auth.Agent("dave"), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(good, ".")
+	b64 := base64.RawURLEncoding
+	payload, _ := b64.DecodeString(parts[1])
+	header, _ := b64.DecodeString(parts[0])
+	tampered := parts[0] + "." + b64.EncodeToString(bytes.Replace(payload, []byte(`"agent://dave"`), []byte(`"agent://eve0"`), 1)) + "." + parts[2]
+	unsigned := b64.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + parts[1] + "."
+	otherKid := b64.EncodeToString(bytes.Replace(header, []byte(`"kid":"`), []byte(`"kid":"x`), 1)) + "." + parts[1] + "." + parts[2]
+
+	url := h.Agent.BaseURL + "/a2a"
+	cases := map[string]map[string]string{
+		"tampered token":        {"Authorization": "Bearer " + tampered},
+		"expired token":         {"Authorization": "Bearer " + expired},
+		"alg none":              {"Authorization": "Bearer " + unsigned},
+		"unknown kid":           {"Authorization": "Bearer " + otherKid},
+		"huge bearer":           {"Authorization": "Bearer " + strings.Repeat("A", 8<<10)},
+		"huge api key":          {"X-Api-Key": strings.Repeat("k", 8<<10)},
+		"basic instead":         {"Authorization": "Basic " + b64.EncodeToString([]byte("dave:"+key))},
+		"key and token at once": {"X-Api-Key": key, "Authorization": "Bearer " + good},
+	}
+	for name, headers := range cases {
+		status, e, body := rawRPC(t, url, headers, "ListTasks", map[string]any{})
+		if status != http.StatusUnauthorized || e == nil || e.Code != -32030 {
+			t.Errorf("%s: HTTP %d %s", name, status, body)
+		}
+		for _, v := range headers {
+			if secret := strings.TrimPrefix(strings.TrimPrefix(v, "Bearer "), "Basic "); strings.Contains(body, secret) {
+				t.Errorf("%s: the refusal echoes the credential", name)
+			}
+		}
+	}
+	if status, e, body := rawRPC(t, url, map[string]string{"Authorization": "Bearer " + good}, "ListTasks", map[string]any{}); status != http.StatusOK || e != nil {
+		t.Fatalf("the good token beside them: HTTP %d %s", status, body)
+	}
+
+	// The token endpoint: an unknown client is invalid_client.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.Agent.BaseURL+auth.TokenPath, strings.NewReader("grant_type=client_credentials"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth("mallory", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(string(raw), "invalid_client") || strings.Contains(string(raw), key) {
+		t.Fatalf("unknown client: HTTP %d %s", res.StatusCode, raw)
+	}
+
+	logged := log.String()
+	for _, secret := range []string{key, good, expired, tampered, unsigned} {
+		if strings.Contains(logged, secret) {
+			t.Fatal("a credential reached the hub's log")
+		}
 	}
 }
