@@ -15,6 +15,16 @@ const WAIT = { timeout: 15_000 };
 
 const s = suite();
 
+// a2a calls the hub's JSON-RPC endpoint with an API key, as a script would (ListTasks).
+async function a2a(key) {
+  const res = await fetch(`${s.hub.hubURL}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Api-Key': key },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
 // token asks the hub's token endpoint for a token with name:key as HTTP Basic, like
 // `curl -u name:key -d grant_type=client_credentials`.
 async function token(name, key) {
@@ -116,6 +126,12 @@ describe('Settings → Access', () => {
     assert.equal(r.body.error, 'invalid_client');
     r = await token('ci-bot', key2);
     assert.equal(r.status, 200, JSON.stringify(r.body));
+    r = await a2a(key1);
+    assert.equal(r.status, 401, 'the A2A endpoint refuses the rotated key');
+    assert.equal(r.body.error?.code, -32030);
+    r = await a2a(key2);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.result?.tasks?.length, 1, 'the key sees the one task it made');
 
     // Revoke (confirmed): the key is refused, and both windows drop the row.
     await access.getByRole('button', { name: 'Revoke ci-bot' }).click();
@@ -125,6 +141,9 @@ describe('Settings → Access', () => {
     r = await token('ci-bot', key2);
     assert.equal(r.status, 401);
     assert.equal(r.body.error, 'invalid_client');
+    r = await a2a(key2);
+    assert.equal(r.status, 401, 'the A2A endpoint refuses the revoked key');
+    assert.equal(r.body.error?.code, -32030);
 
     assert.deepEqual(page.errors, []);
     assert.deepEqual(other.errors, []);
