@@ -51,7 +51,7 @@ func startDemo(t *testing.T) *testAgent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Mux()}}
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.HTTPHandler()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return &testAgent{URL: base + server.RPCPath, Base: base, Store: ts}
@@ -108,6 +108,7 @@ func stream(t *testing.T, url, body string) []rpcResp {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
