@@ -28,8 +28,9 @@ type testAgent struct {
 	Store *tasks.Store
 }
 
-// startDemo serves the demo agent (fast pace) on a real loopback listener over a real SQLite file.
-func startDemo(t *testing.T) *testAgent {
+// startDemo serves the demo agent (fast pace) on a real loopback listener over a real SQLite file;
+// opts adjust its server's config.
+func startDemo(t *testing.T, opts ...func(*server.Config)) *testAgent {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
@@ -45,9 +46,13 @@ func startDemo(t *testing.T) *testAgent {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	srv, err := server.New(server.Config{Name: "test", Version: "test", Skills: demoagent.Skills,
+	cfg := server.Config{Name: "test", Version: "test", Skills: demoagent.Skills,
 		Executor: &demoagent.Agent{Tick: 50 * time.Millisecond}, Store: ts, PushConfigs: tasks.NewPushConfigs(db),
-		BaseURL: base, MaxBodyBytes: 64 << 10, Logger: slog.New(slog.DiscardHandler)})
+		BaseURL: base, MaxBodyBytes: 64 << 10, Logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
