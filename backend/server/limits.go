@@ -167,9 +167,6 @@ func (s *streamWriter) FlushError() error {
 
 func (s *streamWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// done lifts the deadline: the connection may serve further requests after the stream.
-func (s *streamWriter) done() { _ = s.rc.SetWriteDeadline(time.Time{}) }
-
 // errInternal is what a client learns of a panic or of any internal failure: nothing of its cause.
 var errInternal = &rpcError{Code: codeInternal, Message: "internal error"}
 

@@ -171,8 +171,7 @@ func (rt *router) stream(ctx context.Context, m method, req *request, w http.Res
 		return
 	}
 	defer release()
-	sw := newStreamWriter(w, rt.writeTimeout, req.ID, rt.log)
-	defer sw.done()
+	sw := newStreamWriter(w, rt.writeTimeout, req.ID, rt.log) // net/http lifts the deadline after the response
 	defer func() {
 		if p := recover(); p != nil {
 			logPanic(rt.log, req.Method, p)
