@@ -30,7 +30,7 @@ type testAgent struct {
 
 // startDemo serves the demo agent (fast pace) on a real loopback listener over a real SQLite file;
 // opts adjust its server's config.
-func startDemo(t *testing.T, opts ...func(*server.Config)) *testAgent {
+func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
