@@ -110,3 +110,31 @@ func TestPanicAnswersInternalErrorWithoutInternals(t *testing.T) {
 		t.Fatalf("the panic and its stack are not in the server's log:\n%s", log)
 	}
 }
+
+// The demo agent once panicked on a null part and sent the stack back (issue 9). Whatever code a
+// null part gets, the answer holds nothing of the server's internals.
+func TestNullPartAnswerHoldsNoInternals(t *testing.T) {
+	a := startDemo(t)
+	var answers []string
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"n1","role":"ROLE_USER","parts":[null]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"n2","role":"user","parts":[null]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/send","params":{"id":"n3","message":{"role":"user","parts":[null]}}}`,
+	} {
+		_, raw := post(t, a.URL, body)
+		answers = append(answers, string(raw))
+	}
+	events := stream(t, a.URL, `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"n4","role":"ROLE_USER","parts":[null]}}}`)
+	raw, _ := json.Marshal(events)
+	answers = append(answers, string(raw))
+	for _, ans := range answers {
+		if !strings.Contains(ans, `"error"`) {
+			t.Fatalf("a null part was accepted: %s", ans)
+		}
+		for _, l := range []string{"goroutine", "panic", ".go:", "nil pointer"} {
+			if strings.Contains(ans, l) {
+				t.Fatalf("the answer tells %q: %s", l, ans)
+			}
+		}
+	}
+}
