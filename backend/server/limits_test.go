@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -204,4 +205,24 @@ func TestStalledStreamReaderIsCut(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// A client that trickles its body cannot hold a goroutine and a buffer for ever: past the body
+// timeout it gets 408 with a JSON-RPC error.
+func TestSlowBodyTimesOut(t *testing.T) {
+	a := startDemo(t, func(c *server.Config) { c.BodyReadTimeout = 200 * time.Millisecond })
+	conn, err := net.Dial("tcp", strings.TrimPrefix(a.Base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":",
+		server.RPCPath, strings.TrimPrefix(a.Base, "http://"))
+	conn.SetReadDeadline(time.Now().Add(60 * time.Second)) // bounds a hang only
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled body: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	wantRPCError(t, resp, body, http.StatusRequestTimeout, -32600)
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -105,6 +106,13 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &tooLarge) {
 		writeJSON(w, http.StatusRequestEntityTooLarge, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
 			Message: fmt.Sprintf("invalid request: body is larger than the %d-byte limit", rt.maxBody)}))
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// The rest of the body is not waited for: net/http would otherwise read it before answering.
+		w.Header().Set("Connection", "close")
+		writeJSON(w, http.StatusRequestTimeout, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: the body did not arrive within %s", rt.bodyTimeout)}))
 		return
 	}
 	if err != nil {
