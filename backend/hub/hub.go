@@ -11,9 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,6 +98,11 @@ type AgentSpec struct {
 	Bus             *bus.Bus // shared with the other agents of the hub; nil for a bus of its own
 	Logger          *slog.Logger
 	Push            PushOptions
+	// AllowedHosts and AllowedOrigins extend the loopback Host and own-Origin allow-lists (see
+	// server.Config); IdleTimeout closes idle keep-alive connections (default DefaultIdleTimeout).
+	AllowedHosts   []string
+	AllowedOrigins []string
+	IdleTimeout    time.Duration
 }
 
 // PushOptions tunes push notification delivery; zero values take backend/push's defaults.
@@ -102,6 +110,14 @@ type PushOptions struct {
 	RetryMax    time.Duration // the longest wait between two attempts
 	GiveUpAfter time.Duration // how long a notification is retried before it fails
 }
+
+// HTTP server limits. The server has no overall ReadTimeout or WriteTimeout: either would cut SSE
+// streams, so the JSON-RPC router bounds each body read and each stream write itself.
+const (
+	DefaultIdleTimeout = 2 * time.Minute
+	readHeaderTimeout  = 10 * time.Second
+	maxHeaderBytes     = 64 << 10
+)
 
 // StartAgent opens the agent's store, recovers its interrupted tasks (before accepting any request),
 // and serves it. It returns once the listener is bound.
@@ -183,7 +199,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		ln.Close()
 		return nil, err
 	}
-	if !uiapi.LoopbackHost(spec.Addr) && authSvc.AnonymousPolicy() != auth.AnonymousOff {
+	if !server.LoopbackHost(spec.Addr) && authSvc.AnonymousPolicy() != auth.AnonymousOff {
 		ln.Close()
 		return nil, fmt.Errorf("refusing to listen on %s while callers without a key may use %s: turn anonymous access off first "+
 			"(Settings → Access → \"Refuse them\", or with the hub stopped: agenthub principals anonymous off)", spec.Addr, spec.Name)
@@ -191,6 +207,12 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	cfg := server.Config{
 		Name: spec.Name, Description: spec.Description, Version: spec.Version, Skills: spec.Skills,
 		Executor: exec, Store: ts, PushConfigs: outbox.Guard(pushConfigs), PushSender: push.Sender{}, BaseURL: base, Logger: spec.Logger,
+		AllowedHosts: spec.AllowedHosts, AllowedOrigins: spec.AllowedOrigins,
+	}
+	if spec.PublicURL != "" { // the name other computers reach the agent by is a Host it answers to
+		if u, err := url.Parse(spec.PublicURL); err == nil && u.Hostname() != "" {
+			cfg.AllowedHosts = append(slices.Clone(cfg.AllowedHosts), u.Hostname())
+		}
 	}
 	if spec.Authenticate {
 		cfg.Auth = authSvc
@@ -203,8 +225,13 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	// Receivers verify notifications with the agent's public keys.
 	srv.Mux().Handle(auth.JWKSPath, authSvc.JWKSHandler())
 	outbox.Start(authSvc, base)
+	idle := spec.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
 	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, done: make(chan struct{}),
-		http: &http.Server{Handler: srv.Mux(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
+		http: &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: maxHeaderBytes,
+			ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
 		var err error
 		if spec.TLSCert != "" {
@@ -245,7 +272,7 @@ func checkListen(spec AgentSpec) error {
 	if (spec.TLSCert == "") != (spec.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
-	if uiapi.LoopbackHost(spec.Addr) || spec.Authenticate {
+	if server.LoopbackHost(spec.Addr) || spec.Authenticate {
 		return nil
 	}
 	return fmt.Errorf("refusing to listen on %s: %s does not authenticate its callers, so it listens on loopback only (127.0.0.1)", spec.Addr, spec.Name)
@@ -264,8 +291,13 @@ type Config struct {
 	// the hub serves a page saying the frontend is not built.
 	UI fs.FS
 	// UIOrigins are page origins, besides the hub's own, allowed to open the UI websocket: the
-	// desktop window's webview origin.
+	// desktop window's webview origin. They pass the hub's Origin check on every route.
 	UIOrigins []string
+	// AllowedHosts are host names the hub answers to besides loopback names (a public URL's name);
+	// a request with any other Host header is refused with 403 (DNS rebinding).
+	AllowedHosts []string
+	// IdleTimeout closes keep-alive connections idle that long; default DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// Secrets says where credentials for remote agents are kept: "auto" (the OS keyring when it
 	// answers, else a user-only file in the data dir), "keyring" or "file". Default "auto".
 	Secrets string
@@ -360,6 +392,8 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 		TLSKey:       cfg.TLSKey,
 		Logger:       cfg.Logger,
 		Push:         cfg.Push,
+
+		AllowedHosts: cfg.AllowedHosts, AllowedOrigins: cfg.UIOrigins, IdleTimeout: cfg.IdleTimeout,
 	}
 }
 
@@ -378,6 +412,8 @@ func DemoSpec(cfg Config) AgentSpec {
 		DBPath: filepath.Join(cfg.DataDir, "demo-agent.db"),
 		Logger: cfg.Logger,
 		Push:   cfg.Push,
+
+		AllowedHosts: cfg.AllowedHosts, IdleTimeout: cfg.IdleTimeout,
 	}
 }
 
@@ -520,15 +556,20 @@ func (h *Hub) Done() <-chan struct{} { return h.Agent.done }
 // Err is why the hub stopped serving (nil when stopped by Stop); valid once Done is closed.
 func (h *Hub) Err() error { return h.Agent.err }
 
-// uiHandler serves the built frontend, or a page saying it is not built.
+// uiHandler serves the built frontend, or a page saying it is not built. The server's guard has
+// checked the Host and Origin already.
 func uiHandler(h *Hub, ui fs.FS) http.Handler {
 	if ui != nil {
 		if _, err := fs.Stat(ui, "index.html"); err == nil {
 			files := http.FileServerFS(ui)
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if !uiapi.LoopbackHost(r.Host) { // DNS rebinding: a foreign name pointing at 127.0.0.1
-					http.Error(w, "AgentHub answers on loopback names only", http.StatusForbidden)
-					return
+				// No directory listings: a directory other than the root (served as index.html) is
+				// not a page of the UI.
+				if name := strings.TrimPrefix(path.Clean(r.URL.Path), "/"); name != "" {
+					if st, err := fs.Stat(ui, name); err == nil && st.IsDir() {
+						http.NotFound(w, r)
+						return
+					}
 				}
 				hdr := w.Header()
 				hdr.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'")

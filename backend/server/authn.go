@@ -18,11 +18,8 @@ type Authenticator interface {
 	AnonymousPolicy() auth.AnonymousPolicy
 }
 
-// Codes of the HTTP-level refusals (DESIGN.md): who are you (401), and you may not (403).
-const (
-	codeUnauthenticated = -32030
-	codeForbidden       = -32031
-)
+// codeUnauthenticated goes with HTTP 401 (who are you?); codeForbidden (guard.go) with 403.
+const codeUnauthenticated = -32030
 
 // authenticate admits a JSON-RPC request to next only once it knows who the request acts for, and
 // puts that principal in the request's context, where the task store scopes every read by it:

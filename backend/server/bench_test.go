@@ -43,7 +43,7 @@ func BenchmarkSendMessage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Mux()}}
+		hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.HTTPHandler()}}
 		hs.Start()
 		defer hs.Close()
 		runSendMessage(b, hs.URL+server.RPCPath)

@@ -28,8 +28,9 @@ type testAgent struct {
 	Store *tasks.Store
 }
 
-// startDemo serves the demo agent (fast pace) on a real loopback listener over a real SQLite file.
-func startDemo(t *testing.T) *testAgent {
+// startDemo serves the demo agent (fast pace) on a real loopback listener over a real SQLite file;
+// opts adjust its server's config.
+func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
@@ -45,13 +46,17 @@ func startDemo(t *testing.T) *testAgent {
 		t.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	srv, err := server.New(server.Config{Name: "test", Version: "test", Skills: demoagent.Skills,
+	cfg := server.Config{Name: "test", Version: "test", Skills: demoagent.Skills,
 		Executor: &demoagent.Agent{Tick: 50 * time.Millisecond}, Store: ts, PushConfigs: tasks.NewPushConfigs(db),
-		BaseURL: base, MaxBodyBytes: 64 << 10, Logger: slog.New(slog.DiscardHandler)})
+		BaseURL: base, MaxBodyBytes: 64 << 10, Logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.Mux()}}
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.HTTPHandler()}}
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return &testAgent{URL: base + server.RPCPath, Base: base, Store: ts}
@@ -108,6 +113,7 @@ func stream(t *testing.T, url, body string) []rpcResp {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -71,19 +74,45 @@ type router struct {
 	dialectOf func(ctx context.Context, id a2a.TaskID) (tasks.Dialect, error)
 	maxBody   int64
 	log       *slog.Logger
+
+	bodyTimeout  time.Duration // reading one body
+	writeTimeout time.Duration // one write of a stream
+	streams      *streamLimits
 }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Unary calls and streams recover their own panics; this covers the envelope and prechecks,
+	// which have written nothing when they fail.
+	defer func() {
+		if p := recover(); p != nil {
+			logPanic(rt.log, "json-rpc router", p)
+			writeJSON(w, http.StatusOK, errorResponse(nil, errInternal))
+		}
+	}()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
 		writeJSON(w, http.StatusMethodNotAllowed, errorResponse(nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: JSON-RPC requests are POSTed"}))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, rt.maxBody))
+	// A browser sends text/plain, form and multipart bodies cross-site without asking the server
+	// first; application/json makes it ask (a CORS preflight), which the hub never grants.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeJSON(w, http.StatusUnsupportedMediaType, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
+			Message: "invalid request: Content-Type must be application/json"}))
+		return
+	}
+	body, err := rt.readBody(w, r)
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		writeJSON(w, http.StatusRequestEntityTooLarge, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
 			Message: fmt.Sprintf("invalid request: body is larger than the %d-byte limit", rt.maxBody)}))
+		return
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		// The rest of the body is not waited for: net/http would otherwise read it before answering.
+		w.Header().Set("Connection", "close")
+		writeJSON(w, http.StatusRequestTimeout, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: the body did not arrive within %s", rt.bodyTimeout)}))
 		return
 	}
 	if err != nil {
@@ -93,6 +122,11 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	trimmed := bytes.TrimSpace(body)
 	if !json.Valid(trimmed) {
 		writeJSON(w, http.StatusOK, errorResponse(nil, &rpcError{Code: codeParseError, Message: "parse error: body is not valid JSON"}))
+		return
+	}
+	if nestingDepth(trimmed, MaxNestingDepth) > MaxNestingDepth {
+		writeJSON(w, http.StatusOK, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: JSON nests deeper than the limit of %d levels", MaxNestingDepth)}))
 		return
 	}
 	if len(trimmed) > 0 && trimmed[0] == '[' {
@@ -114,7 +148,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m.stream != nil {
-		m.stream(ctx, req, w)
+		rt.stream(ctx, m, req, w)
 		return
 	}
 	resp := rt.call(ctx, m, req)
@@ -125,10 +159,47 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, resp)
 }
 
+// readBody reads the body under the size limit and a deadline (a client trickling a body would
+// otherwise hold its goroutine and buffer for ever). The deadline is lifted once the body is in:
+// the server's own ReadTimeout cannot be used, since it would also cut every SSE stream.
+func (rt *router) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(rt.bodyTimeout))
+	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, rt.maxBody))
+}
+
+// stream serves a streaming method within the stream limits: a refusal is a JSON-RPC error before any
+// event, every write has a deadline, and a panic is logged and ends the stream with an internal error
+// if no event was written yet.
+func (rt *router) stream(ctx context.Context, m method, req *request, w http.ResponseWriter) {
+	release, rerr := rt.streams.acquire(req.HTTP.RemoteAddr)
+	if rerr != nil {
+		writeJSON(w, http.StatusTooManyRequests, errorResponse(req.ID, rerr))
+		return
+	}
+	defer release()
+	sw := newStreamWriter(w, rt.writeTimeout, req.ID, rt.log) // net/http lifts the deadline after the response
+	defer func() {
+		if p := recover(); p != nil {
+			logPanic(rt.log, req.Method, p)
+			if !sw.started {
+				writeJSON(w, http.StatusOK, errorResponse(req.ID, errInternal))
+			}
+		}
+	}()
+	m.stream(ctx, req, sw)
+}
+
 func (rt *router) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(body, &items); err != nil || len(items) == 0 {
 		writeJSON(w, http.StatusOK, errorResponse(nil, &rpcError{Code: codeInvalidRequest, Message: "invalid request: a batch must be a non-empty array"}))
+		return
+	}
+	if len(items) > MaxBatchRequests {
+		writeJSON(w, http.StatusOK, errorResponse(nil, &rpcError{Code: codeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: a batch of %d requests is over the limit of %d", len(items), MaxBatchRequests)}))
 		return
 	}
 	out := make([]json.RawMessage, 0, len(items))
@@ -177,19 +248,28 @@ func (rt *router) resolve(ctx context.Context, req *request, inBatch bool) (meth
 	return m, ctx, nil
 }
 
-func (rt *router) call(ctx context.Context, m method, req *request) json.RawMessage {
+// call answers a unary method. A panic, or any internal error, is logged with what caused it, and the
+// client gets a bare -32603: the cause (a panic's stack, a database error) is not the client's
+// business and can tell an attacker about the server.
+func (rt *router) call(ctx context.Context, m method, req *request) (raw json.RawMessage) {
+	defer func() {
+		if p := recover(); p != nil {
+			logPanic(rt.log, req.Method, p)
+			raw = marshal(errorResponse(req.ID, errInternal))
+		}
+	}()
 	raw, err := m.call(ctx, req)
-	if err != nil {
-		rt.logError(req, err)
-		return marshal(errorResponse(req.ID, err))
+	if err == nil {
+		return raw
 	}
-	return raw
-}
-
-func (rt *router) logError(req *request, err error) {
-	if toRPCError(err).Code == codeInternal {
+	if re := toRPCError(err); re.Code == codeInternal {
 		rt.log.Error("json-rpc call failed", "method", req.Method, "error", err)
+		err = errInternal
+		if strings.Contains(re.Message, tasks.ErrUnreadable.Error()) {
+			err = errUnreadableTask // what the client can act on, without the decoder's details
+		}
 	}
+	return marshal(errorResponse(req.ID, err))
 }
 
 // supportedVersions are the A2A-Version header values the hub answers (v0.2 clients use v0.3's names).

@@ -85,6 +85,7 @@ func TestHostileRequestsGetProtocolErrorsAndChangeNothing(t *testing.T) {
 	t.Run("unsupported A2A-Version", func(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, a.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"x"}}`))
 		req.Header.Set("A2A-Version", "9.9")
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -53,6 +53,19 @@ type Config struct {
 	// its schemes; the token endpoint is at BaseURL + auth.TokenPath. Nil: every caller is anonymous
 	// and unrestricted (the demo agent, which listens on loopback only).
 	Auth Authenticator
+
+	// AllowedHosts are host names (without port) the server answers to besides loopback names, e.g.
+	// the name of a public URL. A request with any other Host is refused with 403 on every route.
+	AllowedHosts []string
+	// AllowedOrigins are browser page origins allowed besides the server's own (http://<its Host>),
+	// e.g. the desktop window's webview. Any other Origin is refused with 403, except on the cards.
+	AllowedOrigins []string
+
+	// Limits; zero means the default (see limits.go).
+	MaxStreams          int           // SSE streams open at once, server-wide
+	MaxStreamsPerClient int           // SSE streams open at once from one remote IP address
+	StreamWriteTimeout  time.Duration // one write of a stream; a client that stops reading is cut
+	BodyReadTimeout     time.Duration // reading one request body
 }
 
 // Server is the agent's HTTP handler.
@@ -61,6 +74,7 @@ type Server struct {
 	CardJSON []byte // the agent-card.json document exactly as served
 	Handler  a2asrv.RequestHandler
 	mux      *http.ServeMux
+	guarded  http.Handler
 }
 
 // New wires the agent's request handler, dialects, router and cards.
@@ -74,6 +88,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.limitDefaults()
 	card := buildCard(cfg)
 	var pushSender push.Sender = hubpush.Sender{}
 	if cfg.PushSender != nil {
@@ -84,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 		a2asrv.WithPushNotifications(cfg.PushConfigs, pushSender),
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
 		a2asrv.WithLogger(cfg.Logger),
+		a2asrv.WithExecutionPanicHandler(recoverer(cfg.Logger, "agent executor")),
 	)
 	var handler a2asrv.RequestHandler = durableSubscribe{RequestHandler: sdk, store: cfg.Store}
 	followUps, takesFollowUps := cfg.Executor.(FollowUps)
@@ -93,13 +109,15 @@ func New(cfg Config) (*Server, error) {
 	if b, ok := cfg.Executor.(BlockingBound); ok {
 		handler = boundedSend{RequestHandler: handler, store: cfg.Store, wait: b.BlockingWait}
 	}
-	transport := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(cfg.KeepAlive)}
+	transport := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(cfg.KeepAlive),
+		a2asrv.WithTransportPanicHandler(recoverer(cfg.Logger, "json-rpc transport"))}
 	v1 := a2asrv.NewJSONRPCHandler(handler, transport...)
 	v03 := a2av0.NewJSONRPCHandler(handler, transport...)
 	draft := &draftDialect{handler: handler, store: cfg.Store, keepAlive: cfg.KeepAlive}
 
 	rt := &router{methods: map[string]method{}, shared: map[string]map[tasks.Dialect]method{}, maxBody: cfg.MaxBodyBytes, log: cfg.Logger,
-		dialectOf: cfg.Store.DialectOf}
+		dialectOf: cfg.Store.DialectOf, bodyTimeout: cfg.BodyReadTimeout, writeTimeout: cfg.StreamWriteTimeout,
+		streams: newStreamLimits(cfg.MaxStreams, cfg.MaxStreamsPerClient)}
 	// Every method answers its errors in its own dialect's shape (see inDialect).
 	unary := func(d tasks.Dialect, h http.Handler) method {
 		return method{dialect: d, call: callInDialect(d, sdkCall(h))}
@@ -169,14 +187,25 @@ func New(cfg Config) (*Server, error) {
 	}
 	mux.Handle(RPCPath, rpc)
 	mux.Handle(a2asrv.WellKnownAgentCardPath, staticJSON(cardJSON))
-	mux.Handle("/.well-known/agent.json", staticJSON(legacyJSON))
-	return &Server{Card: card, CardJSON: cardJSON, Handler: handler, mux: mux}, nil
+	mux.Handle(legacyCardPath, staticJSON(legacyJSON))
+	g := guard{origins: cfg.AllowedOrigins}
+	for _, h := range cfg.AllowedHosts {
+		g.hosts = append(g.hosts, strings.ToLower(h))
+	}
+	return &Server{Card: card, CardJSON: cardJSON, Handler: handler, mux: mux, guarded: g.wrap(mux)}, nil
 }
+
+// legacyCardPath serves the card in the v0.1 draft's shape.
+const legacyCardPath = "/.well-known/agent.json"
 
 // Mux returns the agent's routes; the hub adds its own (the UI) beside them.
 func (s *Server) Mux() *http.ServeMux { return s.mux }
 
 func tokenURL(cfg Config) string { return strings.TrimRight(cfg.BaseURL, "/") + auth.TokenPath }
+
+// HTTPHandler is what an http.Server serves: the mux behind the Host and Origin checks, which thereby
+// cover every route, the ones the hub adds included.
+func (s *Server) HTTPHandler() http.Handler { return s.guarded }
 
 func buildCard(cfg Config) *a2a.AgentCard {
 	url := strings.TrimRight(cfg.BaseURL, "/") + RPCPath

@@ -12,6 +12,9 @@ import (
 type sseWriter struct {
 	w http.ResponseWriter
 	f http.Flusher
+	// onPanic answers a panic of the producer: the router's streamWriter supplies the request's id
+	// and logger; without one the panic is only ended.
+	onPanic func(p any) any
 }
 
 func newSSEWriter(w http.ResponseWriter) (*sseWriter, error) {
@@ -26,7 +29,14 @@ func newSSEWriter(w http.ResponseWriter) (*sseWriter, error) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	f.Flush()
-	return &sseWriter{w: w, f: f}, nil
+	s := &sseWriter{w: w, f: f, onPanic: func(any) any { return nil }}
+	if sw, ok := w.(*streamWriter); ok {
+		s.onPanic = func(p any) any {
+			logPanic(sw.log, "event stream", p)
+			return errorResponse(sw.id, errInternal)
+		}
+	}
+	return s, nil
 }
 
 func (s *sseWriter) send(v any) error {
@@ -58,6 +68,17 @@ func (s *sseWriter) stream(ctx context.Context, keepAlive time.Duration, produce
 	out := make(chan any)
 	go func() {
 		defer close(out)
+		// A panic here would end the whole process: it ends this stream with an internal error.
+		defer func() {
+			if p := recover(); p != nil {
+				if v := s.onPanic(p); v != nil {
+					select {
+					case out <- v:
+					case <-ctx.Done():
+					}
+				}
+			}
+		}()
 		produce(ctx, out)
 	}()
 	tick := time.NewTicker(keepAlive)

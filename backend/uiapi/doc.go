@@ -8,8 +8,9 @@
 //
 // TOKEN is random per run. `agenthub serve` prints a UI URL carrying it in the fragment
 // (http://127.0.0.1:PORT/#token=TOKEN); the desktop window gets it from a Wails binding. A wrong or
-// missing token is refused with HTTP 401 before the upgrade, a foreign Origin with 403, and a Host
-// header that is not a loopback name (DNS rebinding) with 403.
+// missing token is refused with HTTP 401 before the upgrade, a foreign Origin with 403, and (by the
+// hub server's guard, on every route) a Host header that is not an allowed name (DNS rebinding) with
+// 403. Refusals are logged, the first 10 a minute one line each, then one line with the count.
 //
 // # Frames (JSON text frames)
 //

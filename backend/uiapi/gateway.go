@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -86,6 +85,7 @@ type Gateway struct {
 	cfg      Config
 	upgrader websocket.Upgrader
 	agents   map[string]*LocalAgent
+	refusals *refusalLog
 
 	ctx   context.Context // cancelled by Close: ends every connection
 	close context.CancelFunc
@@ -104,7 +104,7 @@ func New(cfg Config) *Gateway {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	g := &Gateway{cfg: cfg, agents: map[string]*LocalAgent{}}
+	g := &Gateway{cfg: cfg, agents: map[string]*LocalAgent{}, refusals: &refusalLog{log: cfg.Logger, interval: refusalInterval}}
 	g.ctx, g.close = context.WithCancel(context.Background())
 	for i := range cfg.Agents {
 		g.agents[cfg.Agents[i].ID] = &cfg.Agents[i]
@@ -116,16 +116,14 @@ func New(cfg Config) *Gateway {
 	return g
 }
 
-// ServeHTTP checks the Host, Origin and token, then upgrades and serves one UI connection.
+// ServeHTTP checks the Origin and token, then upgrades and serves one UI connection. The Host (DNS
+// rebinding) is checked for every route of the hub's server by the server's guard, before this.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Refusals are logged (never the token) so a person can tell why a window did not connect.
+	// Refusals are logged (never the token), rate-limited, so a person can tell why a window did not
+	// connect.
 	refuse := func(status int, reason string) {
-		g.cfg.Logger.Warn("ui websocket refused", "reason", reason, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
+		g.refusals.refused(reason, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
 		http.Error(w, reason, status)
-	}
-	if !LoopbackHost(r.Host) {
-		refuse(http.StatusForbidden, "the UI is served on loopback names only (127.0.0.1, ::1, localhost)")
-		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin, r.Host) {
 		refuse(http.StatusForbidden, "origin not allowed: "+origin)
@@ -151,20 +149,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) Close() {
 	g.close()
 	g.conns.Wait()
-}
-
-// LoopbackHost reports whether a Host header names this machine: a DNS-rebinding page has its own
-// domain in Host, which is refused.
-func LoopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = hostport
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	g.refusals.flush()
 }
 
 func (g *Gateway) originAllowed(origin, host string) bool {
