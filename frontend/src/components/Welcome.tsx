@@ -174,7 +174,7 @@ export function Welcome() {
             {steps.agent ? '✓' : '3'}
           </span>
           <span className="welcome-text">
-            <strong>Add an agent by its URL.</strong> Paste the address of any A2A agent in the field below.
+            <strong>Add an agent by its URL.</strong> Paste the address of any A2A agent into the URL field below.
           </span>
           <a
             className="btn btn-small"
