@@ -94,7 +94,7 @@ suite-deb: frontend
 # The Windows x64 build cross-compiled, its installer listed, and installed/uninstalled under wine64
 # when Debian's wine64 installs here.
 suite-windows: frontend
-	bash build/setup-debian.sh nsis p7zip-full
+	bash build/setup-debian.sh nsis p7zip-full file
 	bash build/setup-debian.sh wine64 || echo "suite-windows: wine64 did not install; the installer is checked by its listing only"
 	VERSION=$(VERSION) bash build/windows-check.sh
 

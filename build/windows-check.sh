@@ -8,7 +8,7 @@
 # Prints one line per check, then "N passed, M failed" (exit 1 on any failure). Checks that cannot
 # run here say "skip - why".
 # Usage:  build/windows-check.sh       (VERSION=x.y.z, default 0.1.0; SKIP_BUILD=1 checks the last build)
-# Needs:  build/setup-debian.sh nsis p7zip-full (and wine64 for the install checks); the frontend
+# Needs:  build/setup-debian.sh nsis p7zip-full file (and wine64 for the install checks); the frontend
 #         built into frontend/dist.
 set -uo pipefail
 cd "$(dirname "$0")/.."
