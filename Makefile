@@ -7,8 +7,11 @@ export PATH := /usr/local/go/bin:$(PATH)
 # The desktop window is compiled in with these tags (webkit2_41: Debian 12 ships WebKitGTK 4.1).
 DESKTOP_TAGS := desktop,production,webkit2_41
 
-.PHONY: run serve build headless frontend setup deps test bench \
-	suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke
+# The release version `make dist` stamps into every artifact (x.y.z: the Windows installer wants numbers).
+VERSION ?= 0.1.0
+
+.PHONY: run serve build headless frontend setup deps test bench dist \
+	suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke suite-deb suite-windows
 
 # The app: the desktop window, with the hub and the demo agent running while it is open.
 run: build
@@ -18,9 +21,16 @@ run: build
 serve: build
 	./agenthub serve
 
-# One binary for both: the window (no command) and `agenthub serve`.
+# One binary for both: the window (no command) and `agenthub serve`. -trimpath as in the release
+# build (build/package-deb.sh), so both share the Go build cache instead of compiling WebKit's cgo twice.
 build: setup frontend
-	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "-s -w" -o agenthub .
+	$(GO) build -trimpath -tags $(DESKTOP_TAGS) -ldflags "-s -w" -o agenthub .
+
+# The release artifacts in dist/, VERSION stamped: the .deb, the Windows x64 installer, a Linux
+# tarball, and SHA256SUMS (build/dist.sh).
+dist: frontend
+	bash build/setup-debian.sh nsis
+	VERSION=$(VERSION) bash build/dist.sh
 
 # A binary without the window, for machines without GTK/WebKit: it only serves.
 headless: frontend
@@ -42,7 +52,7 @@ deps: setup frontend/node_modules
 	npm ci --prefix frontend/e2e --no-audit --no-fund
 
 # Every suite runs, even after one fails; the last line counts them.
-SUITES := vet frontend-unit go go-race e2e desktop-smoke
+SUITES := vet frontend-unit go go-race e2e desktop-smoke deb windows
 test: deps
 	@pass=0; fail=0; failed=""; \
 	for s in $(SUITES); do \
@@ -74,6 +84,19 @@ suite-e2e: build
 # The real window under Xvfb: it paints, and its hub answers.
 suite-desktop-smoke: build
 	BIN=./agenthub bash build/desktop-smoke.sh
+
+# The .deb installed on this machine (root or sudo): a first run of the installed binary to a streamed
+# reply (timed from the install), its entry and icons, the desktop smoke test, then dpkg -r.
+suite-deb: frontend
+	bash build/setup-debian.sh desktop-file-utils
+	VERSION=$(VERSION) bash build/deb-check.sh
+
+# The Windows x64 build cross-compiled, its installer listed, and installed/uninstalled under wine64
+# when Debian's wine64 installs here.
+suite-windows: frontend
+	bash build/setup-debian.sh nsis p7zip-full file
+	bash build/setup-debian.sh wine64 || echo "suite-windows: wine64 did not install; the installer is checked by its listing only"
+	VERSION=$(VERSION) bash build/windows-check.sh
 
 # Benchmarks print AgentHub beside a2a-go's own in-memory server under the same load.
 bench:

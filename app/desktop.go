@@ -86,7 +86,17 @@ func Run(opts Options) error {
 	began := time.Now()
 	h, err := hub.Start(hubCtx, cfg)
 	if err != nil {
-		errorDialog(log, "AgentHub cannot start", startErrorMessage(err))
+		// The data dir is another window's: with the same single-instance lock as that window, Wails
+		// hands this launch over to it (which comes forward) and exits this process with status 1
+		// before the dialog can show. Where it cannot (no D-Bus session on Linux), the dialog says why.
+		var lock *options.SingleInstanceLock
+		if errors.Is(err, hub.ErrInUse) {
+			lock = singleInstanceLock(cfg.DataDir, log, nil)
+			if lock != nil {
+				log.Info("the data directory is in use: handing over to the AgentHub window that has it")
+			}
+		}
+		errorDialog(log, "AgentHub cannot start", startErrorMessage(err), lock)
 		return err
 	}
 	log.Info("hub started", "hub", h.Agent.BaseURL, "data", h.DataDir, "took", time.Since(began).Round(time.Millisecond))
@@ -107,6 +117,7 @@ func Run(opts Options) error {
 		OnStartup:          a.startup,
 		OnDomReady:         a.domReady,
 		OnShutdown:         a.shutdown,
+		SingleInstanceLock: singleInstanceLock(h.DataDir, log, a.secondLaunch),
 		Bind:               []any{a},
 		Logger:             wailsLogger{log.With("component", "wails")},
 		LogLevel:           logger.INFO,
@@ -218,6 +229,30 @@ func (a *App) shutdown(context.Context) {
 	if err := a.stopHub(); err != nil {
 		a.log.Error("stopping the hub", "err", err)
 	}
+}
+
+// secondLaunch runs when AgentHub is launched again on this data dir (from the menu, say): the
+// running window comes forward instead of a second one failing to start.
+func (a *App) secondLaunch(d options.SecondInstanceData) {
+	a.log.Info("launched again: bringing the window forward", "args", d.Args)
+	ctx := a.wails()
+	runtime.WindowUnminimise(ctx) // gtk_window_present on Linux: raises and focuses
+	runtime.WindowShow(ctx)
+}
+
+// singleInstanceLock is Wails' single-instance lock for the window on dataDir. On Linux it needs a
+// D-Bus session bus; without one it is nil (the D-Bus library would otherwise autolaunch a bus
+// daemon that outlives the app), and a second launch gets the "already running" dialog instead.
+func singleInstanceLock(dataDir string, log *slog.Logger, onSecond func(options.SecondInstanceData)) *options.SingleInstanceLock {
+	if goruntime.GOOS == "linux" && !sessionBus() {
+		return nil
+	}
+	id, err := instanceID(dataDir)
+	if err != nil {
+		log.Warn("no single-instance lock", "err", err)
+		return nil
+	}
+	return &options.SingleInstanceLock{UniqueId: id, OnSecondInstanceLaunch: onSecond}
 }
 
 func (a *App) stopHub() error {
@@ -351,8 +386,11 @@ func startErrorMessage(err error) string {
 
 // errorDialog shows a native error box when the window cannot open at all: a hidden Wails app whose
 // only job is the dialog.
-func errorDialog(log *slog.Logger, title, message string) {
+// lock, when set, is the running window's single-instance lock: Wails then hands over to that
+// window and exits instead.
+func errorDialog(log *slog.Logger, title, message string, lock *options.SingleInstanceLock) {
 	err := wails.Run(&options.App{
+		SingleInstanceLock: lock,
 		Title:              title,
 		Width:              480,
 		Height:             240,

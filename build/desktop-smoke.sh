@@ -3,7 +3,8 @@
 #   builds the window binary (cgo + WebKitGTK 4.1) to build/bin/agenthub-desktop, starts it on a
 #   temporary data dir with free ports, screenshots the screen until something non-blank paints,
 #   checks the hub answers its agent card, closes the window with SIGTERM, checks a clean exit and
-#   that the data dir's locks were released (a second start on the same data dir works).
+#   that the data dir's locks were released (a second start on the same data dir works). A second
+#   launch while it runs hands over to it (D-Bus session) or shows the "already running" dialog.
 # Prints one line per check and a final "N passed, M failed"; exits non-zero on any failure.
 #
 # Usage:  build/desktop-smoke.sh [COPY_SCREENSHOT_TO]
@@ -240,10 +241,35 @@ import -window root "$tmp/settled.png" 2>/dev/null && cp "$tmp/settled.png" "$SH
 [ -n "$COPY_TO" ] && cp "$SHOT" "$COPY_TO"
 echo "     screenshot: $SHOT${COPY_TO:+ (copied to $COPY_TO)}"
 
-# a second window on the same data dir cannot start its hub: it shows a native error dialog and,
-# once OK is clicked, exits 1 (the first keeps running)
+# A second launch on the same data dir cannot start its hub. With a D-Bus session bus, Wails'
+# single-instance lock hands it over to the running window, which comes forward (it logs so), and the
+# second process exits 1 without a dialog. Without a session bus it shows a native error dialog and,
+# once OK is clicked, exits 1. Either way the first keeps running.
+if [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ]; then
+  "$BIN" --data "$data" --addr 127.0.0.1:0 --demo-addr 127.0.0.1:0 2>"$tmp/handover.log" &
+  second=$!
+  pids+=("$second")
+  for _ in $(seq 100); do kill -0 "$second" 2>/dev/null || break; sleep 0.1; done
+  dlg=$(xdotool search --onlyvisible --name '^AgentHub cannot start$' 2>/dev/null | head -1)
+  if kill -0 "$second" 2>/dev/null; then
+    kill -KILL "$second"; wait "$second" 2>/dev/null
+    bad "second launch with D-Bus: still running after 10 s (dialog: ${dlg:-none}); log: $(tail -2 "$tmp/handover.log" | tr '\n' ' ')"
+  else
+    wait "$second"; src=$?
+    for _ in $(seq 30); do grep -q 'launched again: bringing the window forward' "$tmp/run1.log" && break; sleep 0.1; done
+    if [ "$src" = 1 ] && [ -z "$dlg" ] && grep -q 'launched again: bringing the window forward' "$tmp/run1.log"; then
+      ok "second launch on the same data dir (D-Bus session): handed over to the running window, which came forward; exit 1, no dialog"
+    else
+      bad "second launch with D-Bus: exit $src, dialog ${dlg:-none}; first window's log: $(grep -i 'launched again' "$tmp/run1.log" | head -1); second's log: $(tail -2 "$tmp/handover.log" | tr '\n' ' ')"
+    fi
+  fi
+else
+  echo "skip - single-instance handover check: no D-Bus session bus (package dbus-daemon)"
+fi
 if true; then
-  "$BIN" --data "$data" --addr 127.0.0.1:0 --demo-addr 127.0.0.1:0 2>"$tmp/second.log" &
+  # no session bus for this one: DBUS_SESSION_BUS_ADDRESS unset, and no $XDG_RUNTIME_DIR/bus
+  env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR="$tmp/no-bus" \
+    "$BIN" --data "$data" --addr 127.0.0.1:0 --demo-addr 127.0.0.1:0 2>"$tmp/second.log" &
   second=$!
   pids+=("$second")
   dlg=""
@@ -261,13 +287,13 @@ if true; then
   for _ in $(seq 50); do kill -0 "$second" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$second" 2>/dev/null; then
     kill -KILL "$second"; wait "$second" 2>/dev/null
-    bad "second window on the same data dir: still running 5 s after the dialog (dialog found: ${dlg:-no})"
+    bad "second window on the same data dir, no D-Bus: still running 5 s after the dialog (dialog found: ${dlg:-no})"
   else
     wait "$second"; src=$?
     if [ -n "$dlg" ] && [ "$src" = 1 ] && grep -q 'in use by another AgentHub' "$tmp/second.log"; then
-      ok "second window on the same data dir: error dialog, exit 1 (build/bin/desktop-smoke-dialog.png)"
+      ok "second window on the same data dir, no D-Bus session: error dialog, exit 1 (build/bin/desktop-smoke-dialog.png)"
     else
-      bad "second window on the same data dir: dialog ${dlg:-not shown}, exit $src; log: $(tail -2 "$tmp/second.log" | tr '\n' ' ')"
+      bad "second window on the same data dir, no D-Bus: dialog ${dlg:-not shown}, exit $src; log: $(tail -2 "$tmp/second.log" | tr '\n' ' ')"
     fi
   fi
 fi

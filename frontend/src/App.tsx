@@ -3,6 +3,7 @@ import { takeToken, tokenFromHash, TOKEN_KEY, type Bootstrap } from './api/boots
 import { HubClient } from './api/client';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { ShortcutHelp } from './components/ShortcutHelp';
+import { Welcome } from './components/Welcome';
 import { hrefOf, navigate, useRoute, type Area, type Route } from './lib/router';
 import { createShortcutHandler, isTyping } from './lib/shortcuts';
 import { useTheme } from './lib/theme';
@@ -192,6 +193,7 @@ function Shell() {
       </nav>
       <div className="main-col">
         <ConnectionBanner conn={conn} onRetry={() => client.retryNow()} />
+        <Welcome />
         <main className="main">{page}</main>
       </div>
       {help && <ShortcutHelp onClose={() => setHelp(false)} />}
