@@ -32,6 +32,24 @@ type testAgent struct {
 // opts adjust its server's config.
 func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 	t.Helper()
+	cfg, ln := demoConfig(t)
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.HTTPHandler()}}
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return &testAgent{URL: cfg.BaseURL + server.RPCPath, Base: cfg.BaseURL, Store: cfg.Store}
+}
+
+// demoConfig is the demo agent's server config over a fresh SQLite file, and the listener it will
+// serve on.
+func demoConfig(t testing.TB) (server.Config, net.Listener) {
+	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,17 +67,8 @@ func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 	cfg := server.Config{Name: "test", Version: "test", Skills: demoagent.Skills,
 		Executor: &demoagent.Agent{Tick: 50 * time.Millisecond}, Store: ts, PushConfigs: tasks.NewPushConfigs(db),
 		BaseURL: base, MaxBodyBytes: 64 << 10, Logger: slog.New(slog.DiscardHandler)}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.HTTPHandler()}}
-	hs.Start()
-	t.Cleanup(hs.Close)
-	return &testAgent{URL: base + server.RPCPath, Base: base, Store: ts}
+	t.Cleanup(func() { ln.Close() })
+	return cfg, ln
 }
 
 type rpcResp struct {

@@ -65,6 +65,14 @@ func toRPCError(err error) *rpcError {
 	if errors.As(err, &re) {
 		return re
 	}
+	var withData rpcDataError
+	if errors.As(err, &withData) {
+		return &rpcError{Code: withData.RPCCode(), Message: err.Error(), Data: withData.RPCData()}
+	}
+	var coded RPCError
+	if errors.As(err, &coded) {
+		return &rpcError{Code: coded.RPCCode(), Message: err.Error()}
+	}
 	for _, c := range a2aCodes {
 		if errors.Is(err, c.err) {
 			return &rpcError{Code: c.code, Message: err.Error()}

@@ -53,6 +53,8 @@ type Config struct {
 	// its schemes; the token endpoint is at BaseURL + auth.TokenPath. Nil: every caller is anonymous
 	// and unrestricted (the demo agent, which listens on loopback only).
 	Auth Authenticator
+	// Extensions serve JSON-RPC methods of their own on the endpoint and add to the card.
+	Extensions []Extension
 
 	// AllowedHosts are host names (without port) the server answers to besides loopback names, e.g.
 	// the name of a public URL. A request with any other Host is refused with 403 on every route.
@@ -176,7 +178,12 @@ func New(cfg Config) (*Server, error) {
 		tasks.DialectV01: draftStream(draft.resubscribe),
 	}
 
-	cardJSON, legacyJSON, err := cardDocuments(card)
+	for _, e := range cfg.Extensions {
+		if err := rt.addExtension(e, cfg.KeepAlive); err != nil {
+			return nil, err
+		}
+	}
+	cardJSON, legacyJSON, err := cardDocuments(card, cfg.Extensions)
 	if err != nil {
 		return nil, err
 	}
@@ -233,13 +240,16 @@ func buildCard(cfg Config) *a2a.AgentCard {
 // and the v0.3 ones (url, protocolVersion, preferredTransport) in one document, which both a2a-go's
 // v1.0 and v0.3 clients read without a version header. agent.json adds the v0.1 draft's
 // authentication and stateTransitionHistory for draft clients.
-func cardDocuments(card *a2a.AgentCard) (cardJSON, legacyJSON []byte, err error) {
+func cardDocuments(card *a2a.AgentCard, exts []Extension) (cardJSON, legacyJSON []byte, err error) {
 	producer := a2av0.NewStaticAgentCardProducer(card).(a2asrv.AgentCardJSONProducer)
 	cardJSON, err = producer.CardJSON(context.Background())
 	if err != nil {
 		return nil, nil, err
 	}
 	if cardJSON, err = withBothSchemeShapes(cardJSON, card.SecuritySchemes); err != nil {
+		return nil, nil, err
+	}
+	if cardJSON, err = withExtensionCards(cardJSON, exts); err != nil {
 		return nil, nil, err
 	}
 	var legacy map[string]any
