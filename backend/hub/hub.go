@@ -84,8 +84,11 @@ type AgentSpec struct {
 	Skills                     []a2a.AgentSkill
 	// Executor builds the agent's executor over its database and task store.
 	Executor func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error)
-	Addr     string // host:port to listen on; loopback unless the agent authenticates with anonymous off
-	DBPath   string
+	// Extensions opens the extensions the agent serves on its endpoint (nil: none), once its
+	// database, bus and auth are open and before it accepts a request.
+	Extensions func(context.Context, ExtensionEnv) ([]server.Extension, error)
+	Addr       string // host:port to listen on; loopback unless the agent authenticates with anonymous off
+	DBPath     string
 	// Authenticate makes every JSON-RPC caller present an API key or a token of this agent's
 	// principals (anonymous loopback callers as the stored policy allows), and lets the agent listen
 	// beyond loopback once anonymous access is off. The hub authenticates; the demo agent does not.
@@ -103,6 +106,17 @@ type AgentSpec struct {
 	AllowedHosts   []string
 	AllowedOrigins []string
 	IdleTimeout    time.Duration
+}
+
+// ExtensionEnv is what an extension of an agent is opened over: the agent's database (its tables
+// migrated by the extension's own package), the shared bus with the agent's source name for its
+// events, the agent's base URL, and its logger.
+type ExtensionEnv struct {
+	DB      *store.DB
+	Bus     *bus.Bus
+	Source  string
+	BaseURL string
+	Logger  *slog.Logger
 }
 
 // PushOptions tunes push notification delivery; zero values take backend/push's defaults.
@@ -216,6 +230,12 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	}
 	if spec.Authenticate {
 		cfg.Auth = authSvc
+	}
+	if spec.Extensions != nil {
+		if cfg.Extensions, err = spec.Extensions(ctx, ExtensionEnv{DB: db, Bus: b, Source: spec.ID, BaseURL: base, Logger: spec.Logger}); err != nil {
+			ln.Close()
+			return nil, err
+		}
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -368,7 +388,8 @@ const (
 )
 
 // HubSpec is the hub's own agent.
-func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
+func HubSpec(cfg Config, h *Hub) AgentSpec {
+	in := &h.Inbox
 	return AgentSpec{
 		ID:          HubID,
 		Name:        "AgentHub",
@@ -382,6 +403,10 @@ func HubSpec(cfg Config, in **inbox.Inbox) AgentSpec {
 			}
 			(*in).SetBlockingWait(cfg.InboxBlockingWait)
 			return *in, nil
+		},
+		// The channels and knowledge-graph extensions are the hub's (see extensions.go).
+		Extensions: func(ctx context.Context, env ExtensionEnv) ([]server.Extension, error) {
+			return h.openExtensions(ctx, env)
 		},
 		Addr:   cfg.Addr,
 		DBPath: HubDBPath(cfg.DataDir),
@@ -446,7 +471,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h := &Hub{DataDir: cfg.DataDir, Bus: bus.New(), token: uiapi.NewToken()}
-	spec := HubSpec(cfg, &h.Inbox)
+	spec := HubSpec(cfg, h)
 	spec.Bus = h.Bus
 	agent, err := StartAgent(ctx, spec)
 	if err != nil {
