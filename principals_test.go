@@ -271,3 +271,24 @@ func TestPrincipalsCLIBeforeTheFirstHub(t *testing.T) {
 	}
 	startServe(t, dir)()
 }
+
+// `principals anonymous` shows and sets what callers without a key may do, in the stopped hub's
+// database; a value it does not know is a usage error.
+func TestPrincipalsCLIAnonymousPolicy(t *testing.T) {
+	dir := t.TempDir()
+	if r := runCLI(t, "principals", "anonymous", "--data", dir); r.code != 0 || strings.TrimSpace(r.stdout) != "send" {
+		t.Fatalf("the default: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "principals", "anonymous", "off", "--data", dir); r.code != 0 {
+		t.Fatalf("set off: exit %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "principals", "anonymous", "--data", dir); r.code != 0 || strings.TrimSpace(r.stdout) != "off" {
+		t.Fatalf("after setting off: exit %d %q", r.code, r.stdout)
+	}
+	if r := runCLI(t, "principals", "anonymous", "everyone", "--data", dir); r.code != 2 || !strings.Contains(r.stderr, "read-public") {
+		t.Fatalf("an unknown policy: exit %d %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, "principals", "anonymous", "off", "send", "--data", dir); r.code != 2 {
+		t.Fatalf("two policies: exit %d", r.code)
+	}
+}
