@@ -193,4 +193,3 @@ func TestLeavingLoopback(t *testing.T) {
 		t.Fatalf("the UI link %s is not on this computer", h.UIURL())
 	}
 }
-
