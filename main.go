@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/agenthub/agenthub/app"
 	"github.com/agenthub/agenthub/backend/hub"
@@ -103,6 +104,8 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
 	fs.DurationVar(&cfg.Push.RetryMax, "push-retry-max", push.DefaultRetryMax, "the longest wait between two attempts to deliver a push notification")
 	fs.DurationVar(&cfg.Push.GiveUpAfter, "push-give-up", push.DefaultGiveUpAfter, "how long a push notification is retried before it is given up")
+	cfg.DemoTick = new(time.Duration)
+	fs.DurationVar(cfg.DemoTick, "demo-tick", time.Second, "the demo agent's pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
 	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
 	return cfg
 }
@@ -165,6 +168,8 @@ func demoAgent(args []string, stdout, stderr io.Writer) int {
 	cfg := hub.Config{Version: version}
 	fs.StringVar(&cfg.DemoAddr, "addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
+	cfg.DemoTick = new(time.Duration)
+	fs.DurationVar(cfg.DemoTick, "tick", time.Second, "the pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
