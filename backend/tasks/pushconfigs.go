@@ -99,8 +99,12 @@ func (p *PushConfigs) Get(ctx context.Context, taskID a2a.TaskID, id string) (*a
 	return &c, json.Unmarshal(body, &c)
 }
 
-// List returns the task's configs, oldest first.
+// List returns the task's configs, oldest first. a2a-go asks on every event of every task; a task
+// without configs (nearly all) is answered from the push index, without a query.
 func (p *PushConfigs) List(ctx context.Context, taskID a2a.TaskID) ([]*a2a.PushConfig, error) {
+	if p.err == nil && !p.ix.mayHave(taskID) {
+		return []*a2a.PushConfig{}, nil
+	}
 	rows, err := p.db.Reader.QueryContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? ORDER BY created_at, rowid`, taskID)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,13 @@ func TestWriteHookSeesPushConfigsAsStored(t *testing.T) {
 		}
 		version = v
 	}
+	listed := func(want int) {
+		t.Helper()
+		got, err := pc.List(ctx, task.ID)
+		if err != nil || len(got) != want {
+			t.Fatalf("List: %d configs (%v), want %d", len(got), err, want)
+		}
+	}
 	save := func(id string) {
 		t.Helper()
 		if _, err := pc.Save(ctx, task.ID, &a2a.PushConfig{ID: id, URL: "http://127.0.0.1:1/hook"}); err != nil {
@@ -53,23 +60,28 @@ func TestWriteHookSeesPushConfigsAsStored(t *testing.T) {
 		}
 	}
 	update()
+	listed(0)
 	save("c1")
+	listed(1)
 	update()
 	save("c2")
 	update()
 	if err := pc.Delete(ctx, task.ID, "c1"); err != nil {
 		t.Fatal(err)
 	}
+	listed(1)
 	update()
 	if err := pc.Delete(ctx, task.ID, "c2"); err != nil {
 		t.Fatal(err)
 	}
+	listed(0)
 	update()
 	save("c3")
 	update()
 	if err := pc.DeleteAll(ctx, task.ID); err != nil {
 		t.Fatal(err)
 	}
+	listed(0)
 	update()
 	save("c4")
 	want := []int{0, 0, 1, 2, 1, 0, 1, 0}
@@ -92,6 +104,9 @@ func TestWriteHookSeesPushConfigsAsStored(t *testing.T) {
 	s2, err := tasks.Open(ctx, db2, bus.New(), "test")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, err := tasks.NewPushConfigs(db2).List(ctx, task.ID); err != nil || len(got) != 1 {
+		t.Fatalf("after reopening, List gave %d configs (%v), want the one stored", len(got), err)
 	}
 	hook2 := &configCounter{}
 	s2.SetWriteHook(hook2)
