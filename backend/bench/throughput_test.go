@@ -91,7 +91,7 @@ func sdkStack(b *testing.B, exec a2asrv.AgentExecutor) *endpoint {
 func ceilingStack(b *testing.B) *endpoint {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			ID     json.RawMessage         `json:"id"`
+			ID     json.RawMessage        `json:"id"`
 			Params a2a.SendMessageRequest `json:"params"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
