@@ -38,6 +38,10 @@ type DB struct {
 	onAbort []func()      // run by the writer after a batch that did not commit (see OnAbort)
 
 	batches, writes int64 // counted by the writer, for tests and Stats
+
+	// The savepoint statements, prepared once on the writer connection: a batch runs them around
+	// every write, and preparing them each time cost as much as running them.
+	savepoint, release, rollbackTo *sql.Stmt
 }
 
 // write is one caller's fn waiting in the queue, and where its result goes.
@@ -103,6 +107,16 @@ func Open(path string) (*DB, error) {
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
 	db := &DB{Path: path, Writer: w, Reader: r, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
+	for _, st := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{{&db.savepoint, `SAVEPOINT w`}, {&db.release, `RELEASE w`}, {&db.rollbackTo, `ROLLBACK TO w`}} {
+		if *st.dst, err = w.Prepare(st.query); err != nil {
+			w.Close()
+			r.Close()
+			return nil, fmt.Errorf("prepare %s: %w", st.query, err)
+		}
+	}
 	go db.run()
 	return db, nil
 }
@@ -275,33 +289,37 @@ func (db *DB) commit(batch []*write) {
 // try runs pending in one transaction, recording each write's result. It returns the index of a write
 // that broke the transaction (with why), or -1 and the error of begin or commit.
 func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
+	if len(pending) == 1 {
+		return -1, db.tryOne(pending[0], results)
+	}
 	tx, err := db.Writer.BeginTx(context.Background(), nil)
 	if err != nil {
 		return -1, fmt.Errorf("begin: %w", err)
 	}
+	savepoint, release, rollbackTo := tx.Stmt(db.savepoint), tx.Stmt(db.release), tx.Stmt(db.rollbackTo)
 	ran := false
 	for i, w := range pending {
 		if err := w.ctx.Err(); err != nil {
 			results[w] = result{err: err}
 			continue
 		}
-		if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
+		if _, err := savepoint.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("savepoint: %w", err), tx.Rollback())
 		}
 		r := runFn(w.fn, tx)
 		results[w] = r
 		if r.err == nil && r.panicked == nil {
-			if _, err := tx.Exec(`RELEASE w`); err != nil {
+			if _, err := release.Exec(); err != nil {
 				return i, errors.Join(fmt.Errorf("release savepoint: %w", err), tx.Rollback())
 			}
 			ran = true
 			continue
 		}
 		// Undo this write alone.
-		if _, err := tx.Exec(`ROLLBACK TO w`); err != nil {
+		if _, err := rollbackTo.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("the write took its transaction with it: %w", err), tx.Rollback())
 		}
-		if _, err := tx.Exec(`RELEASE w`); err != nil {
+		if _, err := release.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("release savepoint: %w", err), tx.Rollback())
 		}
 	}
@@ -312,6 +330,29 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 		return -1, fmt.Errorf("commit: %w", err)
 	}
 	return -1, nil
+}
+
+// tryOne runs a batch of one write: its own transaction, no savepoint needed. It returns the error of
+// begin or commit (the write's own result is in results).
+func (db *DB) tryOne(w *write, results map[*write]result) error {
+	if err := w.ctx.Err(); err != nil {
+		results[w] = result{err: err}
+		return nil
+	}
+	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	r := runFn(w.fn, tx)
+	results[w] = r
+	if r.err != nil || r.panicked != nil {
+		tx.Rollback() // fails only if SQLite already rolled it back: the write is undone either way
+		return nil
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }
 
 // runFn runs fn, turning a panic into a result so the writer goroutine survives it and the caller

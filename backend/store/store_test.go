@@ -296,3 +296,24 @@ func TestWALStaysSmall(t *testing.T) {
 		t.Fatalf("WAL is %d bytes after Close, want it empty", st.Size())
 	}
 }
+
+// A write alone in its batch (no savepoint) that fails is rolled back too.
+func TestLoneFailingWriteIsRolledBack(t *testing.T) {
+	db := openTest(t)
+	boom := errors.New("boom")
+	err := db.Write(context.Background(), func(tx *sql.Tx) error {
+		if err := put("lone")(tx); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	if err := db.Write(context.Background(), put("next")); err != nil {
+		t.Fatal(err)
+	}
+	if k := keys(t, db); k != "next" {
+		t.Fatalf("stored %q", k)
+	}
+}
