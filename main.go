@@ -43,11 +43,11 @@ const usage = `AgentHub %s: a desktop home for A2A agents.
 Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
-  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR] [--secrets auto|keyring|file]
+  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file]
       [--push-retry-max 5m] [--push-give-up 24h]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries this run's access token.
-  agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
+  agenthub demo-agent [--addr 127.0.0.1:PORT] [--tick 1s] [--data DIR]
       Run only the demo A2A agent.
   agenthub principals add|list|rotate|remove [NAME] [--data DIR]
       Manage the agents allowed to call the hub (agent://NAME) and their API keys, while AgentHub is
