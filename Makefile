@@ -7,7 +7,7 @@ export PATH := /usr/local/go/bin:$(PATH)
 # The desktop window is compiled in with these tags (webkit2_41: Debian 12 ships WebKitGTK 4.1).
 DESKTOP_TAGS := desktop,production,webkit2_41
 
-.PHONY: run serve build headless frontend setup deps test bench \
+.PHONY: run serve build headless frontend setup deps test bench bench-memory \
 	suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke
 
 # The app: the desktop window, with the hub and the demo agent running while it is open.
@@ -75,6 +75,11 @@ suite-e2e: build
 suite-desktop-smoke: build
 	BIN=./agenthub bash build/desktop-smoke.sh
 
-# Benchmarks print AgentHub beside a2a-go's own in-memory server under the same load.
+# The throughput table: AgentHub's durable stack beside a2a-go's own in-memory server, same executors,
+# 1/8/32/128 concurrent clients, interleaved, three rounds (about 2.5 minutes on 2 cores).
 bench:
-	$(GO) test ./backend/server -run '^$$' -bench . -benchtime 3s -count 3
+	$(GO) test ./backend/bench -run '^$$' -bench '^BenchmarkThroughput$$' -benchtime 1x -timeout 15m
+
+# Heap and WAL at 10k and 100k stored tasks (a few minutes).
+bench-memory:
+	$(GO) test ./backend/bench -run '^$$' -bench '^BenchmarkMemoryAtScale$$' -benchtime 1x -timeout 30m
