@@ -169,6 +169,7 @@ func completed(res a2a.SendMessageResult, err error) error {
 // sample is one timed run: n clients sending back to back for the run's duration.
 type sample struct {
 	perSec, p50, p99, cpuPerTask float64 // tasks/s, ms, ms, CPU ms per task (client and server: one process)
+	cores                        float64 // CPU seconds per second: below GOMAXPROCS, something else bounds it
 }
 
 func cpuTime() time.Duration {
@@ -208,7 +209,7 @@ func measure(ctx context.Context, e *endpoint, m method, clients int, d time.Dur
 	}
 	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / 1e6 }
 	return sample{perSec: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99),
-		cpuPerTask: float64(cpu) / 1e6 / float64(len(all))}, nil
+		cpuPerTask: float64(cpu) / 1e6 / float64(len(all)), cores: cpu.Seconds() / elapsed.Seconds()}, nil
 }
 
 // cell is one row of the table: a workload at one concurrency, its samples per server.
@@ -335,9 +336,9 @@ func field(ss []sample, f func(sample) float64) []float64 {
 func printTable(out io.Writer, cells []*cell, rounds int, run time.Duration, load0, load1 string, took time.Duration) {
 	fmt.Fprintf(out, "\nThroughput: %d rounds, interleaved, %v per run; GOMAXPROCS %d, %d CPUs; load average %s before, %s after; took %v\n",
 		rounds, run, runtime.GOMAXPROCS(0), runtime.NumCPU(), load0, load1, took.Round(time.Second))
-	fmt.Fprintln(out, "tasks/s is min / median / max of the rounds; p50, p99 and CPU (client + server, one process) are medians.")
+	fmt.Fprintln(out, "tasks/s is min / median / max of the rounds; p50, p99, CPU per task and cores used (client + server: one process) are medians.")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tmethod\tclients\tserver\ttasks/s min\tmedian\tmax\tp50 ms\tp99 ms\tCPU ms/task\thub/a2a-go\tper round\t")
+	fmt.Fprintln(tw, "workload\tmethod\tclients\tserver\ttasks/s min\tmedian\tmax\tp50 ms\tp99 ms\tCPU ms/task\tcores used\thub/a2a-go\tper round\t")
 	for _, c := range cells {
 		for _, e := range c.servers {
 			ss := c.samples[e.name]
@@ -353,10 +354,10 @@ func printTable(out io.Writer, cells []*cell, rounds int, run time.Duration, loa
 				}
 				perRound = fmt.Sprintf("%.2f-%.2f", slices.Min(rs), slices.Max(rs))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.3f\t%s\t%s\t\n", c.workload, c.m.name, c.clients, e.name,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%s\t\n", c.workload, c.m.name, c.clients, e.name,
 				slices.Min(rate), median(rate), slices.Max(rate),
 				median(field(ss, func(s sample) float64 { return s.p50 })), median(field(ss, func(s sample) float64 { return s.p99 })),
-				median(field(ss, func(s sample) float64 { return s.cpuPerTask })), ratio, perRound)
+				median(field(ss, func(s sample) float64 { return s.cpuPerTask })), median(field(ss, func(s sample) float64 { return s.cores })), ratio, perRound)
 		}
 	}
 	tw.Flush()
