@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -98,6 +99,7 @@ type Outbox struct {
 	// no longer make delivery query the outbox.
 	recordedMu sync.Mutex
 	recorded   map[string]struct{}
+	wakes      atomic.Int64 // task events that woke delivery (for tests)
 }
 
 type lane struct{ task, config string }
@@ -250,7 +252,11 @@ func (o *Outbox) run(ctx context.Context) {
 	var lagged <-chan struct{}
 	if o.cfg.Bus != nil {
 		sub := o.cfg.Bus.Subscribe(func(e bus.Event) bool {
-			return e.Topic == tasks.Topic && e.Source == o.cfg.Source && o.takeRecorded(e.Key)
+			if e.Topic == tasks.Topic && e.Source == o.cfg.Source && o.takeRecorded(e.Key) {
+				o.wakes.Add(1)
+				return true
+			}
+			return false
 		}, 1)
 		defer sub.Close()
 		wake, lagged = sub.C, sub.Lagged
