@@ -60,6 +60,7 @@ type endpoint struct {
 	name     string
 	v1, v03  string
 	shutdown func()
+	db       *store.DB // the hub's database: its writer's commits are counted
 }
 
 // hubStack is the hub's durable stack as `agenthub serve` runs an agent: its own SQLite file
@@ -72,7 +73,7 @@ func hubStack(b *testing.B, name string, exec a2asrv.AgentExecutor) *endpoint {
 		b.Fatal(err)
 	}
 	u := a.BaseURL + server.RPCPath
-	return &endpoint{name: "hub", v1: u, v03: u, shutdown: func() { a.Stop() }}
+	return &endpoint{name: "hub", v1: u, v03: u, shutdown: func() { a.Stop() }, db: a.DB}
 }
 
 // sdkStack is a2a-go/v2's own JSON-RPC server with its default in-memory task store, v1.0 and its
@@ -170,6 +171,7 @@ func completed(res a2a.SendMessageResult, err error) error {
 type sample struct {
 	perSec, p50, p99, cpuPerTask float64 // tasks/s, ms, ms, CPU ms per task (client and server: one process)
 	cores                        float64 // CPU seconds per second: below GOMAXPROCS, something else bounds it
+	perCommit                    float64 // writes per commit (one fsync each), hub only
 }
 
 func cpuTime() time.Duration {
@@ -279,7 +281,7 @@ func BenchmarkThroughput(b *testing.B) {
 		{"ceiling (no agent)", sendV1, []*endpoint{ceiling}},
 	} {
 		for _, n := range clients {
-			cells = append(cells, &cell{workload: w.name, m: w.m, clients: n, servers: w.servers, samples: map[string][]sample{}})
+			cells = append(cells, &cell{workload: w.name, m: w.m, clients: n, servers: slices.Clone(w.servers), samples: map[string][]sample{}})
 		}
 	}
 	if only := os.Getenv("BENCH_SERVERS"); only != "" {
@@ -307,9 +309,17 @@ func BenchmarkThroughput(b *testing.B) {
 			}
 			for _, e := range order {
 				runtime.GC() // each run starts from a collected heap, whoever ran before
+				var before store.Stats
+				if e.db != nil {
+					before = e.db.Stats()
+				}
 				s, err := measure(ctx, e, c.m, c.clients, run)
 				if err != nil {
 					b.Fatalf("%s %s on %s with %d clients: %v", c.workload, c.m.name, e.name, c.clients, err)
+				}
+				if e.db != nil {
+					after := e.db.Stats()
+					s.perCommit = float64(after.Writes-before.Writes) / float64(max(1, after.Batches-before.Batches))
 				}
 				c.samples[e.name] = append(c.samples[e.name], s)
 			}
@@ -338,7 +348,7 @@ func printTable(out io.Writer, cells []*cell, rounds int, run time.Duration, loa
 		rounds, run, runtime.GOMAXPROCS(0), runtime.NumCPU(), load0, load1, took.Round(time.Second))
 	fmt.Fprintln(out, "tasks/s is min / median / max of the rounds; p50, p99, CPU per task and cores used (client + server: one process) are medians.")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tmethod\tclients\tserver\ttasks/s min\tmedian\tmax\tp50 ms\tp99 ms\tCPU ms/task\tcores used\thub/a2a-go\tper round\t")
+	fmt.Fprintln(tw, "workload\tmethod\tclients\tserver\ttasks/s min\tmedian\tmax\tp50 ms\tp99 ms\tCPU ms/task\tcores used\twrites/commit\thub/a2a-go\tper round\t")
 	for _, c := range cells {
 		for _, e := range c.servers {
 			ss := c.samples[e.name]
@@ -354,10 +364,14 @@ func printTable(out io.Writer, cells []*cell, rounds int, run time.Duration, loa
 				}
 				perRound = fmt.Sprintf("%.2f-%.2f", slices.Min(rs), slices.Max(rs))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%s\t\n", c.workload, c.m.name, c.clients, e.name,
+			perCommit := ""
+			if e.db != nil {
+				perCommit = fmt.Sprintf("%.1f", median(field(ss, func(s sample) float64 { return s.perCommit })))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.3f\t%.2f\t%s\t%s\t%s\t\n", c.workload, c.m.name, c.clients, e.name,
 				slices.Min(rate), median(rate), slices.Max(rate),
 				median(field(ss, func(s sample) float64 { return s.p50 })), median(field(ss, func(s sample) float64 { return s.p99 })),
-				median(field(ss, func(s sample) float64 { return s.cpuPerTask })), median(field(ss, func(s sample) float64 { return s.cores })), ratio, perRound)
+				median(field(ss, func(s sample) float64 { return s.cpuPerTask })), median(field(ss, func(s sample) float64 { return s.cores })), perCommit, ratio, perRound)
 		}
 	}
 	tw.Flush()
