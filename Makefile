@@ -10,7 +10,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 # The release version `make dist` stamps into every artifact (x.y.z: the Windows installer wants numbers).
 VERSION ?= 0.1.0
 
-.PHONY: run serve build headless frontend setup deps test bench dist \
+.PHONY: run serve build headless frontend setup deps test bench bench-memory dist \
 	suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke suite-deb suite-windows
 
 # The app: the desktop window, with the hub and the demo agent running while it is open.
@@ -98,6 +98,11 @@ suite-windows: frontend
 	bash build/setup-debian.sh wine64 || echo "suite-windows: wine64 did not install; the installer is checked by its listing only"
 	VERSION=$(VERSION) bash build/windows-check.sh
 
-# Benchmarks print AgentHub beside a2a-go's own in-memory server under the same load.
+# The throughput table: AgentHub's durable stack beside a2a-go's own in-memory server, same executors,
+# 1/8/32/128 concurrent clients, interleaved, three rounds (about 2.5 minutes on 2 cores).
 bench:
-	$(GO) test ./backend/server -run '^$$' -bench . -benchtime 3s -count 3
+	$(GO) test ./backend/bench -run '^$$' -bench '^BenchmarkThroughput$$' -benchtime 1x -timeout 15m
+
+# Heap and WAL at 10k and 100k stored tasks (a few minutes).
+bench-memory:
+	$(GO) test ./backend/bench -run '^$$' -bench '^BenchmarkMemoryAtScale$$' -benchtime 1x -timeout 30m

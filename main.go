@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/agenthub/agenthub/app"
 	"github.com/agenthub/agenthub/backend/hub"
@@ -42,12 +43,12 @@ const usage = `AgentHub %s: a desktop home for A2A agents.
 Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
-  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--data DIR] [--secrets auto|keyring|file]
+  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries this run's access token. --addr beyond loopback (0.0.0.0:PORT)
       needs anonymous access off (agenthub principals anonymous off).
-  agenthub demo-agent [--addr 127.0.0.1:PORT] [--data DIR]
+  agenthub demo-agent [--addr 127.0.0.1:PORT] [--tick 1s] [--data DIR]
       Run only the demo A2A agent.
   agenthub principals add|list|rotate|remove [NAME] [--data DIR]
   agenthub principals anonymous [off|read-public|send] [--data DIR]
@@ -109,6 +110,8 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
 	fs.DurationVar(&cfg.Push.RetryMax, "push-retry-max", push.DefaultRetryMax, "the longest wait between two attempts to deliver a push notification")
 	fs.DurationVar(&cfg.Push.GiveUpAfter, "push-give-up", push.DefaultGiveUpAfter, "how long a push notification is retried before it is given up")
+	cfg.DemoTick = new(time.Duration)
+	fs.DurationVar(cfg.DemoTick, "demo-tick", time.Second, "the demo agent's pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
 	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
 	return cfg
 }
@@ -171,6 +174,8 @@ func demoAgent(args []string, stdout, stderr io.Writer) int {
 	cfg := hub.Config{Version: version}
 	fs.StringVar(&cfg.DemoAddr, "addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
+	cfg.DemoTick = new(time.Duration)
+	fs.DurationVar(cfg.DemoTick, "tick", time.Second, "the pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

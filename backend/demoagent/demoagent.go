@@ -34,7 +34,8 @@ var Skills = []a2a.AgentSkill{
 
 // Agent is the demo agent's executor.
 type Agent struct {
-	// Tick is the interval of `slow` progress and of echo chunks; tests shorten it.
+	// Tick is the interval of `slow` progress and of echo chunks (a fifth of it between chunks); tests
+	// shorten it. Zero (or less) sends the same events without pausing: the benchmark mode.
 	Tick time.Duration
 }
 
@@ -110,13 +111,15 @@ func (a *Agent) slow(ctx context.Context, ec *a2asrv.ExecutorContext, arg string
 	if !yield(a.working(ec, fmt.Sprintf("Working for %d seconds: 0/%d", n, n)), nil) {
 		return
 	}
-	tick := time.NewTicker(a.Tick)
-	defer tick.Stop()
+	var tick <-chan time.Time
+	if a.Tick > 0 {
+		t := time.NewTicker(a.Tick)
+		defer t.Stop()
+		tick = t.C
+	}
 	for i := 1; i <= n; i++ {
-		select {
-		case <-ctx.Done():
+		if !pause(ctx, tick, 0) {
 			return // canceled: a2a-go applies the cancel event from Cancel
-		case <-tick.C:
 		}
 		if i < n && !yield(a.working(ec, fmt.Sprintf("Working for %d seconds: %d/%d", n, i, n)), nil) {
 			return
@@ -140,12 +143,8 @@ func (a *Agent) echo(ctx context.Context, ec *a2asrv.ExecutorContext, text strin
 	chunks := chunk(text, 4)
 	id := a2a.NewArtifactID()
 	for i, c := range chunks {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(a.Tick / 5):
-			}
+		if i > 0 && !pause(ctx, nil, a.Tick/5) {
+			return
 		}
 		ev := &a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID, Append: i > 0, LastChunk: i == len(chunks)-1,
 			Artifact: &a2a.Artifact{ID: id, Name: "echo", Parts: a2a.ContentParts{a2a.NewTextPart(c)}}}
@@ -154,6 +153,25 @@ func (a *Agent) echo(ctx context.Context, ec *a2asrv.ExecutorContext, text strin
 		}
 	}
 	yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+}
+
+// pause waits for the next tick of tick, or for d when tick is nil, and reports whether ctx is still
+// live. With neither (Tick 0) it does not wait at all.
+func pause(ctx context.Context, tick <-chan time.Time, d time.Duration) bool {
+	if tick == nil && d <= 0 {
+		return ctx.Err() == nil
+	}
+	if tick == nil {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		tick = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-tick:
+		return true
+	}
 }
 
 // chunk splits s into at most n pieces of roughly equal length on rune boundaries (at least one piece).

@@ -329,6 +329,9 @@ type Config struct {
 	PublicURL, TLSCert, TLSKey string
 	// Push tunes push notification delivery of the hub and the demo agent.
 	Push PushOptions
+	// DemoTick is the demo agent's pace (nil: its normal second); 0 sends the same events without
+	// pausing, for benchmarks.
+	DemoTick *time.Duration
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -431,7 +434,11 @@ func DemoSpec(cfg Config) AgentSpec {
 		Version:     cfg.Version,
 		Skills:      demoagent.Skills,
 		Executor: func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error) {
-			return demoagent.New(), nil
+			a := demoagent.New()
+			if cfg.DemoTick != nil {
+				a.Tick = *cfg.DemoTick
+			}
+			return a, nil
 		},
 		Addr:   cfg.DemoAddr,
 		DBPath: filepath.Join(cfg.DataDir, "demo-agent.db"),

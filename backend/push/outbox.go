@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -92,6 +93,13 @@ type Outbox struct {
 
 	mu       sync.Mutex
 	inflight map[lane]bool
+
+	// recorded holds the tasks whose write recorded notifications, until that write's event reaches
+	// the bus (after its commit) and wakes delivery: events of tasks without push configs (nearly all)
+	// no longer make delivery query the outbox.
+	recordedMu sync.Mutex
+	recorded   map[string]struct{}
+	wakes      atomic.Int64 // task events that woke delivery (for tests)
 }
 
 type lane struct{ task, config string }
@@ -134,7 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Outbox, error) {
 		return nil, err
 	}
 	return &Outbox{cfg: cfg, local: newClient(cfg.Timeout, true), remote: newClient(cfg.Timeout, false),
-		kick: make(chan struct{}, 1), inflight: map[lane]bool{}}, nil
+		kick: make(chan struct{}, 1), inflight: map[lane]bool{}, recorded: map[string]struct{}{}}, nil
 }
 
 // notification is one payload for one config.
@@ -151,6 +159,9 @@ func (o *Outbox) OnTaskWrite(ctx context.Context, tx *sql.Tx, w *tasks.Write) er
 	if len(w.PushConfigs) == 0 {
 		return nil
 	}
+	o.recordedMu.Lock()
+	o.recorded[string(w.Task.ID)] = struct{}{} // a write that rolls back leaves one spurious wake-up
+	o.recordedMu.Unlock()
 	now := o.cfg.Now().UnixNano()
 	for _, c := range w.PushConfigs {
 		ns, err := payloads(w, c.Dialect)
@@ -166,6 +177,15 @@ func (o *Outbox) OnTaskWrite(ctx context.Context, tx *sql.Tx, w *tasks.Write) er
 		}
 	}
 	return nil
+}
+
+// takeRecorded reports whether a write of the task recorded notifications since the last wake-up.
+func (o *Outbox) takeRecorded(task string) bool {
+	o.recordedMu.Lock()
+	defer o.recordedMu.Unlock()
+	_, ok := o.recorded[task]
+	delete(o.recorded, task)
+	return ok
 }
 
 func payloads(w *tasks.Write, d tasks.Dialect) ([]notification, error) {
@@ -231,7 +251,13 @@ func (o *Outbox) run(ctx context.Context) {
 	var wake <-chan bus.Event
 	var lagged <-chan struct{}
 	if o.cfg.Bus != nil {
-		sub := o.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == tasks.Topic && e.Source == o.cfg.Source }, 1)
+		sub := o.cfg.Bus.Subscribe(func(e bus.Event) bool {
+			if e.Topic == tasks.Topic && e.Source == o.cfg.Source && o.takeRecorded(e.Key) {
+				o.wakes.Add(1)
+				return true
+			}
+			return false
+		}, 1)
 		defer sub.Close()
 		wake, lagged = sub.C, sub.Lagged
 	}

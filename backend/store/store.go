@@ -1,6 +1,9 @@
 // Package store opens the hub's SQLite database (modernc.org/sqlite, pure Go) and runs each feature
 // package's embedded migrations. It owns no tables itself: the SQL of a table lives in the package that
 // owns it, and that package hands its migrations to Migrate.
+//
+// Writes go through one group-commit writer (Write, Tx): the writes of concurrent callers are gathered
+// into one transaction, each in its own savepoint, and made durable by one commit and one fsync.
 package store
 
 import (
@@ -12,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -19,21 +23,60 @@ import (
 
 // DB is one SQLite file opened twice: a single writer connection, so writes never fight over the lock
 // (SQLite allows one writer at a time anyway), and a pool of readers that WAL lets run beside it.
+// Write and Tx queue their work for the group-commit writer; a package that still runs a statement on
+// Writer directly gets the same connection between two batches (and its own commit).
 type DB struct {
 	Path   string
 	Writer *sql.DB
 	Reader *sql.DB
+
+	mu      sync.Mutex
+	queue   []*write      // writes waiting for the next batch
+	closed  bool          // set by Close: Write refuses new writes, the writer drains the queue and stops
+	wake    chan struct{} // tells the writer the queue is not empty (or that it is closed)
+	stopped chan struct{} // closed when the writer goroutine has returned
+	onAbort []func()      // run by the writer after a batch that did not commit (see OnAbort)
+
+	batches, writes int64 // counted by the writer, for tests and Stats
+
+	// The savepoint statements, prepared once on the writer connection: a batch runs them around
+	// every write, and preparing them each time cost as much as running them.
+	savepoint, release, rollbackTo *sql.Stmt
 }
 
+// write is one caller's fn waiting in the queue, and where its result goes.
+type write struct {
+	ctx  context.Context
+	fn   func(*sql.Tx) error
+	done chan result
+}
+
+type result struct {
+	err      error
+	panicked any // fn panicked with this: the caller panics again in its own goroutine
+}
+
+// maxBatch bounds the writes that share one transaction, so one commit never holds a very long batch.
+const maxBatch = 512
+
+// JournalSizeLimit is the size SQLite truncates the WAL file back to once a checkpoint has copied it
+// into the database, so the data directory does not keep the WAL of a past burst of writes.
+const JournalSizeLimit = 4 << 20
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("database is closed")
+
 // Open opens (creating if needed) the SQLite file at path with WAL, synchronous=FULL (an acknowledged
-// write survives power loss, not only a process crash), a busy timeout and foreign keys.
+// write survives power loss, not only a process crash), a busy timeout and foreign keys, and starts its
+// group-commit writer.
 func Open(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	dsn := func(readOnly bool) string {
 		q := url.Values{}
-		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)"} {
+		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)",
+			fmt.Sprintf("journal_size_limit(%d)", JournalSizeLimit)} {
 			q.Add("_pragma", p)
 		}
 		if readOnly {
@@ -47,6 +90,7 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
 	if err := w.Ping(); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -61,11 +105,32 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	r.SetMaxOpenConns(4)
-	return &DB{Path: path, Writer: w, Reader: r}, nil
+	r.SetMaxIdleConns(4)
+	db := &DB{Path: path, Writer: w, Reader: r, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
+	for _, st := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{{&db.savepoint, `SAVEPOINT w`}, {&db.release, `RELEASE w`}, {&db.rollbackTo, `ROLLBACK TO w`}} {
+		if *st.dst, err = w.Prepare(st.query); err != nil {
+			w.Close()
+			r.Close()
+			return nil, fmt.Errorf("prepare %s: %w", st.query, err)
+		}
+	}
+	go db.run()
+	return db, nil
 }
 
-// Close closes both pools.
+// Close stops the writer (writes already taken commit first), checkpoints the WAL into the database
+// and truncates it, and closes both pools.
 func (db *DB) Close() error {
+	db.mu.Lock()
+	db.closed = true
+	db.mu.Unlock()
+	db.signal()
+	<-db.stopped
+	// Best effort: a checkpoint that cannot finish now (a reader still open) is done by the next open.
+	db.Writer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return errors.Join(db.Reader.Close(), db.Writer.Close())
 }
 
@@ -94,14 +159,219 @@ func (db *DB) Migrate(ctx context.Context, component string, fsys fs.FS) error {
 	return nil
 }
 
-// Tx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer) and commits it.
-func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.Writer.BeginTx(ctx, nil)
-	if err != nil {
+// Tx runs fn in a write transaction and returns once it is durable; it is Write.
+func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error { return db.Write(ctx, fn) }
+
+// Write queues fn for the group-commit writer and waits for its result. The writer runs fn inside a
+// savepoint of a transaction it shares with the writes of other callers that were waiting at the same
+// time, and commits them together with one fsync (synchronous=FULL). Write returns nil only once that
+// commit is on disk; when fn fails, its savepoint alone is rolled back and Write returns fn's error.
+//
+// fn runs on the writer goroutine. A caller whose ctx ends before fn starts gets ctx.Err() and fn does
+// not run; once fn has run, the caller waits for the commit. A statement that fn runs with a ctx that
+// ends mid-way is interrupted, which rolls back the whole shared transaction: fn then fails and the
+// other writes of the batch run again without it (so fn may run more than once, and should only set
+// what it reports, not accumulate). Prefer context.WithoutCancel(ctx) inside fn. fn must only touch
+// the database through tx and must not call Write itself.
+func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
-		return errors.Join(err, tx.Rollback())
+	w := &write{ctx: ctx, fn: fn, done: make(chan result, 1)}
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return ErrClosed
 	}
-	return tx.Commit()
+	db.queue = append(db.queue, w)
+	db.mu.Unlock()
+	db.signal()
+	r := <-w.done
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
+	return r.err
+}
+
+// OnAbort registers f to run on the writer goroutine after a batch that did not commit as a whole (its
+// commit failed, or SQLite rolled the transaction back under a fn). A package that keeps memory in step
+// with what its fns wrote reloads it there.
+func (db *DB) OnAbort(f func()) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.onAbort = append(db.onAbort, f)
+}
+
+func (db *DB) signal() {
+	select {
+	case db.wake <- struct{}{}:
+	default: // already signalled
+	}
+}
+
+// Stats counts what the writer did: batches committed or tried, and writes they carried.
+type Stats struct{ Batches, Writes int64 }
+
+// Stats returns the writer's counts so far.
+func (db *DB) Stats() Stats {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return Stats{Batches: db.batches, Writes: db.writes}
+}
+
+// run is the writer goroutine: each batch is every write queued since the previous batch began (the
+// callers that arrived while it was committing), at most maxBatch of them. After Close it drains the
+// queue, then stops.
+func (db *DB) run() {
+	defer close(db.stopped)
+	for {
+		db.mu.Lock()
+		n := min(len(db.queue), maxBatch)
+		batch := append([]*write(nil), db.queue[:n]...)
+		rest := copy(db.queue, db.queue[n:])
+		clear(db.queue[rest:]) // a finished write's closure may hold a large task: do not pin it
+		db.queue = db.queue[:rest]
+		closed := db.closed
+		more := len(db.queue) > 0
+		if n > 0 {
+			db.batches++
+			db.writes += int64(n)
+		}
+		db.mu.Unlock()
+		if n > 0 {
+			db.commit(batch)
+		}
+		if more {
+			continue
+		}
+		if closed && n == 0 {
+			return
+		}
+		if !closed {
+			<-db.wake
+		}
+	}
+}
+
+// commit runs a batch in one BEGIN IMMEDIATE … COMMIT, each write in its own savepoint, and hands
+// every caller its own result. When a write takes the whole transaction down with it (SQLite rolls it
+// back on an interrupted statement or a full disk, so its savepoint is gone), that write gets the error
+// and the others run again in a new transaction: one caller's failure never fails its neighbours.
+func (db *DB) commit(batch []*write) {
+	results := make(map[*write]result, len(batch))
+	defer func() {
+		for _, w := range batch {
+			w.done <- results[w]
+		}
+	}()
+	pending := batch
+	for len(pending) > 0 {
+		broken, err := db.try(pending, results)
+		if broken < 0 {
+			if err != nil { // begin or commit failed: nothing of the batch is stored
+				for _, w := range pending {
+					if r := results[w]; r.err == nil && r.panicked == nil {
+						results[w] = result{err: err}
+					}
+				}
+				db.aborted()
+			}
+			return
+		}
+		bad := pending[broken]
+		r := results[bad]
+		r.err = errors.Join(r.err, err)
+		results[bad] = r
+		db.aborted()
+		pending = append(append([]*write{}, pending[:broken]...), pending[broken+1:]...)
+	}
+}
+
+// try runs pending in one transaction, recording each write's result. It returns the index of a write
+// that broke the transaction (with why), or -1 and the error of begin or commit.
+func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
+	if len(pending) == 1 {
+		return -1, db.tryOne(pending[0], results)
+	}
+	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	if err != nil {
+		return -1, fmt.Errorf("begin: %w", err)
+	}
+	savepoint, release, rollbackTo := tx.Stmt(db.savepoint), tx.Stmt(db.release), tx.Stmt(db.rollbackTo)
+	ran := false
+	for i, w := range pending {
+		if err := w.ctx.Err(); err != nil {
+			results[w] = result{err: err}
+			continue
+		}
+		if _, err := savepoint.Exec(); err != nil {
+			return i, errors.Join(fmt.Errorf("savepoint: %w", err), tx.Rollback())
+		}
+		r := runFn(w.fn, tx)
+		results[w] = r
+		if r.err == nil && r.panicked == nil {
+			if _, err := release.Exec(); err != nil {
+				return i, errors.Join(fmt.Errorf("release savepoint: %w", err), tx.Rollback())
+			}
+			ran = true
+			continue
+		}
+		// Undo this write alone.
+		if _, err := rollbackTo.Exec(); err != nil {
+			return i, errors.Join(fmt.Errorf("the write took its transaction with it: %w", err), tx.Rollback())
+		}
+		if _, err := release.Exec(); err != nil {
+			return i, errors.Join(fmt.Errorf("release savepoint: %w", err), tx.Rollback())
+		}
+	}
+	if !ran {
+		return -1, tx.Rollback()
+	}
+	if err := tx.Commit(); err != nil {
+		return -1, fmt.Errorf("commit: %w", err)
+	}
+	return -1, nil
+}
+
+// tryOne runs a batch of one write: its own transaction, no savepoint needed. It returns the error of
+// begin or commit (the write's own result is in results).
+func (db *DB) tryOne(w *write, results map[*write]result) error {
+	if err := w.ctx.Err(); err != nil {
+		results[w] = result{err: err}
+		return nil
+	}
+	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	r := runFn(w.fn, tx)
+	results[w] = r
+	if r.err != nil || r.panicked != nil {
+		tx.Rollback() // fails only if SQLite already rolled it back: the write is undone either way
+		return nil
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// runFn runs fn, turning a panic into a result so the writer goroutine survives it and the caller
+// panics instead.
+func runFn(fn func(*sql.Tx) error, tx *sql.Tx) (r result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = result{panicked: p}
+		}
+	}()
+	return result{err: fn(tx)}
+}
+
+func (db *DB) aborted() {
+	db.mu.Lock()
+	hooks := append([]func(){}, db.onAbort...)
+	db.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 }

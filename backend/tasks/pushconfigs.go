@@ -17,13 +17,18 @@ import (
 
 // PushConfigs is the SQLite push-notification config store (a2a-go's push.ConfigStore).
 type PushConfigs struct {
-	db *store.DB
+	db  *store.DB
+	err error // the push index did not load: every call fails with it
+	ix  *pushIndex
 }
 
 var _ push.ConfigStore = (*PushConfigs)(nil)
 
 // NewPushConfigs returns the store; its table is created by Open's migrations.
-func NewPushConfigs(db *store.DB) *PushConfigs { return &PushConfigs{db: db} }
+func NewPushConfigs(db *store.DB) *PushConfigs {
+	ix, err := pushIndexOf(context.Background(), db)
+	return &PushConfigs{db: db, ix: ix, err: err}
+}
 
 // MaxPushConfigsPerTask bounds what one task may register, so a client cannot grow the table without end.
 const MaxPushConfigsPerTask = 10
@@ -53,7 +58,11 @@ func (p *PushConfigs) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushCo
 	if err != nil {
 		return nil, err
 	}
-	err = p.db.Tx(ctx, func(tx *sql.Tx) error {
+	if p.err != nil {
+		return nil, p.err
+	}
+	err = p.db.Write(ctx, func(tx *sql.Tx) error {
+		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM push_configs WHERE task_id = ? AND id <> ?`, taskID, saved.ID).Scan(&n); err != nil {
 			return err
@@ -64,6 +73,9 @@ func (p *PushConfigs) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushCo
 		_, err := tx.ExecContext(ctx, `INSERT INTO push_configs(task_id, id, config_json, dialect, created_at) VALUES (?, ?, ?, ?, unixepoch())
 			ON CONFLICT(task_id, id) DO UPDATE SET config_json = excluded.config_json, dialect = excluded.dialect`,
 			taskID, saved.ID, body, string(dialectFrom(ctx)))
+		if err == nil {
+			p.ix.set(taskID, true)
+		}
 		return err
 	})
 	if err != nil {
@@ -87,8 +99,12 @@ func (p *PushConfigs) Get(ctx context.Context, taskID a2a.TaskID, id string) (*a
 	return &c, json.Unmarshal(body, &c)
 }
 
-// List returns the task's configs, oldest first.
+// List returns the task's configs, oldest first. a2a-go asks on every event of every task; a task
+// without configs (nearly all) is answered from the push index, without a query.
 func (p *PushConfigs) List(ctx context.Context, taskID a2a.TaskID) ([]*a2a.PushConfig, error) {
+	if p.err == nil && !p.ix.mayHave(taskID) {
+		return []*a2a.PushConfig{}, nil
+	}
 	rows, err := p.db.Reader.QueryContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? ORDER BY created_at, rowid`, taskID)
 	if err != nil {
 		return nil, err
@@ -140,12 +156,29 @@ func listPushConfigs(ctx context.Context, tx *sql.Tx, taskID a2a.TaskID) ([]*Sto
 
 // Delete removes one config; deleting a missing one is not an error (the operation is idempotent).
 func (p *PushConfigs) Delete(ctx context.Context, taskID a2a.TaskID, id string) error {
-	_, err := p.db.Writer.ExecContext(ctx, `DELETE FROM push_configs WHERE task_id = ? AND id = ?`, taskID, id)
-	return err
+	return p.delete(ctx, taskID, `DELETE FROM push_configs WHERE task_id = ? AND id = ?`, taskID, id)
 }
 
 // DeleteAll removes every config of the task.
 func (p *PushConfigs) DeleteAll(ctx context.Context, taskID a2a.TaskID) error {
-	_, err := p.db.Writer.ExecContext(ctx, `DELETE FROM push_configs WHERE task_id = ?`, taskID)
-	return err
+	return p.delete(ctx, taskID, `DELETE FROM push_configs WHERE task_id = ?`, taskID)
+}
+
+// delete runs a DELETE on the task's configs and tells the push index whether any are left.
+func (p *PushConfigs) delete(ctx context.Context, taskID a2a.TaskID, query string, args ...any) error {
+	if p.err != nil {
+		return p.err
+	}
+	return p.db.Write(ctx, func(tx *sql.Tx) error {
+		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
+		if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+			return err
+		}
+		var left bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM push_configs WHERE task_id = ?)`, taskID).Scan(&left); err != nil {
+			return err
+		}
+		p.ix.set(taskID, left)
+		return nil
+	})
 }

@@ -62,6 +62,8 @@ type Store struct {
 	now    func() time.Time
 	log    *slog.Logger
 	hook   WriteHook
+	st     *stmts
+	push   *pushIndex
 }
 
 // ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
@@ -93,14 +95,18 @@ type WriteHook interface {
 // SetWriteHook installs h; call it before the store is used.
 func (s *Store) SetWriteHook(h WriteHook) { s.hook = h }
 
-// onWrite runs the hook, if any, with the task's push configs read in the same transaction.
+// onWrite runs the hook, if any, with the task's push configs read in the same transaction (only when
+// the push index says the task has some).
 func (s *Store) onWrite(ctx context.Context, tx *sql.Tx, task *a2a.Task, d Dialect, entries []*Logged) error {
 	if s.hook == nil {
 		return nil
 	}
-	configs, err := listPushConfigs(ctx, tx, task.ID)
-	if err != nil {
-		return err
+	var configs []*StoredPushConfig
+	if s.push.mayHave(task.ID) {
+		var err error
+		if configs, err = listPushConfigs(ctx, tx, task.ID); err != nil {
+			return err
+		}
 	}
 	return s.hook.OnTaskWrite(ctx, tx, &Write{Task: task, Dialect: d, Entries: entries, PushConfigs: configs})
 }
@@ -117,7 +123,15 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err := db.Migrate(ctx, "tasks", sub); err != nil {
 		return nil, err
 	}
-	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default()}, nil
+	st, err := prepare(ctx, db.Writer)
+	if err != nil {
+		return nil, fmt.Errorf("prepare task statements: %w", err)
+	}
+	ix, err := pushIndexOf(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("push config index: %w", err)
+	}
+	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix}, nil
 }
 
 // Logged is one entry of a task's event log.
@@ -184,17 +198,18 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	}
 	now := s.now().UnixNano()
 	var entries []*Logged
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
-			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-			task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, ownerOf(ctx))
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+		owner := ownerOf(ctx)
+		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
+		res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx,
+			task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, owner)
 		if err != nil {
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return taskstore.ErrTaskAlreadyExists
 		}
-		if entries, err = appendLog(ctx, tx, task.ID, 1, now, []a2a.Event{task}); err != nil {
+		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, []a2a.Event{task}); err != nil {
 			return err
 		}
 		return s.onWrite(ctx, tx, task, dialectFrom(ctx), entries)
@@ -221,10 +236,11 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	now := s.now().UnixNano()
 	var version taskstore.TaskVersion
 	var entries []*Logged
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		var stored taskstore.TaskVersion
 		var prevState, dialect string
-		err := tx.QueryRowContext(ctx, `SELECT version, state, dialect FROM tasks WHERE id = ?`, req.Task.ID).Scan(&stored, &prevState, &dialect)
+		err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&stored, &prevState, &dialect)
 		if errors.Is(err, sql.ErrNoRows) {
 			return a2a.ErrTaskNotFound
 		}
@@ -235,11 +251,11 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			return taskstore.ErrConcurrentModification
 		}
 		version = stored + 1
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ?`,
+		if _, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx,
 			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
 			return err
 		}
-		if entries, err = appendLog(ctx, tx, req.Task.ID, version, now, eventsOf(req, a2a.TaskState(prevState))); err != nil {
+		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, eventsOf(req, a2a.TaskState(prevState))); err != nil {
 			return err
 		}
 		return s.onWrite(ctx, tx, req.Task, Dialect(dialect), entries)
@@ -281,11 +297,12 @@ func KindOf(ev a2a.Event) string {
 	}
 }
 
-func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore.TaskVersion, now int64, events []a2a.Event) ([]*Logged, error) {
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore.TaskVersion, now int64, events []a2a.Event) ([]*Logged, error) {
 	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = ?`, id).Scan(&seq); err != nil {
+	if err := tx.StmtContext(ctx, s.st.lastSeq).QueryRowContext(ctx, id).Scan(&seq); err != nil {
 		return nil, err
 	}
+	insert := tx.StmtContext(ctx, s.st.insertEvent)
 	out := make([]*Logged, 0, len(events))
 	for _, ev := range events {
 		body, err := json.Marshal(ev)
@@ -297,8 +314,7 @@ func appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore
 		}
 		seq++
 		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: KindOf(ev), Final: KindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			id, seq, version, l.Kind, l.Final, body, now); err != nil {
+		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, l.Final, body, now); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

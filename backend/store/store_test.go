@@ -1,0 +1,319 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openTest(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func put(k string) func(*sql.Tx) error {
+	return func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO kv (k, v) VALUES (?, 'x')`, k)
+		return err
+	}
+}
+
+// keys reads what is stored, through a fresh connection to the file.
+func keys(t *testing.T, db *DB) string {
+	t.Helper()
+	rows, err := db.Reader.Query(`SELECT k FROM kv ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	return strings.Join(out, ",")
+}
+
+// holdWriter queues a write that blocks the writer until release is closed, and returns once the
+// writer is inside it, so the writes queued next all wait for the same next batch.
+func holdWriter(t *testing.T, db *DB) (release func(), done <-chan error) {
+	t.Helper()
+	inside, gate, errc := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		errc <- db.Write(context.Background(), func(tx *sql.Tx) error {
+			close(inside)
+			<-gate
+			return put("held")(tx)
+		})
+	}()
+	<-inside
+	return func() { close(gate) }, errc
+}
+
+// queued waits until n writes wait in the queue (no deadline: the writes are already on their way).
+func queued(db *DB, n int) {
+	for {
+		db.mu.Lock()
+		l := len(db.queue)
+		db.mu.Unlock()
+		if l >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Writes that wait while a batch commits go together in the next batch: one transaction, one fsync.
+func TestWriteGroupsConcurrentCallers(t *testing.T) {
+	db := openTest(t)
+	release, held := holdWriter(t, db)
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.Write(context.Background(), put(fmt.Sprintf("k%02d", i)))
+		}()
+	}
+	queued(db, n)
+	release()
+	wg.Wait()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	if got := db.Stats(); got != (Stats{Batches: 2, Writes: n + 1}) {
+		t.Fatalf("stats %+v, want the held write alone, then the %d others in one batch", got, n)
+	}
+	if got := strings.Count(keys(t, db), ","); got != n {
+		t.Fatalf("%d rows stored, want %d", got+1, n+1)
+	}
+}
+
+// A write that fails rolls back its own savepoint only; the others of its batch commit.
+func TestWriteFailureRollsBackOnlyItsOwn(t *testing.T) {
+	db := openTest(t)
+	release, held := holdWriter(t, db)
+	boom := errors.New("boom")
+	results := make(chan string, 3)
+	for _, fn := range []struct {
+		name string
+		fn   func(*sql.Tx) error
+	}{
+		{"a", put("a")},
+		{"b", func(tx *sql.Tx) error {
+			if err := put("b")(tx); err != nil {
+				return err
+			}
+			return boom
+		}},
+		{"dup", put("a")}, // a constraint error: the statement fails, the batch goes on
+	} {
+		go func() {
+			err := db.Write(context.Background(), fn.fn)
+			results <- fmt.Sprintf("%s=%v", fn.name, err)
+		}()
+		queued(db, 1)
+	}
+	queued(db, 3)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for range 3 {
+		got[<-results] = true
+	}
+	if !got["a=<nil>"] || !got["b=boom"] || len(got) != 3 {
+		t.Fatalf("results %v", got)
+	}
+	if k := keys(t, db); k != "a,held" {
+		t.Fatalf("stored %q, want a and held (b rolled back, the duplicate refused)", k)
+	}
+	if s := db.Stats(); s.Batches != 2 {
+		t.Fatalf("stats %+v: the three writes should have shared one batch", s)
+	}
+}
+
+// A write that takes the whole transaction down (here it rolls it back itself, as SQLite does on an
+// interrupted statement or a full disk) fails alone: the others of its batch run again and commit.
+func TestWriteThatBreaksTheTransactionFailsAlone(t *testing.T) {
+	db := openTest(t)
+	release, held := holdWriter(t, db)
+	results := make(chan string, 3)
+	for _, w := range []struct {
+		name string
+		fn   func(*sql.Tx) error
+	}{
+		{"a", put("a")},
+		{"breaker", func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`ROLLBACK`); err != nil {
+				return err
+			}
+			return errors.New("broke it")
+		}},
+		{"c", put("c")},
+	} {
+		go func() {
+			err := db.Write(context.Background(), w.fn)
+			results <- fmt.Sprintf("%s=%v", w.name, err != nil)
+		}()
+		queued(db, 1)
+	}
+	queued(db, 3)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for range 3 {
+		got[<-results] = true
+	}
+	if !got["a=false"] || !got["c=false"] || !got["breaker=true"] {
+		t.Fatalf("results %v, want a and c stored, the breaker failed", got)
+	}
+	if k := keys(t, db); k != "a,c,held" {
+		t.Fatalf("stored %q", k)
+	}
+}
+
+// A panic in fn reaches its caller; the writer and the other writes go on.
+func TestWritePanicReachesItsCaller(t *testing.T) {
+	db := openTest(t)
+	func() {
+		defer func() {
+			if p := recover(); p != "kaboom" {
+				t.Fatalf("recovered %v", p)
+			}
+		}()
+		db.Write(context.Background(), func(*sql.Tx) error { panic("kaboom") })
+	}()
+	if err := db.Write(context.Background(), put("after")); err != nil {
+		t.Fatal(err)
+	}
+	if k := keys(t, db); k != "after" {
+		t.Fatalf("stored %q", k)
+	}
+}
+
+// A caller that gives up before its write starts gets ctx.Err(), and the write does not happen.
+func TestWriteCanceledBeforeItRunsDoesNothing(t *testing.T) {
+	db := openTest(t)
+	release, held := holdWriter(t, db)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- db.Write(ctx, put("canceled")) }()
+	queued(db, 1)
+	cancel()
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if k := keys(t, db); k != "held" {
+		t.Fatalf("stored %q", k)
+	}
+}
+
+// Write after Close is refused; writes queued before Close commit first.
+func TestWriteAfterClose(t *testing.T) {
+	db := openTest(t)
+	if err := db.Write(context.Background(), put("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Write(context.Background(), put("y")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// The WAL does not keep the size of a past burst: a long read (a slow stream, a big list) keeps
+// SQLite from checkpointing, so the WAL grows while it lasts; once it ends, the next checkpoint
+// truncates the file back to JournalSizeLimit, and Close checkpoints it away.
+func TestWALStaysSmall(t *testing.T) {
+	db := openTest(t)
+	blob := make([]byte, 256<<10)
+	write := func(n int) {
+		for i := range n {
+			if err := db.Write(context.Background(), func(tx *sql.Tx) error {
+				_, err := tx.Exec(`INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint(i%4), blob)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(1)
+	read, err := db.Reader.Query(`SELECT k FROM kv`) // a read in progress holds its snapshot
+	if err != nil || !read.Next() {
+		t.Fatal(err, read.Err())
+	}
+	write(120) // 30 MiB while the read holds its snapshot
+	if err := read.Close(); err != nil {
+		t.Fatal(err)
+	}
+	write(40) // 10 MiB more: enough for a checkpoint to run and the WAL to start over
+	wal := db.Path + "-wal"
+	st, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > 2*JournalSizeLimit {
+		t.Fatalf("WAL is %d bytes after 30 MiB of writes, want at most %d", st.Size(), 2*JournalSizeLimit)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(wal); err == nil && st.Size() != 0 {
+		t.Fatalf("WAL is %d bytes after Close, want it empty", st.Size())
+	}
+}
+
+// A write alone in its batch (no savepoint) that fails is rolled back too.
+func TestLoneFailingWriteIsRolledBack(t *testing.T) {
+	db := openTest(t)
+	boom := errors.New("boom")
+	err := db.Write(context.Background(), func(tx *sql.Tx) error {
+		if err := put("lone")(tx); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	if err := db.Write(context.Background(), put("next")); err != nil {
+		t.Fatal(err)
+	}
+	if k := keys(t, db); k != "next" {
+		t.Fatalf("stored %q", k)
+	}
+}

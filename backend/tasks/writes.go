@@ -1,0 +1,121 @@
+package tasks
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+// stmts are the statements of the task write path, prepared once on the writer connection and reused
+// by every write (inside a transaction through tx.StmtContext): preparing them on every call was about
+// a tenth of the hub's CPU under load.
+type stmts struct {
+	insertTask, selectForUpdate, updateTask, lastSeq, insertEvent *sql.Stmt
+}
+
+func prepare(ctx context.Context, db *sql.DB) (*stmts, error) {
+	var st stmts
+	var errs []error
+	p := func(dst **sql.Stmt, query string) {
+		s, err := db.PrepareContext(ctx, query)
+		*dst = s
+		errs = append(errs, err)
+	}
+	p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
+		VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
+	p(&st.selectForUpdate, `SELECT version, state, dialect FROM tasks WHERE id = ?`)
+	p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ?`)
+	p(&st.lastSeq, `SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = ?`)
+	p(&st.insertEvent, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	return &st, errors.Join(errs...)
+}
+
+// pushIndex is which tasks have at least one push config, kept in memory so that a task write skips
+// reading push_configs when its task has none (nearly always). It is changed only inside write
+// transactions, on the group-commit writer, after the statement it reflects succeeded, so every task
+// write sees exactly what its transaction sees; a batch that does not commit reloads it from the table.
+// It holds one entry per task with configs, not per task.
+type pushIndex struct {
+	mu  sync.Mutex
+	has map[a2a.TaskID]struct{}
+}
+
+var pushIndexes sync.Map // *store.DB → *pushIndex: the task store and the config store share one
+
+// pushIndexOf returns db's index, loading it on first use.
+func pushIndexOf(ctx context.Context, db *store.DB) (*pushIndex, error) {
+	if ix, ok := pushIndexes.Load(db); ok {
+		return ix.(*pushIndex), nil
+	}
+	ix := &pushIndex{}
+	if err := ix.load(ctx, db.Writer); err != nil {
+		return nil, err
+	}
+	if prev, loaded := pushIndexes.LoadOrStore(db, ix); loaded {
+		return prev.(*pushIndex), nil
+	}
+	db.OnAbort(func() {
+		if err := ix.load(context.Background(), db.Writer); err != nil {
+			// Unknown state: count every task as having configs until a reload succeeds.
+			ix.mu.Lock()
+			ix.has = nil
+			ix.mu.Unlock()
+		}
+	})
+	return ix, nil
+}
+
+func (ix *pushIndex) load(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) error {
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT task_id FROM push_configs`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	has := map[a2a.TaskID]struct{}{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		has[a2a.TaskID(id)] = struct{}{}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	ix.has = has
+	ix.mu.Unlock()
+	return nil
+}
+
+// mayHave reports whether the task may have push configs (always true while the index is unknown).
+func (ix *pushIndex) mayHave(id a2a.TaskID) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.has == nil {
+		return true
+	}
+	_, ok := ix.has[id]
+	return ok
+}
+
+// set records, inside a write transaction, whether the task has configs now.
+func (ix *pushIndex) set(id a2a.TaskID, has bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.has == nil {
+		return
+	}
+	if has {
+		ix.has[id] = struct{}{}
+	} else {
+		delete(ix.has, id)
+	}
+}
