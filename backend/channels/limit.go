@@ -30,6 +30,13 @@ func newLimiter(rate float64, burst int) *limiter {
 	return &limiter{rate: rate, burst: float64(burst), buckets: map[string]*bucket{}, now: time.Now}
 }
 
+// set changes the rate and burst; buckets start full again.
+func (l *limiter) set(rate float64, burst int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rate, l.burst, l.buckets = rate, float64(burst), map[string]*bucket{}
+}
+
 // allow takes one token from who's bucket, refilled at rate since it was last used.
 func (l *limiter) allow(who string) bool {
 	l.mu.Lock()

@@ -132,9 +132,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 
 // SetRateLimit sets how many publish and history calls per second each principal may make, with
 // a burst of that many at once.
-func (s *Service) SetRateLimit(perSecond float64, burst int) {
-	s.limiter = newLimiter(perSecond, burst)
-}
+func (s *Service) SetRateLimit(perSecond float64, burst int) { s.limiter.set(perSecond, burst) }
 
 // tokenKey is the hub's random key for page tokens, made on first open and kept in the table so
 // tokens survive a restart, and a token of another hub is refused.
