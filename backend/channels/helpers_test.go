@@ -82,7 +82,9 @@ func (p *principal) request(ctx context.Context, method string, params any) *htt
 		p.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Api-Key", p.key)
+	if p.key != "" {
+		req.Header.Set("X-Api-Key", p.key)
+	}
 	return req
 }
 

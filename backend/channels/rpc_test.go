@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/channels"
 )
 
@@ -468,4 +469,24 @@ func TestLimitsAndRateLimit(t *testing.T) {
 	alice.fails(codeRateLimit, "channels/history", map[string]any{"channelId": c.ID})
 	bc := bob.create(map[string]any{})
 	bob.history(map[string]any{"channelId": bc.ID})
+}
+
+// A caller without a key (loopback, anonymous policy "send") reads public channels and nothing else.
+func TestAnonymousReadsPublicOnly(t *testing.T) {
+	h := startHub(t, "")
+	if err := h.Auth.SetAnonymousPolicy(context.Background(), auth.AnonymousSend); err != nil {
+		t.Fatal(err)
+	}
+	alice := h.principal(t, "alice")
+	anon := &principal{t: t, url: h.URL, ID: "anonymous"}
+	pub := alice.create(map[string]any{"visibility": "public"})
+	priv := alice.create(map[string]any{})
+	alice.publish(pub.ID, "hello all")
+	if p := anon.history(map[string]any{"channelId": pub.ID}); len(p.Events) != 1 {
+		t.Fatalf("anonymous history of a public channel: %+v", p)
+	}
+	anon.fails(codeNotFound, "channels/get", map[string]any{"channelId": priv.ID})
+	anon.fails(codeDenied, "channels/create", map[string]any{})
+	anon.fails(codeDenied, "channels/publish", map[string]any{"channelId": pub.ID, "parts": []any{map[string]any{"type": "text", "text": "hi"}}})
+	anon.fails(codeDenied, "channels/publish", map[string]any{"recipientId": alice.ID, "parts": []any{map[string]any{"type": "text", "text": "hi"}}})
 }
