@@ -96,6 +96,7 @@ type MessageEvent struct {
 type Change struct {
 	Event   *MessageEvent // a published event
 	Removed string        // the principal removed from the channel
+	Updated bool          // name, visibility or metadata changed: streams check they may still read
 	Deleted bool
 }
 
@@ -504,6 +505,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: p.ChannelID, Data: &Change{Updated: true}})
 	return s.Get(ctx, p.ChannelID)
 }
 

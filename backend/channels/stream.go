@@ -56,6 +56,9 @@ func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(con
 	}, nil
 }
 
+// backlogRead, when set (by tests), runs between the backlog replay and the live loop.
+var backlogRead func()
+
 // runStream replays the backlog after SinceSequence from SQLite, then goes live. It subscribes to
 // the bus before it reads the backlog, so an event stored meanwhile is either in the backlog or on
 // the subscription; last, the highest sequence sent, skips the ones seen twice. A sequence beyond
@@ -94,6 +97,9 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 	if err := catchUp(); err != nil {
 		return err
 	}
+	if backlogRead != nil {
+		backlogRead()
+	}
 	ticker := time.NewTicker(beat)
 	defer ticker.Stop()
 	for {
@@ -116,6 +122,11 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 				return notFound(p.ChannelID)
 			case ch.Removed == who.ID:
 				return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+			case ch.Updated:
+				// A public channel made private ends the streams of those who are not members.
+				if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+					return err
+				}
 			case ch.Event == nil || ch.Event.Sequence <= last:
 			case ch.Event.Sequence == last+1:
 				if err := send(StreamItem{Kind: "messageEvent", Event: ch.Event}); err != nil {

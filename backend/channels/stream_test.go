@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/agenthub/agenthub/backend/channels"
 )
 
 // A stream resumed from sinceSequence replays the backlog and goes live while publishers keep
@@ -124,4 +126,42 @@ func endsWith(t *testing.T, s *sse, code int) {
 			t.Fatalf("unexpected event %+v before the end", it.Event)
 		}
 	}
+}
+
+// An event stored after the stream read its backlog and before it reads the bus is delivered, with
+// no later event to reveal a gap: the stream subscribed before it read the backlog.
+func TestStreamSeamDeliversEventStoredBetweenBacklogAndLive(t *testing.T) {
+	h := startHub(t, "")
+	alice := h.principal(t, "alice")
+	c := alice.create(map[string]any{})
+	alice.publish(c.ID, "backlog")
+	var once sync.Once
+	channels.SetBacklogRead(func() { once.Do(func() { alice.publish(c.ID, "at the seam") }) })
+	t.Cleanup(func() { channels.SetBacklogRead(nil) })
+	s, e := alice.stream(map[string]any{"channelId": c.ID, "sinceSequence": 0, "heartbeatIntervalMs": 60000})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	for want := int64(1); want <= 2; want++ {
+		if ev := s.nextEvent(); ev.Sequence != want {
+			t.Fatalf("stream sent %d, want %d", ev.Sequence, want)
+		}
+	}
+}
+
+// A public channel made private ends the streams of callers who are not members.
+func TestStreamEndsWhenChannelTurnsPrivate(t *testing.T) {
+	h := startHub(t, "")
+	alice, bob := h.principal(t, "alice"), h.principal(t, "bob")
+	c := alice.create(map[string]any{"visibility": "public"})
+	bs, e := bob.stream(map[string]any{"channelId": c.ID, "heartbeatIntervalMs": 60000})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	alice.publish(c.ID, "public")
+	if ev := bs.nextEvent(); ev.Sequence != 1 {
+		t.Fatalf("bob got %+v", ev)
+	}
+	alice.ok("channels/update", map[string]any{"channelId": c.ID, "expectedVersion": 1, "visibility": "private"}, nil)
+	endsWith(t, bs, codeNotFound)
 }
