@@ -108,6 +108,14 @@ func TestPrivateChannelNeverLeaks(t *testing.T) {
 	if _, e := bob.stream(map[string]any{"channelId": unknownChannel}); e == nil || e.Code != codeNotFound {
 		t.Fatalf("channels/stream of a missing channel: %+v", e)
 	}
+	// Streams take the same credentials as unary calls: none (anonymous is off here) is -32030.
+	anon := &principal{t: t, url: h.URL, ID: "anonymous"}
+	if _, e := anon.stream(map[string]any{"channelId": c.ID}); e == nil || e.Code != -32030 {
+		t.Fatalf("channels/stream without a key: %+v", e)
+	}
+	if _, e := (&principal{t: t, url: h.URL, key: "wrong", ID: "?"}).stream(map[string]any{"channelId": c.ID}); e == nil || e.Code != -32030 {
+		t.Fatalf("channels/stream with a wrong key: %+v", e)
+	}
 	var list struct{ Channels []channel }
 	bob.ok("channels/list", map[string]any{}, &list)
 	if len(list.Channels) != 0 {
