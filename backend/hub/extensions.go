@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 
+	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/server"
 )
 
@@ -11,5 +12,11 @@ import (
 // rules; this is only where they are plugged in.
 func (h *Hub) openExtensions(ctx context.Context, env ExtensionEnv) ([]server.Extension, error) {
 	var exts []server.Extension
+	ch, err := channels.Open(ctx, env.DB, env.Bus, env.Source, env.Logger)
+	if err != nil {
+		return nil, err
+	}
+	h.Channels = ch
+	exts = append(exts, ch)
 	return exts, nil
 }

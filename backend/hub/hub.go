@@ -26,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -349,6 +350,8 @@ type Hub struct {
 	Chats   *chats.Service
 	// Auth is who may call the hub: its principals and their keys, its tokens, the anonymous policy.
 	Auth *auth.Service
+	// Channels is the channels extension, served on the hub's JSON-RPC endpoint.
+	Channels *channels.Service
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog

@@ -325,7 +325,8 @@ type sseStream struct {
 	err    error // why reading ended (nil: clean EOF)
 }
 
-func openStream(t *testing.T, url, method string, params any) *sseStream {
+// openStream opens a streaming call, with extra headers as name/value pairs.
+func openStream(t *testing.T, url, method string, params any, headers ...string) *sseStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(rpcBody(t, method, params)))
@@ -335,6 +336,9 @@ func openStream(t *testing.T, url, method string, params any) *sseStream {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()

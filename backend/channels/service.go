@@ -1,0 +1,908 @@
+// Package channels is the hub's channels extension (specs/a2a-channels-extension.md): durable
+// multi-agent channels with ordered message events, implicit direct channels, history pages and
+// live streams with resume. It owns its tables in hub.db and serves its JSON-RPC methods through
+// the server's Extension interface; every rule (membership, visibility, limits, ordering,
+// idempotency) lives here, so the UI gateway gets the same answers as a remote agent.
+package channels
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Topic is the bus topic of channel changes; the event's Key is the channel id and its Data a
+// *Change.
+const Topic = "channel"
+
+// Limits of the spec's section 8.
+const (
+	MaxNameLen           = 128       // characters
+	MaxMetadataBytes     = 16 * 1024 // serialized JSON
+	MaxParts             = 32
+	MaxIdempotencyKeyLen = 128 // characters
+	DefaultPageSize      = 50
+	MaxPageSize          = 200
+)
+
+// DirectPrefix starts the id of every direct channel.
+const DirectPrefix = "chan:direct:"
+
+// Roles of a member.
+const (
+	RoleOwner  = "owner"
+	RoleMember = "member"
+)
+
+// Channel is the spec's Channel object.
+type Channel struct {
+	ID         string         `json:"id"`
+	Name       string         `json:"name,omitempty"`
+	Visibility string         `json:"visibility"`
+	CreatedAt  int64          `json:"createdAt"`
+	CreatedBy  string         `json:"createdBy"`
+	Members    []Member       `json:"members"`
+	Metadata   map[string]any `json:"metadata"`
+	Version    int64          `json:"version"`
+	Kind       string         `json:"kind"`
+	// LastSequence is the sequence of the newest event (0: none yet), for a client to resume from.
+	LastSequence int64 `json:"lastSequence"`
+}
+
+// Member is the spec's ChannelMember object.
+type Member struct {
+	PrincipalID string `json:"principalId"`
+	Role        string `json:"role"`
+	JoinedAt    int64  `json:"joinedAt"`
+}
+
+// MessageEvent is the spec's MessageEvent object.
+type MessageEvent struct {
+	ID             string            `json:"id"`
+	ChannelID      string            `json:"channelId"`
+	Sequence       int64             `json:"sequence"`
+	Timestamp      int64             `json:"timestamp"`
+	Author         string            `json:"author"`
+	Parts          []json.RawMessage `json:"parts"`
+	ArtifactRefs   []string          `json:"artifactRefs,omitempty"`
+	Metadata       map[string]any    `json:"metadata,omitempty"`
+	IdempotencyKey string            `json:"idempotencyKey,omitempty"`
+	Kind           string            `json:"kind"`
+}
+
+// Change is what the service publishes on the bus after a write is durable: a new event, a member
+// removed (their streams end), or the channel deleted (every stream ends).
+type Change struct {
+	Event   *MessageEvent // a published event
+	Removed string        // the principal removed from the channel
+	Updated bool          // name, visibility or metadata changed: streams check they may still read
+	Deleted bool
+}
+
+// Service is the channels store and its rules.
+type Service struct {
+	db      *store.DB
+	bus     *bus.Bus
+	source  string
+	log     *slog.Logger
+	key     []byte // signs history page tokens
+	limiter *limiter
+	now     func() time.Time
+}
+
+// Open migrates the channels tables in db and returns the service; changes are published on b
+// with source as their Source.
+func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slog.Logger) (*Service, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, "channels", sub); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now}
+	if s.key, err = s.tokenKey(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SetRateLimit sets how many publish and history calls per second each principal may make, with
+// a burst of that many at once.
+func (s *Service) SetRateLimit(perSecond float64, burst int) { s.limiter.set(perSecond, burst) }
+
+// tokenKey is the hub's random key for page tokens, made on first open and kept in the table so
+// tokens survive a restart, and a token of another hub is refused.
+func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
+	var key []byte
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO channel_settings(name, value) VALUES ('page_token_key', ?)`, key)
+		return err
+	})
+	return key, err
+}
+
+func (s *Service) millis() int64 { return s.now().UnixMilli() }
+
+// DirectID is the id of the direct channel between a and b: sha256 of the two ids sorted and
+// joined by a comma, its first 24 hex digits.
+func DirectID(a, b string) string {
+	ids := []string{a, b}
+	sort.Strings(ids)
+	sum := sha256.Sum256([]byte(ids[0] + "," + ids[1]))
+	return DirectPrefix + hex.EncodeToString(sum[:])[:24]
+}
+
+// caller is the principal ctx acts for; anonymous callers may only read public channels.
+func caller(ctx context.Context) auth.Principal {
+	p, _ := auth.PrincipalFrom(ctx)
+	return p
+}
+
+func mustWrite(p auth.Principal) error {
+	if p.Kind == auth.KindAnonymous {
+		return errorf(CodePermissionDenied, "permission denied: callers without a key may only read public channels")
+	}
+	return nil
+}
+
+// --- reading a channel under the caller's rights ---
+
+// queryer is what both a transaction and the reader pool offer.
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+type channelRow struct {
+	Channel
+	direct   bool
+	callerIs string // the caller's role, "" if not a member
+}
+
+// load reads channel id and the caller's role. A channel the caller may not see (missing, or
+// private and the caller not a member) is ChannelNotFound.
+func load(ctx context.Context, q queryer, id string, who auth.Principal) (*channelRow, error) {
+	var c channelRow
+	var meta []byte
+	var direct int
+	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version, last_seq
+		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version, &c.LastSequence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.direct, c.Kind = direct == 1, "channel"
+	if err := json.Unmarshal(meta, &c.Metadata); err != nil {
+		return nil, fmt.Errorf("channel %s: stored metadata: %w", id, err)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT principal_id, role, joined_at FROM channel_members WHERE channel_id = ? ORDER BY joined_at, principal_id`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	c.Members = []Member{}
+	for rows.Next() {
+		var m Member
+		if err := rows.Scan(&m.PrincipalID, &m.Role, &m.JoinedAt); err != nil {
+			return nil, err
+		}
+		c.Members = append(c.Members, m)
+		if m.PrincipalID == who.ID {
+			c.callerIs = m.Role
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if c.callerIs == "" && c.Visibility != "public" {
+		return nil, notFound(id)
+	}
+	return &c, nil
+}
+
+// requireMember refuses a caller who reads a public channel but is not in it.
+func (c *channelRow) requireMember() error {
+	if c.callerIs == "" {
+		return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", c.ID)
+	}
+	return nil
+}
+
+// requireOwner refuses any caller but an owner of the channel.
+func (c *channelRow) requireOwner() error {
+	if c.direct {
+		return errorf(CodePermissionDenied, "permission denied: a direct channel has exactly its two members and no owner")
+	}
+	if c.callerIs != RoleOwner {
+		return errorf(CodePermissionDenied, "permission denied: only an owner of %s may do this", c.ID)
+	}
+	return nil
+}
+
+func audit(ctx context.Context, tx *sql.Tx, at int64, channelID, eventID, actor, action string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO channel_audit(at, channel_id, event_id, actor, action) VALUES (?, ?, ?, ?, ?)`,
+		at, channelID, eventID, actor, action)
+	return err
+}
+
+// AuditEntry is one audit row.
+type AuditEntry struct {
+	At        int64  `json:"at"`
+	ChannelID string `json:"channelId"`
+	EventID   string `json:"eventId,omitempty"`
+	Actor     string `json:"actor"`
+	Action    string `json:"action"`
+}
+
+// Audit lists the audit rows of a channel, oldest first (for the owner's UI).
+func (s *Service) Audit(ctx context.Context, channelID string) ([]AuditEntry, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT at, channel_id, event_id, actor, action FROM channel_audit WHERE channel_id = ? ORDER BY id`, channelID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var a AuditEntry
+		if err := rows.Scan(&a.At, &a.ChannelID, &a.EventID, &a.Actor, &a.Action); err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// --- validation ---
+
+func checkName(name string) error {
+	if utf8.RuneCountInString(name) > MaxNameLen {
+		return errorf(CodeLimitExceeded, "limit exceeded: a channel name is at most %d characters", MaxNameLen)
+	}
+	return nil
+}
+
+func checkMetadata(m map[string]any) ([]byte, error) {
+	if m == nil {
+		m = map[string]any{}
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, invalid("metadata: %v", err)
+	}
+	if len(raw) > MaxMetadataBytes {
+		return nil, errorf(CodeLimitExceeded, "limit exceeded: metadata is at most %d bytes serialized, this is %d", MaxMetadataBytes, len(raw))
+	}
+	return raw, nil
+}
+
+func checkVisibility(v string) (string, error) {
+	switch v {
+	case "":
+		return "private", nil
+	case "private", "public":
+		return v, nil
+	}
+	return "", invalid(`visibility is "private" or "public"`)
+}
+
+// checkPrincipal validates a principal id named in params.
+func checkPrincipal(id string) (auth.Principal, error) {
+	p, ok := auth.ParseID(id)
+	if !ok || p.Kind == auth.KindAnonymous {
+		return auth.Principal{}, invalid("%q is not a principal id (agent://NAME or user://owner)", id)
+	}
+	return p, nil
+}
+
+// --- create, get, list, update, delete ---
+
+// CreateParams are channels/create's params.
+type CreateParams struct {
+	Name       string         `json:"name"`
+	Visibility string         `json:"visibility"`
+	Metadata   map[string]any `json:"metadata"`
+	// Members are principals added as members beside the caller, who is the owner.
+	Members []string `json:"members"`
+}
+
+// Create makes a channel owned by the caller.
+func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) {
+	who := caller(ctx)
+	if err := mustWrite(who); err != nil {
+		return nil, err
+	}
+	if err := checkName(p.Name); err != nil {
+		return nil, err
+	}
+	vis, err := checkVisibility(p.Visibility)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := checkMetadata(p.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range p.Members {
+		if _, err := checkPrincipal(m); err != nil {
+			return nil, err
+		}
+	}
+	id, now := uuid.NewString(), s.millis()
+	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
+			VALUES (?, ?, ?, 0, ?, ?, ?, 1)`, id, p.Name, vis, now, who.ID, meta); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'owner', ?)`, id, who.ID, now); err != nil {
+			return err
+		}
+		for _, m := range p.Members {
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'member', ?)`, id, m, now); err != nil {
+				return err
+			}
+		}
+		return audit(ctx, tx, now, id, "", who.ID, "create")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// Get reads a channel the caller may see.
+func (s *Service) Get(ctx context.Context, id string) (*Channel, error) {
+	c, err := load(ctx, s.db.Reader, id, caller(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return &c.Channel, nil
+}
+
+// List is every channel the caller is a member of, and every public one; never a direct channel.
+func (s *Service) List(ctx context.Context) ([]*Channel, error) {
+	who := caller(ctx)
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT id FROM channels c WHERE direct = 0 AND (visibility = 'public'
+		OR EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = c.id AND m.principal_id = ?)) ORDER BY created_at, id`, who.ID)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := []*Channel{}
+	for _, id := range ids {
+		c, err := load(ctx, s.db.Reader, id, who)
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeChannelNotFound {
+			continue // deleted or left since the query
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &c.Channel)
+	}
+	return out, nil
+}
+
+// MetadataPatch sets and removes metadata keys.
+type MetadataPatch struct {
+	Set    map[string]any `json:"set"`
+	Remove []string       `json:"remove"`
+}
+
+// UpdateParams are channels/update's params.
+type UpdateParams struct {
+	ChannelID       string         `json:"channelId"`
+	ExpectedVersion *int64         `json:"expectedVersion"`
+	Name            *string        `json:"name"`
+	Visibility      string         `json:"visibility"`
+	MetadataPatch   *MetadataPatch `json:"metadataPatch"`
+}
+
+// Update changes a channel's name, visibility or metadata, if it is still at ExpectedVersion.
+func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) {
+	who := caller(ctx)
+	if p.ChannelID == "" {
+		return nil, invalid("channelId is required")
+	}
+	if p.ExpectedVersion == nil {
+		return nil, invalid("expectedVersion is required")
+	}
+	if p.Name != nil {
+		if err := checkName(*p.Name); err != nil {
+			return nil, err
+		}
+	}
+	if p.Visibility != "" {
+		if _, err := checkVisibility(p.Visibility); err != nil {
+			return nil, err
+		}
+	}
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		c, err := load(ctx, tx, p.ChannelID, who)
+		if err != nil {
+			return err
+		}
+		if err := c.requireOwner(); err != nil {
+			return err
+		}
+		if c.Version != *p.ExpectedVersion {
+			return errorf(CodeConflict, "conflict: channel %s is at version %d, not %d", c.ID, c.Version, *p.ExpectedVersion)
+		}
+		name, vis, meta := c.Name, c.Visibility, c.Metadata
+		if p.Name != nil {
+			name = *p.Name
+		}
+		if p.Visibility != "" {
+			vis = p.Visibility
+		}
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		if p.MetadataPatch != nil {
+			for _, k := range p.MetadataPatch.Remove {
+				delete(meta, k)
+			}
+			for k, v := range p.MetadataPatch.Set {
+				meta[k] = v
+			}
+		}
+		raw, err := checkMetadata(meta)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE channels SET name = ?, visibility = ?, metadata = ?, version = version + 1 WHERE id = ?`,
+			name, vis, raw, c.ID); err != nil {
+			return err
+		}
+		return audit(ctx, tx, s.millis(), c.ID, "", who.ID, "update")
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: p.ChannelID, Data: &Change{Updated: true}})
+	return s.Get(ctx, p.ChannelID)
+}
+
+// Delete removes a channel, its members and its events.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	who := caller(ctx)
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		c, err := load(ctx, tx, id, who)
+		if err != nil {
+			return err
+		}
+		if err := c.requireOwner(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM channels WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return audit(ctx, tx, s.millis(), id, "", who.ID, "delete")
+	})
+	if err != nil {
+		return err
+	}
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Deleted: true}})
+	return nil
+}
+
+// --- membership ---
+
+// AddMember adds principal to the channel with role (member by default), or changes their role.
+func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*Channel, error) {
+	who := caller(ctx)
+	if _, err := checkPrincipal(principal); err != nil {
+		return nil, err
+	}
+	switch role {
+	case "":
+		role = RoleMember
+	case RoleMember, RoleOwner:
+	default:
+		return nil, invalid(`role is "owner" or "member"`)
+	}
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		c, err := load(ctx, tx, id, who)
+		if err != nil {
+			return err
+		}
+		if err := c.requireOwner(); err != nil {
+			return err
+		}
+		current := ""
+		for _, m := range c.Members {
+			if m.PrincipalID == principal {
+				current = m.Role
+			}
+		}
+		if current == role {
+			return nil // already so: nothing changes, the version stays
+		}
+		if current == RoleOwner && c.owners() == 1 {
+			return errorf(CodeConflict, "conflict: %s is the last owner of %s", principal, id)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT(channel_id, principal_id) DO UPDATE SET role = excluded.role`, id, principal, role, s.millis()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return audit(ctx, tx, s.millis(), id, "", who.ID, "addMember:"+principal)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+func (c *channelRow) owners() int {
+	n := 0
+	for _, m := range c.Members {
+		if m.Role == RoleOwner {
+			n++
+		}
+	}
+	return n
+}
+
+// RemoveMember removes principal from the channel; their open streams end.
+func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Channel, error) {
+	who := caller(ctx)
+	if principal == "" {
+		return nil, invalid("principalId is required")
+	}
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		c, err := load(ctx, tx, id, who)
+		if err != nil {
+			return err
+		}
+		if err := c.requireOwner(); err != nil {
+			return err
+		}
+		role := ""
+		for _, m := range c.Members {
+			if m.PrincipalID == principal {
+				role = m.Role
+			}
+		}
+		if role == "" {
+			return errorf(CodeConflict, "conflict: %s is not a member of %s", principal, id)
+		}
+		if role == RoleOwner && c.owners() == 1 {
+			return errorf(CodeConflict, "conflict: %s is the last owner of %s and cannot be removed", principal, id)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return audit(ctx, tx, s.millis(), id, "", who.ID, "removeMember:"+principal)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
+	if principal == who.ID {
+		return nil, nil
+	}
+	return s.Get(ctx, id)
+}
+
+// --- publish ---
+
+// PublishParams are channels/publish's params.
+type PublishParams struct {
+	ChannelID string `json:"channelId"`
+	// RecipientID names the other party of a direct channel: the channel chan:direct:… of the
+	// caller and the recipient is created on first publish. ChannelID may then be omitted; if
+	// given, it must be that direct channel's id.
+	RecipientID    string            `json:"recipientId"`
+	Parts          []json.RawMessage `json:"parts"`
+	ArtifactRefs   []string          `json:"artifactRefs"`
+	IdempotencyKey string            `json:"idempotencyKey"`
+	Metadata       map[string]any    `json:"metadata"`
+}
+
+// requestHash is the digest of what a publish carries, in a canonical form (object keys sorted), so
+// a retry with the same content under the same idempotency key matches whatever its key order.
+func requestHash(p PublishParams) ([]byte, error) {
+	canon := func(v any) (any, error) {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		var out any
+		err = json.Unmarshal(raw, &out)
+		return out, err
+	}
+	parts, err := canon(p.Parts)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(map[string]any{"parts": parts, "artifactRefs": p.ArtifactRefs, "metadata": p.Metadata})
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(doc)
+	return sum[:], nil
+}
+
+// Publish stores a message event in the channel with the next sequence, and publishes it on the
+// bus once it is durable. A repeated idempotency key returns the original event.
+func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, error) {
+	who := caller(ctx)
+	if err := mustWrite(who); err != nil {
+		return nil, err
+	}
+	if !s.limiter.allow(who.ID) {
+		return nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
+	}
+	direct := false
+	if p.RecipientID != "" {
+		peer, err := checkPrincipal(p.RecipientID)
+		if err != nil {
+			return nil, err
+		}
+		if peer.ID == who.ID {
+			return nil, invalid("a direct channel is between two different principals")
+		}
+		id := DirectID(who.ID, peer.ID)
+		if p.ChannelID != "" && p.ChannelID != id {
+			return nil, invalid("channelId %s is not the direct channel with %s (%s)", p.ChannelID, peer.ID, id)
+		}
+		p.ChannelID, direct = id, true
+	}
+	if p.ChannelID == "" {
+		return nil, invalid("channelId (or recipientId for a direct channel) is required")
+	}
+	if len(p.Parts) == 0 {
+		return nil, invalid("parts must hold at least one part")
+	}
+	if len(p.Parts) > MaxParts {
+		return nil, errorf(CodeLimitExceeded, "limit exceeded: at most %d parts per publish, this has %d", MaxParts, len(p.Parts))
+	}
+	for i, part := range p.Parts {
+		if len(part) == 0 || part[0] != '{' {
+			return nil, invalid("parts[%d] is not an object", i)
+		}
+	}
+	if utf8.RuneCountInString(p.IdempotencyKey) > MaxIdempotencyKeyLen {
+		return nil, errorf(CodeLimitExceeded, "limit exceeded: an idempotency key is at most %d characters", MaxIdempotencyKeyLen)
+	}
+	if p.Metadata != nil {
+		if _, err := checkMetadata(p.Metadata); err != nil {
+			return nil, err
+		}
+	}
+	hash, err := requestHash(p)
+	if err != nil {
+		return nil, invalid("%v", err)
+	}
+	var ev *MessageEvent
+	fresh := false
+	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		now := s.millis()
+		if direct {
+			if err := s.ensureDirect(ctx, tx, p.ChannelID, who.ID, p.RecipientID, now); err != nil {
+				return err
+			}
+		}
+		c, err := load(ctx, tx, p.ChannelID, who)
+		if err != nil {
+			return err
+		}
+		if err := c.requireMember(); err != nil {
+			return err
+		}
+		if p.IdempotencyKey != "" {
+			var stored, storedHash []byte
+			err := tx.QueryRowContext(ctx, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`,
+				c.ID, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
+			switch {
+			case err == nil:
+				if string(storedHash) != string(hash) {
+					return errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey)
+				}
+				ev = &MessageEvent{}
+				return json.Unmarshal(stored, ev)
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
+		}
+		var seq int64
+		if err := tx.QueryRowContext(ctx, `UPDATE channels SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`, c.ID).Scan(&seq); err != nil {
+			return err
+		}
+		ev = &MessageEvent{ID: uuid.NewString(), ChannelID: c.ID, Sequence: seq, Timestamp: now, Author: who.ID, Parts: p.Parts,
+			ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"}
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		var key any
+		if p.IdempotencyKey != "" {
+			key = p.IdempotencyKey
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
+			return err
+		}
+		fresh = true
+		return audit(ctx, tx, now, c.ID, ev.ID, who.ID, "publish")
+	})
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Seq: ev.Sequence, Data: &Change{Event: ev}})
+	}
+	return ev, nil
+}
+
+// ensureDirect creates the direct channel of a and b if it does not exist yet.
+func (s *Service) ensureDirect(ctx context.Context, tx *sql.Tx, id, a, b string, now int64) error {
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
+		VALUES (?, '', 'private', 1, ?, ?, '{}', 1)`, id, now, a)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	for _, m := range []string{a, b} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'member', ?)`, id, m, now); err != nil {
+			return err
+		}
+	}
+	return audit(ctx, tx, now, id, "", a, "createDirect")
+}
+
+// --- history ---
+
+// HistoryParams are channels/history's params.
+type HistoryParams struct {
+	ChannelID      string   `json:"channelId"`
+	PageSize       int      `json:"pageSize"`
+	PageToken      string   `json:"pageToken"`
+	SinceSequence  *int64   `json:"sinceSequence"`
+	SinceTimestamp *int64   `json:"sinceTimestamp"`
+	AuthorIDs      []string `json:"authorIds"`
+}
+
+// HistoryPage is channels/history's result.
+type HistoryPage struct {
+	Events        []*MessageEvent `json:"events"`
+	NextPageToken string          `json:"nextPageToken,omitempty"`
+}
+
+// History pages through a channel's events in sequence order: those after SinceSequence, or at or
+// after SinceTimestamp, by AuthorIDs if given; a page token continues where the last page ended.
+func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, error) {
+	who := caller(ctx)
+	if p.ChannelID == "" {
+		return nil, invalid("channelId is required")
+	}
+	if p.SinceSequence != nil && p.SinceTimestamp != nil {
+		return nil, invalid("sinceSequence and sinceTimestamp are mutually exclusive")
+	}
+	size := p.PageSize
+	switch {
+	case size == 0:
+		size = DefaultPageSize
+	case size < 1:
+		size = 1
+	case size > MaxPageSize:
+		size = MaxPageSize
+	}
+	var after, since int64
+	authors := p.AuthorIDs
+	if p.PageToken != "" {
+		if p.SinceSequence != nil || p.SinceTimestamp != nil {
+			return nil, invalid("a pageToken carries its own position: sinceSequence and sinceTimestamp go with the first page only")
+		}
+		cur, err := s.openCursor(p.PageToken)
+		if err != nil || cur.Channel != p.ChannelID {
+			return nil, invalid("pageToken is not a page token of this channel")
+		}
+		after, authors = cur.After, cur.Authors
+	} else if p.SinceSequence != nil {
+		after = *p.SinceSequence
+	} else if p.SinceTimestamp != nil {
+		since = *p.SinceTimestamp
+	}
+	if !s.limiter.allow(who.ID) {
+		return nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
+	}
+	if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+		return nil, err
+	}
+	query := `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
+	args := []any{p.ChannelID, after, since}
+	if len(authors) > 0 {
+		query += ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `)`
+		for _, a := range authors {
+			args = append(args, a)
+		}
+	}
+	query += ` ORDER BY sequence LIMIT ?`
+	args = append(args, size+1)
+	events, err := s.readEvents(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	page := &HistoryPage{Events: events}
+	if len(events) > size {
+		page.Events = events[:size]
+		page.NextPageToken = s.sealCursor(cursor{Channel: p.ChannelID, After: events[size-1].Sequence, Authors: authors})
+	}
+	return page, nil
+}
+
+func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	events := []*MessageEvent{}
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		ev := &MessageEvent{}
+		if err := json.Unmarshal(raw, ev); err != nil {
+			return nil, fmt.Errorf("stored channel event: %w", err)
+		}
+		events = append(events, ev)
+	}
+	return events, rows.Err()
+}

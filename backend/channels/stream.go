@@ -1,0 +1,143 @@
+package channels
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bus"
+)
+
+// Heartbeat bounds for channels/stream.
+const (
+	DefaultHeartbeat = 15 * time.Second
+	MinHeartbeat     = 100 * time.Millisecond
+	MaxHeartbeat     = 5 * time.Minute
+)
+
+// StreamParams are channels/stream's params.
+type StreamParams struct {
+	ChannelID           string `json:"channelId"`
+	SinceSequence       *int64 `json:"sinceSequence"`
+	HeartbeatIntervalMs int64  `json:"heartbeatIntervalMs"`
+}
+
+// StreamItem is one item of the stream: {kind:"messageEvent", event} or {kind:"heartbeat"}.
+type StreamItem struct {
+	Kind      string        `json:"kind"`
+	Event     *MessageEvent `json:"event,omitempty"`
+	Timestamp int64         `json:"timestamp,omitempty"`
+}
+
+// openStream checks the caller may read the channel (same rules as history: a private channel of
+// others is ChannelNotFound) before the stream opens, then runs it.
+func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(context.Context, func(any) error) error, error) {
+	var p StreamParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, invalid("%v", err)
+	}
+	if p.ChannelID == "" {
+		return nil, invalid("channelId is required")
+	}
+	if p.SinceSequence != nil && *p.SinceSequence < 0 {
+		return nil, invalid("sinceSequence is not negative")
+	}
+	who := caller(ctx)
+	if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+		return nil, err
+	}
+	beat := DefaultHeartbeat
+	if p.HeartbeatIntervalMs != 0 {
+		beat = min(max(time.Duration(p.HeartbeatIntervalMs)*time.Millisecond, MinHeartbeat), MaxHeartbeat)
+	}
+	return func(ctx context.Context, send func(any) error) error {
+		return s.runStream(ctx, p, who, beat, send)
+	}, nil
+}
+
+// backlogRead, when set (by tests), runs between the backlog replay and the live loop.
+var backlogRead func()
+
+// runStream replays the backlog after SinceSequence from SQLite, then goes live. It subscribes to
+// the bus before it reads the backlog, so an event stored meanwhile is either in the backlog or on
+// the subscription; last, the highest sequence sent, skips the ones seen twice. A sequence beyond
+// last+1 on the bus (or a lag signal) means the bus dropped some: they are read from SQLite, so the
+// client never sees a gap.
+func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Principal, beat time.Duration, send func(any) error) error {
+	sub := s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Key == p.ChannelID }, 256)
+	defer sub.Close()
+	// Read the channel again now that changes are subscribed to: a removal or deletion after the
+	// open is either seen here or on the subscription.
+	c, err := load(ctx, s.db.Reader, p.ChannelID, who)
+	if err != nil {
+		return err
+	}
+	last := c.LastSequence
+	if p.SinceSequence != nil {
+		last = *p.SinceSequence
+	}
+	catchUp := func() error {
+		for {
+			events, err := s.readEvents(ctx, `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT 200`, p.ChannelID, last)
+			if err != nil {
+				return err
+			}
+			for _, ev := range events {
+				if err := send(StreamItem{Kind: "messageEvent", Event: ev}); err != nil {
+					return err
+				}
+				last = ev.Sequence
+			}
+			if len(events) < 200 {
+				return nil
+			}
+		}
+	}
+	if err := catchUp(); err != nil {
+		return err
+	}
+	if backlogRead != nil {
+		backlogRead()
+	}
+	ticker := time.NewTicker(beat)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ticker.C:
+			if err := send(StreamItem{Kind: "heartbeat", Timestamp: s.millis()}); err != nil {
+				return err
+			}
+		case <-sub.Lagged:
+			if err := catchUp(); err != nil {
+				return err
+			}
+		case e := <-sub.C:
+			ch, _ := e.Data.(*Change)
+			switch {
+			case ch == nil:
+			case ch.Deleted:
+				return notFound(p.ChannelID)
+			case ch.Removed == who.ID:
+				return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+			case ch.Updated:
+				// A public channel made private ends the streams of those who are not members.
+				if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+					return err
+				}
+			case ch.Event == nil || ch.Event.Sequence <= last:
+			case ch.Event.Sequence == last+1:
+				if err := send(StreamItem{Kind: "messageEvent", Event: ch.Event}); err != nil {
+					return err
+				}
+				last = ch.Event.Sequence
+			default:
+				if err := catchUp(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
