@@ -494,7 +494,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 
 func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 	return uiapi.LocalAgent{ID: id, Name: a.Name, Description: a.Server.Card.Description, Kind: kind,
-		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks}
+		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Push: a.Push}
 }
 
 // UIToken is this run's UI access token.

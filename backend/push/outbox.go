@@ -467,6 +467,9 @@ func (o *Outbox) cancelLane(ctx context.Context, l lane) (int64, error) {
 	return res.RowsAffected()
 }
 
+// GiveUpAfter is how long a notification is retried before it fails.
+func (o *Outbox) GiveUpAfter() time.Duration { return o.cfg.GiveUpAfter }
+
 // Status is how delivery to one push config of a task stands.
 type Status struct {
 	ConfigID                             string
