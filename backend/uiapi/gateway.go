@@ -20,8 +20,8 @@ import (
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
-	pushout "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/inbox"
+	pushout "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
