@@ -70,6 +70,23 @@ func cardVia(t *testing.T, w *world, p *proxy, pushes bool) string {
 	card["capabilities"] = map[string]any{"streaming": false, "pushNotifications": pushes}
 	raw, _ := json.Marshal(card)
 	raw = bytes.ReplaceAll(raw, []byte(w.demo.BaseURL), []byte(p.srv.URL))
+	return serveCard(t, raw)
+}
+
+// oldCardVia is a card of an older dialect ("0.3" or the "0.1" draft) for the demo agent at the
+// proxy, which speaks those too, saying it pushes and does not stream.
+func oldCardVia(t *testing.T, p *proxy, dialect string) string {
+	card := map[string]any{"name": "demo in " + dialect, "description": "the demo agent", "version": "test", "url": p.srv.URL + "/a2a",
+		"capabilities": map[string]any{"streaming": false, "pushNotifications": true}, "skills": []any{}}
+	if dialect == "0.3" {
+		card["protocolVersion"], card["preferredTransport"] = "0.3.0", "JSONRPC"
+		card["defaultInputModes"], card["defaultOutputModes"] = []string{"text/plain"}, []string{"text/plain"}
+	}
+	raw, _ := json.Marshal(card)
+	return serveCard(t, raw)
+}
+
+func serveCard(t *testing.T, raw []byte) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { rw.Write(raw) }))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/card.json"
@@ -110,6 +127,17 @@ func (te *tee) serve(rw http.ResponseWriter, r *http.Request) {
 	defer te.mu.Unlock()
 	if !strings.HasPrefix(r.URL.Path, push.InPath) {
 		http.Error(rw, "the tee passes on notifications only", http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodGet { // the v0.1 validation challenge: the hub answers it
+		resp, err := http.Get(te.hub + r.URL.RequestURI())
+		if err != nil {
+			rw.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		rw.WriteHeader(resp.StatusCode)
+		io.Copy(rw, resp.Body)
 		return
 	}
 	te.received++
@@ -226,5 +254,33 @@ func TestLostPushesFallBackToPolling(t *testing.T) {
 	if te.received == 0 || pushing.count("CreateTaskPushNotificationConfig") != 1 {
 		t.Errorf("the agent pushed %d notifications to a config set %d times; the test wants pushes lost, not absent",
 			te.received, pushing.count("CreateTaskPushNotificationConfig"))
+	}
+}
+
+// In v0.3 the agent pushes the whole task. (A v0.1 draft agent answers tasks/send once the task
+// stops, so there is nothing left to watch: see backend/agents for its push config and payload.)
+func TestPushedTaskInOlderDialects(t *testing.T) {
+	for _, d := range []struct{ dialect, set, get string }{
+		{"0.3", "tasks/pushNotificationConfig/set", "tasks/get"},
+	} {
+		t.Run(d.dialect, func(t *testing.T) {
+			w, te := teeWorld(t, false, 0)
+			p := newProxy(t, w.demo.BaseURL)
+			c := w.conversation(oldCardVia(t, p, d.dialect))
+			send(t, w.h.Chats, c.ID, chats.Outgoing{Text: "slow 2"})
+			entries := w.waitFor(c.ID, "the pushed job to complete", reached(a2a.TaskStateCompleted))
+			te.mu.Lock()
+			defer te.mu.Unlock()
+			if n := p.count(d.set); n != 1 {
+				t.Errorf("%s called %d times, want 1; calls: %v", d.set, n, p.calls)
+			}
+			// One tasks/get: what happened before the config was set; the rest came pushed.
+			if n := p.count(d.get); n != 1 || te.accepted == 0 {
+				t.Errorf("%d tasks/get calls and %d notifications accepted (of %d), want 1 and some:\n%s", n, te.accepted, te.received, dump(entries))
+			}
+			if te.attacks["replay"] != http.StatusUnauthorized {
+				t.Errorf("a replayed notification was answered %d", te.attacks["replay"])
+			}
+		})
 	}
 }
