@@ -47,8 +47,10 @@ func (c *Conn) JWKSURL() string {
 // CreateTaskPushNotificationConfig, v0.3 tasks/pushNotificationConfig/set, v0.1
 // tasks/pushNotification/set.
 func (c *Conn) SetPushConfig(ctx context.Context, taskID a2a.TaskID, webhook, token string) error {
-	cfg := &a2a.PushConfig{TaskID: taskID, URL: webhook, Token: token}
-	_, err := withFallback(c, func(dc dialectClient) (struct{}, error) { return struct{}{}, dc.setPush(ctx, cfg) })
+	// The endpoint in use only: an agent without the method answers -32601, which here means "no
+	// push", not "try another dialect" (moving the Conn would change every later call).
+	_, dc := c.current()
+	err := dc.setPush(ctx, &a2a.PushConfig{TaskID: taskID, URL: webhook, Token: token})
 	if err != nil && c.masker != nil {
 		if m, merr := c.masker(); merr == nil {
 			err = maskError(m, err)
