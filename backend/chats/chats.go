@@ -1,6 +1,7 @@
 // Package chats is the owner's conversations with remote agents: one per A2A context. A message the
 // owner sends is recorded, then delivered on a goroutine that records every event the agent sends
-// back (streamed, or polled with tasks/get for agents that don't stream) and publishes each on the
+// back (streamed; for agents that don't stream, pushed to the hub's webhook when the card says the
+// agent pushes, else polled with tasks/get) and publishes each on the
 // bus. Everything is in hub.db, so after a restart every conversation and task timeline is there, and
 // tasks that were still running are watched again.
 package chats

@@ -105,7 +105,7 @@
 //	ChatEntry    TimelineEvent (without raw) & {direction: "out"|"in"|"local", taskId?,
 //	              error?: {kind: "auth"|"network"|"remote"|"protocol", message}}
 //	              out: the owner's message; in: an event from the agent (kind task | status | artifact |
-//	              message; a polled agent's changes come as whole artifacts and status entries, and a
+//	              message; a polled or pushing agent's changes come as whole artifacts and status entries, and a
 //	              task resumed after a restart is reported again whole as kind task); local: a failed call
 //	ChatUpdate   {conversationId, conversation?: Conversation (absent once deleted), entry?: ChatEntry}
 //	WireEntry    {id, at, callId, kind: "request"|"response"|"event"|"error", method, url, status?,
