@@ -18,6 +18,8 @@ type dialectClient interface {
 	getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
 	cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
 	subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error]
+	setPush(ctx context.Context, cfg *a2a.PushConfig) error
+	parsePush(body []byte) (a2a.Event, error)
 	close() error
 }
 
@@ -30,6 +32,7 @@ type Conn struct {
 	endpoints []Endpoint
 	clients   []dialectClient // one per endpoint, same order
 	streaming bool
+	push      bool // the card says it sends push notifications
 	// masker, when the Conn was dialed with NewHTTPClient's client, masks the agent's secrets in
 	// everything the Conn returns.
 	masker func() (*masker, error)
@@ -51,7 +54,7 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 		return nil, err
 	}
 	vault := AgentVault(card)
-	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault}
+	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault, push: PushNotifications(card)}
 	if t, ok := transportOf(hc).(*authTransport); ok {
 		c.masker = t.eventMasker
 	}

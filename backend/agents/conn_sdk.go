@@ -14,7 +14,8 @@ import (
 // sdkClient speaks v1.0 or v0.3 through a2a-go/v2's own client: its v1.0 JSON-RPC transport, or
 // its a2av0 compat transport, which converts v0.3 shapes to v1.0 types at the edge.
 type sdkClient struct {
-	client *a2aclient.Client
+	client  *a2aclient.Client
+	dialect Dialect
 }
 
 func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient, error) {
@@ -35,7 +36,7 @@ func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient
 	if err != nil {
 		return nil, err
 	}
-	return &sdkClient{client: client}, nil
+	return &sdkClient{client: client, dialect: ep.Dialect}, nil
 }
 
 // returnImmediatelyKey marks a send context of a Conn with ReturnImmediately set.

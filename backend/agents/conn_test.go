@@ -197,3 +197,21 @@ func TestDialRefusesBadCards(t *testing.T) {
 		t.Fatalf("Dial of an empty card: %v", err)
 	}
 }
+
+// An agent that has no push config method answers -32601: that means no push, and the Conn stays in
+// its dialect for every other call.
+func TestSetPushConfigDoesNotMoveTheConn(t *testing.T) {
+	s := draftOnlyServer(t)
+	c, err := Dial(t.Context(), v1Card(s.URL), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.SetPushConfig(t.Context(), "task-1", "http://127.0.0.1:1/push/in/x", "tok")
+	if !errors.Is(err, a2a.ErrMethodNotFound) {
+		t.Errorf("SetPushConfig: %v, want method not found", err)
+	}
+	if got := s.called(); c.Dialect() != V10 || !slices.Equal(got, []string{"CreateTaskPushNotificationConfig"}) {
+		t.Errorf("dialect %s after calls %v, want still %s after one call", c.Dialect(), got, V10)
+	}
+}

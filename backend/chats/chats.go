@@ -1,6 +1,7 @@
 // Package chats is the owner's conversations with remote agents: one per A2A context. A message the
 // owner sends is recorded, then delivered on a goroutine that records every event the agent sends
-// back (streamed, or polled with tasks/get for agents that don't stream) and publishes each on the
+// back (streamed; for agents that don't stream, pushed to the hub's webhook when the card says the
+// agent pushes, else polled with tasks/get) and publishes each on the
 // bus. Everything is in hub.db, so after a restart every conversation and task timeline is there, and
 // tasks that were still running are watched again.
 package chats
@@ -23,6 +24,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/filename"
+	"github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -72,6 +74,11 @@ type Config struct {
 	// PollEvery is the first interval between tasks/get calls for agents that don't stream (default
 	// 1 s); it doubles up to 5 s while nothing changes.
 	PollEvery time.Duration
+	// Push, when set, is the hub's webhook: a task of an agent whose card says it sends push
+	// notifications is watched through them instead of by polling (see push.go).
+	Push *push.Receiver
+	// PushFallback is how long a pushed task may go without news before one tasks/get (default 30 s).
+	PushFallback time.Duration
 }
 
 // Service keeps the conversations and runs the calls.
@@ -83,6 +90,9 @@ type Service struct {
 	classify func(error) *CallError
 	poll     time.Duration
 	now      func() time.Time
+
+	pushIn       *push.Receiver
+	pushFallback time.Duration
 
 	ctx    context.Context // ends when the service closes; calls run under it
 	cancel context.CancelFunc
@@ -110,9 +120,12 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = time.Second
 	}
+	if cfg.PushFallback <= 0 {
+		cfg.PushFallback = DefaultPushFallback
+	}
 	life, cancel := context.WithCancel(context.Background())
 	return &Service{db: cfg.DB, bus: cfg.Bus, dial: cfg.Dial, log: cfg.Logger, classify: cfg.ClassifyError, poll: cfg.PollEvery,
-		now: time.Now, ctx: life, cancel: cancel, busy: map[string]int{}}, nil
+		pushIn: cfg.Push, pushFallback: cfg.PushFallback, now: time.Now, ctx: life, cancel: cancel, busy: map[string]int{}}, nil
 }
 
 // Close stops the calls in flight and waits for them. What they recorded stays; tasks still running

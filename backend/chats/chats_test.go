@@ -29,6 +29,9 @@ type world struct {
 	addr    string
 	demo    *hub.Agent
 	h       *hub.Hub
+	// fallback is the hub's PushFallback (0: the default); publicURL its PublicURL.
+	fallback  time.Duration
+	publicURL string
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -42,13 +45,19 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldWith(t, nil) }
+
+// newWorldWith is newWorld with setup changing the world before the hub starts.
+func newWorldWith(t *testing.T, setup func(*world)) *world {
 	demo, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { demo.Stop() })
 	w := &world{t: t, dataDir: t.TempDir(), addr: freeAddr(t), demo: demo}
+	if setup != nil {
+		setup(w)
+	}
 	w.start()
 	t.Cleanup(func() {
 		if w.h != nil {
@@ -59,7 +68,8 @@ func newWorld(t *testing.T) *world {
 }
 
 func (w *world) start() {
-	h, err := hub.Start(w.t.Context(), hub.Config{DataDir: w.dataDir, Addr: w.addr, NoDemo: true, Version: "test", Secrets: "file", Logger: quiet()})
+	h, err := hub.Start(w.t.Context(), hub.Config{DataDir: w.dataDir, Addr: w.addr, NoDemo: true, Version: "test", Secrets: "file", Logger: quiet(),
+		PushFallback: w.fallback, PublicURL: w.publicURL})
 	if err != nil {
 		w.t.Fatal(err)
 	}

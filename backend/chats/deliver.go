@@ -39,6 +39,9 @@ func (s *Service) deliver(ctx context.Context, id string, remote Remote, msg *a2
 // watch polls a task with tasks/get until it is final, recording what changed between two answers.
 // known is the task as last seen (nil: nothing yet, the first answer is recorded whole).
 func (s *Service) watch(ctx context.Context, id string, remote Remote, taskID a2a.TaskID, known *a2a.Task) {
+	if s.watchPushed(ctx, id, remote, taskID, known) {
+		return
+	}
 	wait, failures := s.poll, 0
 	for {
 		if known != nil {

@@ -333,6 +333,9 @@ type Config struct {
 	// DemoTick is the demo agent's pace (nil: its normal second); 0 sends the same events without
 	// pausing, for benchmarks.
 	DemoTick *time.Duration
+	// PushFallback is how long a conversation's task watched through push notifications may go
+	// without one before the hub asks the agent (default chats.DefaultPushFallback).
+	PushFallback time.Duration
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -373,8 +376,15 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	h.Clients = agents.NewClients(h.Agents, secrets, h.wire)
+	// The hub's webhook for agents that push a conversation's task updates. Its URL is the hub's base
+	// URL: loopback unless --public-url names one that agents on other computers can reach.
+	receiver, err := push.OpenReceiver(ctx, push.ReceiverConfig{DB: db, BaseURL: h.Agent.BaseURL, Logger: cfg.Logger})
+	if err != nil {
+		return err
+	}
+	h.Agent.Server.Mux().Handle(push.InPath, receiver)
 	h.Chats, err = chats.Open(ctx, chats.Config{
-		DB: db, Bus: h.Bus, Logger: cfg.Logger,
+		DB: db, Bus: h.Bus, Logger: cfg.Logger, Push: receiver, PushFallback: cfg.PushFallback,
 		Dial: func(ctx context.Context, id string) (chats.Remote, error) { return h.Clients.Conn(ctx, id) },
 		ClassifyError: func(err error) *chats.CallError {
 			kind, message := agents.Classify(err)
@@ -519,7 +529,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 
 func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 	return uiapi.LocalAgent{ID: id, Name: a.Name, Description: a.Server.Card.Description, Kind: kind,
-		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks}
+		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Push: a.Push}
 }
 
 // UIToken is this run's UI access token.

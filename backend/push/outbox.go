@@ -493,6 +493,9 @@ func (o *Outbox) cancelLane(ctx context.Context, l lane) (int64, error) {
 	return res.RowsAffected()
 }
 
+// GiveUpAfter is how long a notification is retried before it fails.
+func (o *Outbox) GiveUpAfter() time.Duration { return o.cfg.GiveUpAfter }
+
 // Status is how delivery to one push config of a task stands.
 type Status struct {
 	ConfigID                             string
@@ -501,7 +504,8 @@ type Status struct {
 	Attempts      int
 	NextAttemptAt time.Time
 	// The most recent failed attempt (of a pending or failed notification): when, its HTTP status
-	// (0 when there was no HTTP answer) and why.
+	// (0 when there was no HTTP answer) and why. Of notifications given up together, the one that
+	// was attempted (the others say they went with it).
 	LastFailureAt time.Time
 	LastStatus    int
 	LastError     string
@@ -541,7 +545,7 @@ func (o *Outbox) Status(ctx context.Context, taskID a2a.TaskID) ([]Status, error
 		var at int64
 		err = o.cfg.DB.Reader.QueryRowContext(ctx, `SELECT updated_at, last_status, last_error FROM push_outbox
 			WHERE task_id = ? AND config_id = ? AND state IN ('pending', 'failed') AND last_error != ''
-			ORDER BY updated_at DESC, id DESC LIMIT 1`, taskID, s.ConfigID).Scan(&at, &s.LastStatus, &s.LastError)
+			ORDER BY updated_at DESC, attempts DESC, id DESC LIMIT 1`, taskID, s.ConfigID).Scan(&at, &s.LastStatus, &s.LastError)
 		if err == nil {
 			s.LastFailureAt = time.Unix(0, at)
 		} else if !errors.Is(err, sql.ErrNoRows) {

@@ -82,6 +82,8 @@
 //	agents  {id} a registered agent was added, refreshed or removed: refetch agents.list
 //	chat    ChatUpdate: an entry was recorded in a conversation, or the conversation changed
 //	wire    {agentId, entry: WireEntry}: something went over the wire with a remote agent
+//	push    PushUpdate: a push notification of a task was delivered, will be retried, failed or
+//	        was canceled
 //	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
 //	        changed): refetch access.list / access.policy
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
@@ -103,7 +105,7 @@
 //	ChatEntry    TimelineEvent (without raw) & {direction: "out"|"in"|"local", taskId?,
 //	              error?: {kind: "auth"|"network"|"remote"|"protocol", message}}
 //	              out: the owner's message; in: an event from the agent (kind task | status | artifact |
-//	              message; a polled agent's changes come as whole artifacts and status entries, and a
+//	              message; a polled or pushing agent's changes come as whole artifacts and status entries, and a
 //	              task resumed after a restart is reported again whole as kind task); local: a failed call
 //	ChatUpdate   {conversationId, conversation?: Conversation (absent once deleted), entry?: ChatEntry}
 //	WireEntry    {id, at, callId, kind: "request"|"response"|"event"|"error", method, url, status?,
@@ -116,7 +118,13 @@
 //	              state: submitted | working | input-required | auth-required | completed | canceled |
 //	                     failed | rejected | unknown
 //	TaskDetail   {summary: TaskSummary, history: Message[], artifacts: Artifact[], status: Status,
-//	              events: TimelineEvent[], raw: object (the task as stored, A2A v1.0 JSON)}
+//	              events: TimelineEvent[], raw: object (the task as stored, A2A v1.0 JSON),
+//	              push?: PushSummary (absent when the task has no push notifications)}
+//	PushSummary  {configs, delivered, pending, failed, canceled: number (notifications, over all the
+//	              task's push configs), lastError?, lastStatus? (HTTP status of the most recent failed
+//	              attempt; absent: no answer), lastFailureAt?, nextAttemptAt? (a pending one's next try),
+//	              giveUpAfterSeconds (how long a notification is retried before it fails)}
+//	PushUpdate   {agent, taskId, push: PushSummary}
 //	TimelineEvent {seq, at, kind: "task"|"status"|"artifact"|"message", final: bool,
 //	              state?, status?: Status, message?: Message, artifact?: Artifact, raw: object}
 //	              kind "task" is the task as created (state, status); its opening message is the

@@ -21,6 +21,7 @@ import (
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
+	pushout "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -54,6 +55,8 @@ type LocalAgent struct {
 	BaseURL     string
 	CardJSON    []byte
 	Tasks       *tasks.Store
+	// Push is the agent's push outbox: a task's delivery status is part of its detail (nil: none).
+	Push *pushout.Outbox
 }
 
 // Config configures the gateway.
@@ -191,7 +194,7 @@ func (c *conn) serve(parent context.Context) {
 	defer cancel()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
 		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
-			e.Topic == chats.Topic || e.Topic == agents.WireTopic
+			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic
 	}, queueFrames)
 	defer sub.Close()
 
@@ -322,6 +325,11 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 			}
 			if e.Topic == chats.Topic {
 				c.pushFrame(push{Topic: "chat", Data: c.g.chatUpdate(ctx, e)})
+			}
+			if e.Topic == pushout.Topic {
+				if up, ok := c.g.pushUpdate(ctx, e); ok {
+					c.pushFrame(push{Topic: "push", Data: up})
+				}
 			}
 			if w, ok := e.Data.(agents.WireEntry); ok && e.Topic == agents.WireTopic {
 				c.pushFrame(push{Topic: "wire", Data: map[string]any{"agentId": e.Key, "entry": wireEntryOf(w)}})

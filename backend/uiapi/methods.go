@@ -340,7 +340,12 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return g.detail(a.ID, r, log)
+	d, err := g.detail(a.ID, r, log)
+	if err != nil {
+		return nil, err
+	}
+	d.Push, err = g.pushSummary(ctx, a, string(r.Task.ID))
+	return d, err
 }
 
 func (g *Gateway) detail(agent string, r tasks.Row, log []*tasks.Logged) (TaskDetail, error) {

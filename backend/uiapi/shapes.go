@@ -37,6 +37,32 @@ type TaskDetail struct {
 	Status    Status          `json:"status"`
 	Events    []TimelineEvent `json:"events"`
 	Raw       json.RawMessage `json:"raw"`
+	// Push is how the task's push notifications are being delivered; absent when it has none.
+	Push *PushSummary `json:"push,omitempty"`
+}
+
+// PushSummary is the delivery of a task's push notifications, over all its push configs.
+type PushSummary struct {
+	Configs   int `json:"configs"`
+	Delivered int `json:"delivered"`
+	Pending   int `json:"pending"`
+	Failed    int `json:"failed"`
+	Canceled  int `json:"canceled"`
+	// Of the most recent failed attempt: why, its HTTP status (0: no answer) and when.
+	LastError     string `json:"lastError,omitempty"`
+	LastStatus    int    `json:"lastStatus,omitempty"`
+	LastFailureAt string `json:"lastFailureAt,omitempty"`
+	// NextAttemptAt is when a pending notification is next tried.
+	NextAttemptAt string `json:"nextAttemptAt,omitempty"`
+	// GiveUpAfterSeconds is how long a notification is retried before it fails.
+	GiveUpAfterSeconds float64 `json:"giveUpAfterSeconds"`
+}
+
+// PushUpdate is the pushed form of a delivery outcome.
+type PushUpdate struct {
+	Agent  string      `json:"agent"`
+	TaskID string      `json:"taskId"`
+	Push   PushSummary `json:"push"`
 }
 
 type TimelineEvent struct {

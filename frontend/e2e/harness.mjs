@@ -33,15 +33,16 @@ export function removeDir(dir) {
 
 // Hub is one `agenthub serve` process. Ports are fixed per hub so a restart keeps its URLs.
 export class Hub {
-  constructor(dataDir, { port = 0, demoPort = 0 } = {}) {
+  constructor(dataDir, { port = 0, demoPort = 0, flags = [] } = {}) {
     this.dataDir = dataDir;
     this.port = port;
     this.demoPort = demoPort;
+    this.flags = flags; // more `agenthub serve` flags
   }
 
   // start runs the binary and resolves once it printed its URLs.
   async start() {
-    const args = ['serve', '--secrets', 'file', '--data', this.dataDir, '--addr', `127.0.0.1:${this.port}`, '--demo-addr', `127.0.0.1:${this.demoPort}`];
+    const args = ['serve', '--secrets', 'file', '--data', this.dataDir, '--addr', `127.0.0.1:${this.port}`, '--demo-addr', `127.0.0.1:${this.demoPort}`, ...this.flags];
     this.proc = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.stderr = '';
     this.proc.stderr.on('data', (d) => (this.stderr += d));
@@ -128,13 +129,13 @@ export const partsText = (parts = []) =>
 
 // suite gives a test file a real `agenthub serve` on a fresh data dir and a browser, started before
 // its tests and stopped (the data dir removed) after them. Read s.hub, s.browser and s.dataDir inside
-// tests; they are set once `before` has run.
-export function suite() {
+// tests; they are set once `before` has run. flags are more `agenthub serve` flags.
+export function suite({ flags = [] } = {}) {
   const s = { hub: undefined, browser: undefined, dataDir: undefined };
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
     s.dataDir = tempDataDir();
-    s.hub = await new Hub(s.dataDir).start();
+    s.hub = await new Hub(s.dataDir, { flags }).start();
     s.browser = await launchBrowser();
   });
   after(async () => {

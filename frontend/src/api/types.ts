@@ -164,6 +164,29 @@ export interface TaskDetail {
   status: Status;
   events: TimelineEvent[] | null;
   raw: unknown;
+  /** absent when the task has no push notifications */
+  push?: PushSummary;
+}
+
+/** How a task's push notifications are being delivered, over all its push configs. */
+export interface PushSummary {
+  configs: number;
+  delivered: number;
+  pending: number;
+  failed: number;
+  canceled: number;
+  lastError?: string;
+  /** HTTP status of the most recent failed attempt; absent: no answer */
+  lastStatus?: number;
+  lastFailureAt?: string;
+  nextAttemptAt?: string;
+  giveUpAfterSeconds: number;
+}
+
+export interface PushUpdate {
+  agent: string;
+  taskId: string;
+  push: PushSummary;
 }
 
 export interface TaskUpdate {
@@ -328,6 +351,8 @@ export interface Topics {
   wire: { agentId: string; entry: WireEntry };
   /** a principal was added, rotated, removed or used (name "": the anonymous policy changed) */
   access: { name: string };
+  /** a push notification of a task was delivered, will be retried, failed or was canceled */
+  push: PushUpdate;
 }
 
 export type TopicName = keyof Topics;

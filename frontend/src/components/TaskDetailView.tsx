@@ -10,6 +10,7 @@ import { useTask } from '../state/useTask';
 import { CopyButton } from './CopyButton';
 import { EmptyState } from './EmptyState';
 import { Parts } from './Parts';
+import { PushLine } from './PushLine';
 import { StateBadge } from './StateBadge';
 import { UnreadableNotice } from './Unreadable';
 import { Timeline } from './Timeline';
@@ -112,6 +113,7 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           </button>
         </div>
         <UnreadableNotice task={s} />
+        <PushLine agent={agent} taskId={taskId} initial={view.detail?.push} />
         {note && (
           <p className="muted small" role="status">
             {note}
