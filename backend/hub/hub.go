@@ -29,6 +29,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/knowledge"
 	"github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
@@ -346,6 +347,8 @@ type Hub struct {
 	Chats   *chats.Service
 	// Auth is who may call the hub: its principals and their keys, its tokens, the anonymous policy.
 	Auth *auth.Service
+	// Knowledge is the hub's knowledge graph (the knowledge-graph extension).
+	Knowledge *knowledge.Service
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog
@@ -572,7 +575,11 @@ func (h *Hub) Stop() error {
 	if h.Demo != nil {
 		err = h.Demo.Stop()
 	}
-	return errors.Join(err, h.Agent.Stop())
+	err = errors.Join(err, h.Agent.Stop())
+	if h.Knowledge != nil {
+		err = errors.Join(err, h.Knowledge.Close()) // after the server: no request is using it
+	}
+	return err
 }
 
 // Done is closed when the hub stops serving; Err then says why.
