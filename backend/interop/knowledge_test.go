@@ -1,0 +1,275 @@
+package interop
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/knowledge"
+)
+
+// kgHub is a hub on dataDir (rules written there first when given) with an agent principal "alice"
+// whose key is returned; anonymous callers are refused.
+func kgHub(t *testing.T, dataDir string, rules *knowledge.Rules) (*hub.Hub, map[string]string) {
+	t.Helper()
+	if rules != nil {
+		b, _ := json.Marshal(rules)
+		if err := os.WriteFile(filepath.Join(dataDir, knowledge.RulesFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := hub.Start(t.Context(), hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
+		Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	if err := h.Auth.SetAnonymousPolicy(t.Context(), auth.AnonymousOff); err != nil {
+		t.Fatal(err)
+	}
+	key := addPrincipal(t, h, "alice")
+	return h, map[string]string{"X-Api-Key": key}
+}
+
+func addPrincipal(t *testing.T, h *hub.Hub, name string) string {
+	t.Helper()
+	if p, err := h.Auth.Principals.List(t.Context()); err == nil {
+		for _, x := range p {
+			if x.Name == name {
+				_, key, err := h.Auth.Principals.Rotate(t.Context(), name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return key
+			}
+		}
+	}
+	_, key, err := h.Auth.Principals.Add(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// kgCall calls method and decodes the result into out; it fails the test on a JSON-RPC error.
+func kgCall(t *testing.T, h *hub.Hub, headers map[string]string, method string, params, out any) {
+	t.Helper()
+	_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", headers, method, params)
+	if e != nil {
+		t.Fatalf("%s: error %d %s\n%s", method, e.Code, e.Message, body)
+	}
+	var env struct{ Result json.RawMessage }
+	if err := json.Unmarshal([]byte(body), &env); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(env.Result, out); err != nil {
+		t.Fatalf("%s: %v\n%s", method, err, body)
+	}
+}
+
+// kgError calls method, expects JSON-RPC error code and returns the error's data.
+func kgError(t *testing.T, h *hub.Hub, headers map[string]string, method string, params any, code int) map[string]any {
+	t.Helper()
+	_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", headers, method, params)
+	if e == nil || e.Code != code {
+		t.Fatalf("%s: want error %d, got %s", method, code, body)
+	}
+	var env struct {
+		Error struct{ Data map[string]any }
+	}
+	json.Unmarshal([]byte(body), &env)
+	return env.Error.Data
+}
+
+func gql(t *testing.T, h *hub.Hub, headers map[string]string, query string, extra map[string]any) map[string]any {
+	t.Helper()
+	params := map[string]any{"query": query, "queryLanguage": "graphql"}
+	for k, v := range extra {
+		params[k] = v
+	}
+	var res struct {
+		Data          map[string]any
+		QueryMetadata map[string]any
+	}
+	kgCall(t, h, headers, "knowledge/query", params, &res)
+	if res.QueryMetadata["queryLanguage"] != "graphql" {
+		t.Fatalf("queryMetadata: %v", res.QueryMetadata)
+	}
+	return res.Data
+}
+
+func jsonOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func stmt(s, p string, o map[string]any, certainty float64) map[string]any {
+	return map[string]any{"subject": map[string]any{"id": s}, "predicate": map[string]any{"id": p}, "object": o, "certainty": certainty}
+}
+
+func update(t *testing.T, h *hub.Hub, headers map[string]string, justification string, patches ...map[string]any) map[string]any {
+	t.Helper()
+	var res map[string]any
+	kgCall(t, h, headers, "knowledge/update", map[string]any{"mutations": patches, "justification": justification}, &res)
+	return res
+}
+
+func patch(op string, st map[string]any) map[string]any { return map[string]any{"op": op, "statement": st} }
+
+// TestKnowledgeCardAndSampleGraph: the card declares the extension; a new hub's graph holds the
+// hub, the demo agent and their skills, read through GraphQL from the Cayley store.
+func TestKnowledgeCardAndSampleGraph(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	res, err := http.Get(h.Agent.BaseURL + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var card struct {
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	json.NewDecoder(res.Body).Decode(&card)
+	res.Body.Close()
+	if card.Capabilities["knowledgeGraph"] != true || jsonOf(card.Capabilities["knowledgeGraphQueryLanguages"]) != `["graphql","gizmo"]` ||
+		!strings.Contains(jsonOf(card.Capabilities["extensions"]), knowledge.ExtensionURI) {
+		t.Fatalf("card capabilities: %s", jsonOf(card.Capabilities))
+	}
+	data := gql(t, h, hdr, `{ node(id: "agenthub:hub") { id types label degree out(predicate: "agenthub:hosts") { object } } }`, nil)
+	if got := jsonOf(data); got != `{"node":{"degree":3,"id":"agenthub:hub","label":"AgentHub","out":[{"object":"agenthub:agent/demo"}],"types":["a2a:Agent"]}}` {
+		t.Fatalf("sample graph: %s", got)
+	}
+	data = gql(t, h, hdr, `{ nodes(type: "a2a:Agent") { items { id label } nextCursor } }`, nil)
+	if got := jsonOf(data); got != `{"nodes":{"items":[{"id":"agenthub:agent/demo","label":"Demo agent"},{"id":"agenthub:hub","label":"AgentHub"}],"nextCursor":null}}` {
+		t.Fatalf("agents: %s", got)
+	}
+}
+
+// TestKnowledgeQueryLanguagesFiltersAndErrors: GraphQL (statements, nodes with filters, search)
+// and Gizmo over the same graph; requiredCertainty applies to both; syntax errors are -32010 with
+// their line and column.
+func TestKnowledgeQueryLanguagesFiltersAndErrors(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	update(t, h, hdr, "people",
+		patch("add", stmt("ex:ada", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:ada", "ex:age", map[string]any{"value": 36}, 0.9)),
+		patch("add", stmt("ex:ada", "ex:knows", map[string]any{"id": "ex:bob"}, 0.4)),
+		patch("add", stmt("ex:bob", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:bob", "ex:age", map[string]any{"value": 20}, 0.95)),
+	)
+	data := gql(t, h, hdr, `query($s: ID) { statements(subject: $s, first: 2) { items { predicate object value certainty } nextCursor } }`,
+		map[string]any{"variables": map[string]any{"s": "ex:ada"}})
+	page := data["statements"].(map[string]any)
+	if len(page["items"].([]any)) != 2 || page["nextCursor"] == nil {
+		t.Fatalf("first page: %s", jsonOf(data))
+	}
+	data = gql(t, h, hdr, `query($c: String) { statements(subject: "ex:ada", after: $c) { items { predicate } nextCursor } }`,
+		map[string]any{"variables": map[string]any{"c": page["nextCursor"]}})
+	if got := jsonOf(data); got != `{"statements":{"items":[{"predicate":"ex:knows"}],"nextCursor":null}}` {
+		t.Fatalf("second page: %s", got)
+	}
+	data = gql(t, h, hdr, `{ nodes(type: "ex:Person", where: [{predicate: "ex:age", gt: 30}]) { items { id } } }`, nil)
+	if got := jsonOf(data); got != `{"nodes":{"items":[{"id":"ex:ada"}]}}` {
+		t.Fatalf("where: %s", got)
+	}
+	data = gql(t, h, hdr, `{ search(text: "BOB") { id } }`, nil)
+	if got := jsonOf(data); got != `{"search":[{"id":"ex:bob"}]}` {
+		t.Fatalf("search: %s", got)
+	}
+	// requiredCertainty hides ada's 0.4 "knows" in both languages.
+	data = gql(t, h, hdr, `{ node(id: "ex:bob") { in { subject } } }`, nil)
+	if got := jsonOf(data); got != `{"node":{"in":[{"subject":"ex:ada"}]}}` {
+		t.Fatalf("in: %s", got)
+	}
+	data = gql(t, h, hdr, `{ node(id: "ex:bob") { in { subject } } }`, map[string]any{"requiredCertainty": 0.5})
+	if got := jsonOf(data); got != `{"node":{"in":[]}}` {
+		t.Fatalf("in with requiredCertainty: %s", got)
+	}
+	var gz struct {
+		Data          []map[string]any
+		QueryMetadata map[string]any
+	}
+	kgCall(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": `g.V("<ex:ada>").Out("<ex:knows>").All()`}, &gz)
+	if jsonOf(gz.Data) != `[{"id":"\u003cex:bob\u003e"}]` || gz.QueryMetadata["resultCount"] != 1.0 {
+		t.Fatalf("gizmo: %s", jsonOf(gz))
+	}
+	kgCall(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": `g.V("<ex:ada>").Out("<ex:knows>").All()`, "requiredCertainty": 0.5}, &gz)
+	if jsonOf(gz.Data) != `[]` {
+		t.Fatalf("gizmo with requiredCertainty: %s", jsonOf(gz.Data))
+	}
+	// maxAgeSeconds 0 sees nothing older than now.
+	data = gql(t, h, hdr, `{ statements(subject: "ex:ada") { items { predicate } } }`, map[string]any{"maxAgeSeconds": 0})
+	if got := jsonOf(data); got != `{"statements":{"items":[]}}` {
+		t.Fatalf("maxAgeSeconds: %s", got)
+	}
+
+	d := kgError(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "graphql", "query": "{\n  node(id: \"x\") {\n    id }"}, knowledge.CodeQueryError)
+	if d["line"] != 3.0 || d["column"] == nil {
+		t.Fatalf("graphql syntax error data: %v", d)
+	}
+	d = kgError(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "graphql", "query": `{ nosuch }`}, knowledge.CodeQueryError)
+	if d["line"] != 1.0 || d["column"] != 3.0 {
+		t.Fatalf("graphql validation error data: %v", d)
+	}
+	d = kgError(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": "g.V(\n  ))"}, knowledge.CodeQueryError)
+	if d["line"] != 2.0 || d["column"] == nil {
+		t.Fatalf("gizmo syntax error data: %v", d)
+	}
+	kgError(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "sparql", "query": "SELECT *"}, knowledge.CodeInvalidParams)
+}
+
+// TestKnowledgeUpdateAllOrNothingReplaceAndRules: a request with one failing patch changes
+// nothing (-32011); replace supersedes the subject's predicate; each alignment rule is -32013
+// with its verification status, and changes nothing.
+func TestKnowledgeUpdateAllOrNothingReplaceAndRules(t *testing.T) {
+	dir := t.TempDir()
+	h, hdr := kgHub(t, dir, &knowledge.Rules{ReadOnlyNamespaces: []string{"agenthub:"}, ForbiddenPredicates: []string{"ex:password"},
+		CertaintyFloor: 0.3, MaxPatchSize: 3, Writers: []string{"agent://alice"}})
+	res := update(t, h, hdr, "colour", patch("add", stmt("ex:sky", "ex:colour", map[string]any{"value": "blue"}, 0.8)))
+	if res["success"] != true || res["statementsAffected"] != 1.0 || jsonOf(res["affectedIds"]) != `["ex:sky"]` || res["verificationStatus"] != "Verified" {
+		t.Fatalf("add: %v", res)
+	}
+	colours := func() string {
+		return jsonOf(gql(t, h, hdr, `{ statements(subject: "ex:sky") { items { value certainty provenance } } }`, nil))
+	}
+	before := colours()
+	if !strings.Contains(before, `"sourceAgentId":"agent://alice"`) {
+		t.Fatalf("provenance: %s", before)
+	}
+	d := kgError(t, h, hdr, "knowledge/update", map[string]any{"mutations": []any{
+		patch("add", stmt("ex:sky", "ex:colour", map[string]any{"value": "grey"}, 0.8)),
+		patch("remove", stmt("ex:sky", "ex:colour", map[string]any{"value": "green"}, 0.8)),
+	}}, knowledge.CodeUpdateError)
+	if d["verificationStatus"] != knowledge.StatusConflict || colours() != before {
+		t.Fatalf("all-or-nothing: %v, now %s", d, colours())
+	}
+	res = update(t, h, hdr, "it is grey today", patch("replace", stmt("ex:sky", "ex:colour", map[string]any{"value": "grey"}, 0.7)))
+	if res["statementsAffected"] != 2.0 || colours() == before || !strings.Contains(colours(), `"value":"grey"`) || strings.Contains(colours(), "blue") {
+		t.Fatalf("replace: %v, now %s", res, colours())
+	}
+	before = colours()
+
+	mallory := map[string]string{"X-Api-Key": addPrincipal(t, h, "mallory")}
+	ok := stmt("ex:sky", "ex:colour", map[string]any{"value": "red"}, 0.9)
+	for name, c := range map[string]struct {
+		hdr     map[string]string
+		patches []any
+	}{
+		"not a writer":        {mallory, []any{patch("add", ok)}},
+		"read-only namespace": {hdr, []any{patch("add", ok), patch("add", stmt("agenthub:hub", "ex:colour", map[string]any{"value": "red"}, 1))}},
+		"forbidden predicate": {hdr, []any{patch("add", ok), patch("add", stmt("ex:sky", "ex:password", map[string]any{"value": "x"}, 1))}},
+		"certainty floor":     {hdr, []any{patch("add", ok), patch("add", stmt("ex:sky", "ex:colour", map[string]any{"value": "pink"}, 0.1))}},
+		"patch size":          {hdr, []any{patch("add", ok), patch("add", ok), patch("add", ok), patch("add", ok)}},
+	} {
+		d := kgError(t, h, c.hdr, "knowledge/update", map[string]any{"mutations": c.patches}, knowledge.CodeAlignmentError)
+		if d["verificationStatus"] != knowledge.StatusRejected || d["verificationDetails"] == "" {
+			t.Fatalf("%s: %v", name, d)
+		}
+		if colours() != before {
+			t.Fatalf("%s changed the graph: %s", name, colours())
+		}
+	}
+	kgError(t, h, hdr, "knowledge/update", map[string]any{"mutations": []any{patch("upsert", ok)}}, knowledge.CodeInvalidParams)
+	kgError(t, h, hdr, "knowledge/update", map[string]any{"mutations": []any{patch("add", stmt("ex:a", "ex:b", map[string]any{"id": "ex:c", "value": 1}, 1))}}, knowledge.CodeInvalidParams)
+}
