@@ -3,14 +3,17 @@ package interop
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
@@ -394,3 +397,44 @@ func TestKnowledgeSubscribeResumesAcrossRestart(t *testing.T) {
 }
 
 func literal(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// TestKnowledgeSchemaLoadsInReferenceGraphQLClient: the reference GraphQL implementation (npm
+// graphql, pinned in js/package.json) loads the schema by introspection through knowledge/query,
+// and a query it builds from that schema validates and runs.
+func TestKnowledgeSchemaLoadsInReferenceGraphQLClient(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(jsDir, "node_modules", "graphql", "package.json")); err != nil {
+		t.Fatal("npm graphql is not installed; run: npm ci --prefix backend/interop/js")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node (v20 or later) is not on PATH")
+	}
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "kg-introspect.mjs", h.Agent.BaseURL, hdr["X-Api-Key"])
+	cmd.Dir = jsDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kg-introspect.mjs: %v\n%s", err, stderr.String())
+	}
+	var res struct {
+		SDL   string
+		Query string
+		Data  map[string]map[string]any
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"node(id: ID!): Node", "search(text: String!, first: Int): [Node!]!", "type StatementPage", "input AttributeFilter", "changes(subject: ID, predicate: ID, object: ID, type: ID)"} {
+		if !strings.Contains(res.SDL, want) {
+			t.Errorf("the schema as the client sees it lacks %q:\n%s", want, res.SDL)
+		}
+	}
+	if n := res.Data["node"]; n["id"] != "agenthub:hub" || n["label"] != "AgentHub" || n["degree"] != 3.0 {
+		t.Errorf("the client's query %s answered %v", res.Query, res.Data)
+	}
+	t.Logf("schema:\n%s", res.SDL)
+}
