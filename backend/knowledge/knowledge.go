@@ -222,6 +222,28 @@ func (p *Patch) check() error {
 func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	changes, ids, err := s.commit(ctx, source, patches, justification)
+	if err != nil {
+		return nil, err
+	}
+	// The log is committed: the update stands even if the graph write fails now (the next start
+	// replays it), so a failure here is logged, not answered.
+	if err := s.applyToGraph(ctx, changes); err != nil {
+		s.log.Error("knowledge graph write failed; it will be replayed from the log at the next start", "err", err)
+	}
+	for _, c := range changes {
+		if s.bus != nil {
+			s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
+		}
+	}
+	return &UpdateResult{Success: true, StatementsAffected: len(changes), AffectedIDs: ids,
+		VerificationStatus: StatusVerified, VerificationDetails: "checked against the hub's alignment rules",
+		ChangeID: fmt.Sprint(changes[len(changes)-1].Seq)}, nil
+}
+
+// commit writes the patches to kg_statements and their changes to kg_changes in one transaction
+// and returns the changes and the ids of the resources they touched.
+func (s *Service) commit(ctx context.Context, source string, patches []Patch, justification string) ([]Change, []string, error) {
 	now := time.Now()
 	var changes []Change
 	affected := map[string]bool{}
@@ -300,23 +322,11 @@ func (s *Service) apply(ctx context.Context, source string, patches []Patch, jus
 	if err != nil {
 		var kerr *Error
 		if errors.As(err, &kerr) {
-			return nil, kerr
+			return nil, nil, kerr
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	// The log is committed: the update stands even if the graph write fails now (the next start
-	// replays it), so a failure here is logged, not answered.
-	if err := s.applyToGraph(ctx, changes); err != nil {
-		s.log.Error("knowledge graph write failed; it will be replayed from the log at the next start", "err", err)
-	}
-	for _, c := range changes {
-		if s.bus != nil {
-			s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
-		}
-	}
-	return &UpdateResult{Success: true, StatementsAffected: len(changes), AffectedIDs: ids,
-		VerificationStatus: StatusVerified, VerificationDetails: "checked against the hub's alignment rules",
-		ChangeID: fmt.Sprint(changes[len(changes)-1].Seq)}, nil
+	return changes, ids, nil
 }
 
 // seed adds the sample graph once, as the hub itself.
