@@ -167,11 +167,11 @@ func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filter
 	for it.Next(ctx) {
 		out = append(out, it.Result())
 	}
+	if ctx.Err() != nil { // Next interrupted the script
+		return nil, errorf(CodeQueryError, "gizmo: the query ran out of time ("+GizmoTimeout.String()+") or was abandoned", nil)
+	}
 	if err := it.Err(); err != nil {
 		return nil, gizmoError(err)
-	}
-	if ctx.Err() != nil {
-		return nil, errorf(CodeQueryError, "gizmo: the query ran out of time ("+GizmoTimeout.String()+")", nil)
 	}
 	return out, nil
 }
