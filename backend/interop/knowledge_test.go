@@ -206,6 +206,14 @@ func TestKnowledgeQueryLanguagesFiltersAndErrors(t *testing.T) {
 	if jsonOf(gz.Data) != `[]` {
 		t.Fatalf("gizmo with requiredCertainty: %s", jsonOf(gz.Data))
 	}
+	// Named graphs: a statement in ex:g1 is found by its graph.
+	g1 := stmt("ex:ada", "ex:note", map[string]any{"value": "in g1"}, 1)
+	g1["graph"] = "ex:g1"
+	update(t, h, hdr, "", patch("add", g1))
+	data = gql(t, h, hdr, `{ statements(graph: "ex:g1") { items { subject value graph } } }`, nil)
+	if got := jsonOf(data); got != `{"statements":{"items":[{"graph":"ex:g1","subject":"ex:ada","value":"in g1"}]}}` {
+		t.Fatalf("named graph: %s", got)
+	}
 	// maxAgeSeconds 0 sees nothing older than now.
 	data = gql(t, h, hdr, `{ statements(subject: "ex:ada") { items { predicate } } }`, map[string]any{"maxAgeSeconds": 0})
 	if got := jsonOf(data); got != `{"statements":{"items":[]}}` {
@@ -455,5 +463,23 @@ func TestKnowledgeSchemaLoadsInReferenceGraphQLClient(t *testing.T) {
 	}
 	if n := res.Data["node"]; n["id"] != "agenthub:hub" || n["label"] != "AgentHub" || n["degree"] != 3.0 {
 		t.Errorf("the client's query %s answered %v", res.Query, res.Data)
+	}
+}
+
+// TestKnowledgeSubscribeByType: changes(type:) streams the changes of subjects of that rdf:type.
+func TestKnowledgeSubscribeByType(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	events := subscribe(t, h, hdr, map[string]any{"subscriptionQuery": `subscription($t: ID) { changes(type: $t) { op } }`,
+		"variables": map[string]any{"t": "ex:Person"}})
+	update(t, h, hdr, "", patch("add", stmt("ex:x", "rdf:type", map[string]any{"id": "ex:Person"}, 1)))
+	update(t, h, hdr, "", patch("add", stmt("ex:x", "ex:age", map[string]any{"value": 3}, 1)), patch("add", stmt("ex:y", "ex:age", map[string]any{"value": 4}, 1)))
+	update(t, h, hdr, "", patch("add", stmt("ex:x", "ex:name", map[string]any{"value": "x"}, 1)))
+	var got []string
+	for range 3 {
+		e := next(t, events)
+		got = append(got, e.Statement.Subject.ID+" "+e.Statement.Predicate.ID)
+	}
+	if strings.Join(got, ",") != "ex:x rdf:type,ex:x ex:age,ex:x ex:name" {
+		t.Fatalf("events: %v", got)
 	}
 }
