@@ -233,6 +233,14 @@ func TestKnowledgeQueryLanguagesFiltersAndErrors(t *testing.T) {
 		t.Fatalf("gizmo syntax error data: %v", d)
 	}
 	kgError(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "sparql", "query": "SELECT *"}, knowledge.CodeInvalidParams)
+
+	// A script that never ends is interrupted at the time limit.
+	defer func(d time.Duration) { knowledge.GizmoTimeout = d }(knowledge.GizmoTimeout)
+	knowledge.GizmoTimeout = 50 * time.Millisecond
+	_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": "while (true) {}"})
+	if e == nil || e.Code != knowledge.CodeQueryError || !strings.Contains(e.Message, "out of time") {
+		t.Fatalf("endless gizmo script: %s", body)
+	}
 }
 
 // TestKnowledgeUpdateAllOrNothingReplaceAndRules: a request with one failing patch changes

@@ -24,11 +24,11 @@ import (
 // ExtensionURI names the extension on the agent card.
 const ExtensionURI = "https://github.com/a2aproject/A2A/extensions/knowledge-graph/v1"
 
-// Gizmo bounds: a script's results and its run time.
-const (
-	GizmoMaxResults = 1000
-	GizmoTimeout    = 5 * time.Second
-)
+// GizmoMaxResults bounds a Gizmo script's results.
+const GizmoMaxResults = 1000
+
+// GizmoTimeout bounds a Gizmo script's run time (a variable for tests).
+var GizmoTimeout = 5 * time.Second
 
 // Methods serves knowledge/query, knowledge/update and knowledge/subscribe.
 func (s *Service) Methods() map[string]server.ExtensionMethod {
