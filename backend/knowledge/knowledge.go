@@ -64,6 +64,8 @@ type Service struct {
 	schema graphql.Schema
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
+	// applied is the last change in the graph; recorded the last one written to kg_state.
+	applied, recorded int64
 }
 
 // Open migrates the tables, opens the graph, brings it up to date with the log and seeds it once.
@@ -107,8 +109,12 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	return s, nil
 }
 
-// Close closes the graph.
-func (s *Service) Close() error { return s.qs.Close() }
+// Close records how far the graph is and closes it.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.recordApplied(context.Background()), s.qs.Close())
+}
 
 // Rules are the alignment rules in force.
 func (s *Service) Rules() Rules { return s.rules }
@@ -119,16 +125,19 @@ func (s *Service) replay(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.applied, s.recorded = applied, applied
 	for {
-		cs, err := changesAfter(ctx, s.db.Reader, applied, 1000)
-		if err != nil || len(cs) == 0 {
+		cs, err := changesAfter(ctx, s.db.Reader, s.applied, 1000)
+		if err != nil {
 			return err
+		}
+		if len(cs) == 0 {
+			return s.recordApplied(ctx)
 		}
 		if err := s.applyToGraph(ctx, cs); err != nil {
 			return err
 		}
-		applied = cs[len(cs)-1].Seq
-		s.log.Info("knowledge graph brought up to date from the change log", "changes", len(cs), "seq", applied)
+		s.log.Info("knowledge graph brought up to date from the change log", "changes", len(cs), "seq", s.applied)
 	}
 }
 
@@ -157,7 +166,27 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 	if err := s.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}); err != nil {
 		return err
 	}
-	return writeState(ctx, s.db.Writer, "applied_seq", cs[len(cs)-1].Seq)
+	// Recording how far the graph is costs an fsync; doing it every appliedEvery changes (and at
+	// Close) only means a crash replays up to that many changes more, which replay allows.
+	s.applied = cs[len(cs)-1].Seq
+	if s.applied-s.recorded < appliedEvery {
+		return nil
+	}
+	return s.recordApplied(ctx)
+}
+
+// appliedEvery is how many changes may be applied before applied_seq is written.
+const appliedEvery = 256
+
+func (s *Service) recordApplied(ctx context.Context) error {
+	if s.applied == s.recorded {
+		return nil
+	}
+	if err := writeState(ctx, s.db.Writer, "applied_seq", s.applied); err != nil {
+		return err
+	}
+	s.recorded = s.applied
+	return nil
 }
 
 // Patch operations.
