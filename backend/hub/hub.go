@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -74,8 +75,10 @@ type Agent struct {
 
 	http    *http.Server
 	release func()
-	done    chan struct{} // closed when serving ends
-	err     error         // why serving ended (nil after Stop); read after done is closed
+	// extensions are closed (those that are io.Closers) once serving ends, before the store closes.
+	extensions []server.Extension
+	done       chan struct{} // closed when serving ends
+	err        error         // why serving ended (nil after Stop); read after done is closed
 }
 
 // AgentSpec says what to run.
@@ -241,6 +244,11 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
+		for _, e := range cfg.Extensions {
+			if c, ok := e.(io.Closer); ok {
+				c.Close()
+			}
+		}
 		return nil, err
 	}
 	// Receivers verify notifications with the agent's public keys.
@@ -250,7 +258,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, done: make(chan struct{}),
+	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, extensions: cfg.Extensions, done: make(chan struct{}),
 		http: &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: maxHeaderBytes,
 			ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
@@ -279,6 +287,11 @@ func (a *Agent) Stop() error {
 	<-a.done
 	a.Push.Close() // before the store closes; an attempt cut short stays pending
 	err := a.err
+	for _, e := range a.extensions {
+		if c, ok := e.(io.Closer); ok { // no request is using it now, and its tables are still open
+			err = errors.Join(err, c.Close())
+		}
+	}
 	err = errors.Join(err, a.DB.Close())
 	a.release()
 	return err
@@ -575,11 +588,7 @@ func (h *Hub) Stop() error {
 	if h.Demo != nil {
 		err = h.Demo.Stop()
 	}
-	err = errors.Join(err, h.Agent.Stop())
-	if h.Knowledge != nil {
-		err = errors.Join(err, h.Knowledge.Close()) // after the server: no request is using it
-	}
-	return err
+	return errors.Join(err, h.Agent.Stop())
 }
 
 // Done is closed when the hub stops serving; Err then says why.
