@@ -25,6 +25,7 @@ import (
 
 	"github.com/cayleygraph/cayley/graph"
 	_ "github.com/cayleygraph/cayley/graph/kv/bolt" // registers the "bolt" backend
+	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 
 	"github.com/agenthub/agenthub/backend/auth"
@@ -154,17 +155,28 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 		}
 		last[k] = c
 	}
+	// Only real changes go to Cayley: its kv store miscounts node references when one batch mixes
+	// the removal of a missing quad with real changes of the same nodes (a replayed "replace" then
+	// lost the new value), so replay never leans on IgnoreMissing/IgnoreDup.
 	deltas := make([]graph.Delta, 0, len(order))
 	for _, k := range order {
 		c := last[k]
-		action := graph.Add
-		if c.Op == OpRemove {
-			action = graph.Delete
+		q := c.Statement.quadOf()
+		has, err := s.hasQuad(ctx, q)
+		if err != nil {
+			return err
 		}
-		deltas = append(deltas, graph.Delta{Quad: c.Statement.quadOf(), Action: action})
+		switch {
+		case c.Op == OpRemove && has:
+			deltas = append(deltas, graph.Delta{Quad: q, Action: graph.Delete})
+		case c.Op != OpRemove && !has:
+			deltas = append(deltas, graph.Delta{Quad: q, Action: graph.Add})
+		}
 	}
-	if err := s.qs.ApplyDeltas(deltas, graph.IgnoreOpts{IgnoreDup: true, IgnoreMissing: true}); err != nil {
-		return err
+	if len(deltas) > 0 {
+		if err := s.qs.ApplyDeltas(deltas, graph.IgnoreOpts{}); err != nil {
+			return err
+		}
 	}
 	// Recording how far the graph is costs an fsync; doing it every appliedEvery changes (and at
 	// Close) only means a crash replays up to that many changes more, which replay allows.
@@ -173,6 +185,24 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 		return nil
 	}
 	return s.recordApplied(ctx)
+}
+
+// hasQuad says whether the graph holds q (same subject, predicate, object and graph).
+func (s *Service) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
+	ref := s.qs.ValueOf(q.Subject)
+	if ref == nil {
+		return false, nil
+	}
+	want := key{iriOf(q.Subject), iriOf(q.Predicate), objectKey(q.Object), iriOf(q.Label)}
+	it := s.qs.QuadIterator(quad.Subject, ref)
+	defer it.Close()
+	for it.Next(ctx) {
+		g := s.qs.Quad(it.Result())
+		if (key{iriOf(g.Subject), iriOf(g.Predicate), objectKey(g.Object), iriOf(g.Label)}) == want {
+			return true, nil
+		}
+	}
+	return false, it.Err()
 }
 
 // appliedEvery is how many changes may be applied before applied_seq is written.
