@@ -2,8 +2,14 @@ package hub
 
 import (
 	"context"
+	"path/filepath"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/channels"
+	"github.com/agenthub/agenthub/backend/demoagent"
+	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/knowledge"
 	"github.com/agenthub/agenthub/backend/server"
 )
 
@@ -18,5 +24,38 @@ func (h *Hub) openExtensions(ctx context.Context, env ExtensionEnv) ([]server.Ex
 	}
 	h.Channels = ch
 	exts = append(exts, ch)
+	kg, err := knowledge.Open(ctx, knowledge.Options{DB: env.DB, Bus: env.Bus, Source: env.Source,
+		Dir: filepath.Dir(env.DB.Path), Logger: env.Logger, Seed: sampleGraph()})
+	if err != nil {
+		return nil, err
+	}
+	h.Knowledge = kg
+	exts = append(exts, kg)
 	return exts, nil
+}
+
+// sampleGraph is what a new hub's knowledge graph starts with: the hub, the demo agent and their
+// skills, so the first query has something to show.
+func sampleGraph() []knowledge.Statement {
+	var out []knowledge.Statement
+	add := func(s, p string, o knowledge.Object) {
+		out = append(out, knowledge.Statement{Subject: knowledge.Subject{ID: s}, Predicate: knowledge.Predicate{ID: p}, Object: o})
+	}
+	agent := func(id, name string, skills []a2a.AgentSkill) {
+		add(id, knowledge.RDFType, knowledge.Object{ID: "a2a:Agent"})
+		add(id, knowledge.RDFSLabel, knowledge.Object{Value: name})
+		for _, sk := range skills {
+			sid := "agenthub:skill/" + sk.ID
+			add(id, "a2a:hasSkill", knowledge.Object{ID: sid})
+			add(sid, knowledge.RDFType, knowledge.Object{ID: "a2a:Skill"})
+			add(sid, knowledge.RDFSLabel, knowledge.Object{Value: sk.Name})
+			if sk.Description != "" {
+				add(sid, "schema:description", knowledge.Object{Value: sk.Description})
+			}
+		}
+	}
+	agent("agenthub:hub", "AgentHub", []a2a.AgentSkill{inbox.Skill})
+	agent("agenthub:agent/demo", "Demo agent", demoagent.Skills)
+	add("agenthub:hub", "agenthub:hosts", knowledge.Object{ID: "agenthub:agent/demo"})
+	return out
 }

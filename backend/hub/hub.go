@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -30,6 +31,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/inbox"
+	"github.com/agenthub/agenthub/backend/knowledge"
 	"github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
@@ -74,8 +76,10 @@ type Agent struct {
 
 	http    *http.Server
 	release func()
-	done    chan struct{} // closed when serving ends
-	err     error         // why serving ended (nil after Stop); read after done is closed
+	// extensions are closed (those that are io.Closers) once serving ends, before the store closes.
+	extensions []server.Extension
+	done       chan struct{} // closed when serving ends
+	err        error         // why serving ended (nil after Stop); read after done is closed
 }
 
 // AgentSpec says what to run.
@@ -241,6 +245,11 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
+		for _, e := range cfg.Extensions {
+			if c, ok := e.(io.Closer); ok {
+				c.Close()
+			}
+		}
 		return nil, err
 	}
 	// Receivers verify notifications with the agent's public keys.
@@ -250,7 +259,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, done: make(chan struct{}),
+	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, extensions: cfg.Extensions, done: make(chan struct{}),
 		http: &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: maxHeaderBytes,
 			ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
 	go func() {
@@ -279,6 +288,11 @@ func (a *Agent) Stop() error {
 	<-a.done
 	a.Push.Close() // before the store closes; an attempt cut short stays pending
 	err := a.err
+	for _, e := range a.extensions {
+		if c, ok := e.(io.Closer); ok { // no request is using it now, and its tables are still open
+			err = errors.Join(err, c.Close())
+		}
+	}
 	err = errors.Join(err, a.DB.Close())
 	a.release()
 	return err
@@ -355,6 +369,8 @@ type Hub struct {
 	Auth *auth.Service
 	// Channels is the channels extension, served on the hub's JSON-RPC endpoint.
 	Channels *channels.Service
+	// Knowledge is the hub's knowledge graph (the knowledge-graph extension).
+	Knowledge *knowledge.Service
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog

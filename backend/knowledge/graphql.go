@@ -1,0 +1,462 @@
+package knowledge
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cayleygraph/quad"
+	"github.com/graphql-go/graphql"
+	"github.com/graphql-go/graphql/language/ast"
+)
+
+// Limits of one query's lists.
+const (
+	defaultFirst = 100
+	maxFirst     = 1000
+)
+
+// view is what a query may see (requiredCertainty, maxAgeSeconds) and what it counted.
+type view struct {
+	minCertainty float64
+	since        time.Time // zero: any age
+	statements   atomic.Int64
+	nodes        atomic.Int64
+}
+
+type viewKey struct{}
+
+func viewOf(ctx context.Context) *view {
+	if v, ok := ctx.Value(viewKey{}).(*view); ok {
+		return v
+	}
+	return &view{}
+}
+
+func (v *view) sees(r *row) bool {
+	return r != nil && *r.Stmt.Certainty >= v.minCertainty && (v.since.IsZero() || !r.UpdatedAt.Before(v.since))
+}
+
+// sqlFilter is the view as a WHERE fragment over kg_statements.
+func (v *view) sqlFilter() (string, []any) {
+	w, args := "certainty >= ?", []any{v.minCertainty}
+	if !v.since.IsZero() {
+		w += " AND updated_at >= ?"
+		args = append(args, v.since.UTC().Format(time.RFC3339Nano))
+	}
+	return w, args
+}
+
+// nodeRef is a Node being resolved.
+type nodeRef struct{ id string }
+
+// page is a list with the cursor of the next page.
+type page struct {
+	Items      any     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+func firstArg(args map[string]any, def int) int {
+	n, ok := args["first"].(int)
+	if !ok || n <= 0 {
+		return def
+	}
+	return min(n, maxFirst)
+}
+
+func strArg(args map[string]any, name string) string {
+	s, _ := args[name].(string)
+	return s
+}
+
+var jsonScalar = graphql.NewScalar(graphql.ScalarConfig{
+	Name:        "JSON",
+	Description: "Any JSON value: a literal's value (string, number, boolean) or a provenance object.",
+	Serialize:   func(v any) any { return v },
+	ParseValue:  func(v any) any { return v },
+	ParseLiteral: func(v ast.Value) any {
+		return v.GetValue()
+	},
+})
+
+// newSchema is the knowledge graph's GraphQL schema (queries and the changes subscription).
+func newSchema(s *Service) (graphql.Schema, error) {
+	id := graphql.NewNonNull(graphql.ID)
+	statement := graphql.NewObject(graphql.ObjectConfig{
+		Name:        "Statement",
+		Description: "A triple with its metadata.",
+		Fields: graphql.Fields{
+			"subject":   &graphql.Field{Type: id, Resolve: rowField(func(r *row) any { return r.Stmt.Subject.ID })},
+			"predicate": &graphql.Field{Type: id, Resolve: rowField(func(r *row) any { return r.Stmt.Predicate.ID })},
+			"object": &graphql.Field{Type: graphql.ID, Description: "The object's id when it is a resource.",
+				Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.ID) })},
+			"value": &graphql.Field{Type: jsonScalar, Description: "The object's value when it is a literal.",
+				Resolve: rowField(func(r *row) any { return r.Stmt.Object.Value })},
+			"datatype": &graphql.Field{Type: graphql.String, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.Type) })},
+			"graph":    &graphql.Field{Type: graphql.ID, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Graph) })},
+			"certainty": &graphql.Field{Type: graphql.NewNonNull(graphql.Float),
+				Resolve: rowField(func(r *row) any { return *r.Stmt.Certainty })},
+			"provenance": &graphql.Field{Type: jsonScalar, Resolve: rowField(func(r *row) any { return r.Stmt.Provenance })},
+			"updatedAt": &graphql.Field{Type: graphql.NewNonNull(graphql.DateTime),
+				Resolve: rowField(func(r *row) any { return r.UpdatedAt })},
+		},
+	})
+	edgeArgs := graphql.FieldConfigArgument{"predicate": {Type: graphql.ID}, "first": {Type: graphql.Int}}
+	stmtList := graphql.NewNonNull(graphql.NewList(graphql.NewNonNull(statement)))
+	node := graphql.NewObject(graphql.ObjectConfig{
+		Name:        "Node",
+		Description: "A resource of the graph, read from the Cayley store.",
+		Fields: graphql.Fields{
+			"id": &graphql.Field{Type: id, Resolve: func(p graphql.ResolveParams) (any, error) { return p.Source.(nodeRef).id, nil }},
+			"types": &graphql.Field{Type: graphql.NewNonNull(graphql.NewList(id)), Resolve: func(p graphql.ResolveParams) (any, error) {
+				rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, RDFType, maxFirst)
+				var out []string
+				for _, r := range rs {
+					if r.Stmt.Object.ID != "" {
+						out = append(out, r.Stmt.Object.ID)
+					}
+				}
+				return out, err
+			}},
+			"label": &graphql.Field{Type: graphql.String, Resolve: func(p graphql.ResolveParams) (any, error) {
+				rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, RDFSLabel, 1)
+				if err != nil || len(rs) == 0 {
+					return nil, err
+				}
+				return literalText(rs[0].Stmt.Object.Value), nil
+			}},
+			"attributes": &graphql.Field{Type: stmtList, Description: "Statements about the node whose object is a literal.",
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, "", maxFirst)
+					out := rs[:0]
+					for _, r := range rs {
+						if r.Stmt.Object.ID == "" {
+							out = append(out, r)
+						}
+					}
+					return out, err
+				}},
+			"out": &graphql.Field{Type: stmtList, Args: edgeArgs, Description: "Statements from the node to other resources.",
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), maxFirst)
+					out := rs[:0]
+					for _, r := range rs {
+						if r.Stmt.Object.ID != "" && len(out) < firstArg(p.Args, defaultFirst) {
+							out = append(out, r)
+						}
+					}
+					return out, err
+				}},
+			"in": &graphql.Field{Type: stmtList, Args: edgeArgs, Description: "Statements from other resources to the node.",
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					return s.edges(p.Context, p.Source.(nodeRef).id, quad.Object, strArg(p.Args, "predicate"), firstArg(p.Args, defaultFirst))
+				}},
+			"degree": &graphql.Field{Type: graphql.NewNonNull(graphql.Int), Description: "How many visible statements link the node to other resources, either way.",
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					n := p.Source.(nodeRef).id
+					out, err := s.edges(p.Context, n, quad.Subject, "", -1)
+					if err != nil {
+						return nil, err
+					}
+					in, err := s.edges(p.Context, n, quad.Object, "", -1)
+					d := len(in)
+					for _, r := range out {
+						if r.Stmt.Object.ID != "" {
+							d++
+						}
+					}
+					return d, err
+				}},
+		},
+	})
+	nodeList := graphql.NewNonNull(graphql.NewList(graphql.NewNonNull(node)))
+	pageOf := func(name string, items graphql.Output) *graphql.Object {
+		return graphql.NewObject(graphql.ObjectConfig{Name: name, Fields: graphql.Fields{
+			"items":      &graphql.Field{Type: items},
+			"nextCursor": &graphql.Field{Type: graphql.String, Description: "Pass as `after` for the next page; null on the last page."},
+		}})
+	}
+	filter := graphql.NewInputObject(graphql.InputObjectConfig{
+		Name:        "AttributeFilter",
+		Description: "Matches a node having a literal of predicate that satisfies every condition given.",
+		Fields: graphql.InputObjectConfigFieldMap{
+			"predicate": {Type: id},
+			"eq":        {Type: graphql.String, Description: "the value's text equals"},
+			"lt":        {Type: graphql.Float, Description: "the value is a number below"},
+			"gt":        {Type: graphql.Float, Description: "the value is a number above"},
+			"contains":  {Type: graphql.String, Description: "the value's text contains, ignoring case"},
+		},
+	})
+	query := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Query",
+		Fields: graphql.Fields{
+			"node": &graphql.Field{Type: node, Args: graphql.FieldConfigArgument{"id": {Type: id}},
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					n := p.Args["id"].(string)
+					ok, err := s.nodeExists(p.Context, n)
+					if err != nil || !ok {
+						return nil, err
+					}
+					viewOf(p.Context).nodes.Add(1)
+					return nodeRef{n}, nil
+				}},
+			"search": &graphql.Field{Type: nodeList, Description: "Nodes whose id or a literal contains text, ignoring case.",
+				Args: graphql.FieldConfigArgument{"text": {Type: graphql.NewNonNull(graphql.String)}, "first": {Type: graphql.Int}},
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					return s.search(p.Context, p.Args["text"].(string), firstArg(p.Args, 20))
+				}},
+			"nodes": &graphql.Field{Type: graphql.NewNonNull(pageOf("NodePage", nodeList)),
+				Args: graphql.FieldConfigArgument{"type": {Type: graphql.ID}, "where": {Type: graphql.NewList(graphql.NewNonNull(filter))},
+					"first": {Type: graphql.Int}, "after": {Type: graphql.String}},
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					var where []map[string]any
+					if ws, ok := p.Args["where"].([]any); ok {
+						for _, w := range ws {
+							where = append(where, w.(map[string]any))
+						}
+					}
+					return s.nodes(p.Context, strArg(p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
+				}},
+			"statements": &graphql.Field{Type: graphql.NewNonNull(pageOf("StatementPage", stmtList)),
+				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID},
+					"graph": {Type: graphql.ID}, "minCertainty": {Type: graphql.Float}, "first": {Type: graphql.Int}, "after": {Type: graphql.String}},
+				Resolve: func(p graphql.ResolveParams) (any, error) { return s.statements(p.Context, p.Args) },
+			},
+		},
+	})
+	change := graphql.NewObject(graphql.ObjectConfig{
+		Name:        "KnowledgeGraphChangeEvent",
+		Description: "One change; knowledge/subscribe streams them whole, whatever the selection.",
+		Fields: graphql.Fields{
+			"op":        &graphql.Field{Type: graphql.NewNonNull(graphql.String)},
+			"changeId":  &graphql.Field{Type: id},
+			"timestamp": &graphql.Field{Type: graphql.NewNonNull(graphql.DateTime)},
+			"statement": &graphql.Field{Type: graphql.NewNonNull(jsonScalar)},
+		},
+	})
+	subscription := graphql.NewObject(graphql.ObjectConfig{
+		Name: "Subscription",
+		Fields: graphql.Fields{
+			"changes": &graphql.Field{Type: change, Description: "Changes to statements matching every argument given; type matches subjects of that rdf:type.",
+				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID}, "type": {Type: graphql.ID}},
+				Resolve: func(p graphql.ResolveParams) (any, error) {
+					if f, ok := p.Context.Value(subscriptionKey{}).(*changeFilter); ok {
+						f.subject, f.predicate, f.object, f.typ = strArg(p.Args, "subject"), strArg(p.Args, "predicate"), strArg(p.Args, "object"), strArg(p.Args, "type")
+						f.set = true
+					}
+					return nil, nil
+				}},
+		},
+	})
+	return graphql.NewSchema(graphql.SchemaConfig{Query: query, Subscription: subscription})
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func rowField(f func(*row) any) graphql.FieldResolveFn {
+	return func(p graphql.ResolveParams) (any, error) { return f(p.Source.(*row)), nil }
+}
+
+// iriOf is an IRI value's text, or "" for a literal or nil.
+func iriOf(v quad.Value) string {
+	if iri, ok := v.(quad.IRI); ok {
+		return string(iri)
+	}
+	return ""
+}
+
+// edges are the visible statements with node as subject (dir quad.Subject) or object (quad.Object),
+// of predicate when given, at most limit (< 0: all), read from the graph and joined with their
+// metadata.
+func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, predicate string, limit int) ([]*row, error) {
+	ref := s.qs.ValueOf(quad.IRI(node))
+	if ref == nil {
+		return nil, nil
+	}
+	it := s.qs.QuadIterator(dir, ref)
+	defer it.Close()
+	v := viewOf(ctx)
+	var out []*row
+	for it.Next(ctx) && (limit < 0 || len(out) < limit) {
+		q := s.qs.Quad(it.Result())
+		p := iriOf(q.Predicate)
+		if predicate != "" && p != predicate {
+			continue
+		}
+		r, err := findRow(ctx, s.db.Reader, key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)})
+		if err != nil {
+			return nil, err
+		}
+		if v.sees(r) {
+			out = append(out, r)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	v.statements.Add(int64(len(out)))
+	return out, ctx.Err()
+}
+
+// nodeExists says whether node is in a visible statement, either way.
+func (s *Service) nodeExists(ctx context.Context, node string) (bool, error) {
+	for _, dir := range []quad.Direction{quad.Subject, quad.Object} {
+		rs, err := s.edges(ctx, node, dir, "", 1)
+		if err != nil || len(rs) > 0 {
+			return len(rs) > 0, err
+		}
+	}
+	return false, nil
+}
+
+func (s *Service) search(ctx context.Context, text string, first int) ([]nodeRef, error) {
+	v := viewOf(ctx)
+	w, args := v.sqlFilter()
+	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(text)) + "%"
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT DISTINCT subject FROM kg_statements WHERE `+w+
+		` AND (lower(subject) LIKE ? ESCAPE '\' OR lower(value_json) LIKE ? ESCAPE '\') ORDER BY subject LIMIT ?`,
+		append(args, like, like, first)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []nodeRef{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, nodeRef{n})
+	}
+	v.nodes.Add(int64(len(out)))
+	return out, rows.Err()
+}
+
+// nodes pages through the subjects (of type typ), ordered by id, keeping those that pass where.
+func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any, first int, after string) (*page, error) {
+	v := viewOf(ctx)
+	w, args := v.sqlFilter()
+	q := `SELECT DISTINCT subject FROM kg_statements WHERE ` + w + ` AND subject > ?`
+	args = append(args, after)
+	if typ != "" {
+		q += ` AND predicate = ? AND object_id = ?`
+		args = append(args, RDFType, typ)
+	}
+	rows, err := s.db.Reader.QueryContext(ctx, q+` ORDER BY subject`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []nodeRef{}
+	var next *string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		ok, err := s.matches(ctx, n, where)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if len(items) == first {
+			c := items[len(items)-1].id
+			next = &c
+			break
+		}
+		items = append(items, nodeRef{n})
+	}
+	v.nodes.Add(int64(len(items)))
+	return &page{Items: items, NextCursor: next}, rows.Err()
+}
+
+// matches says whether node passes every filter.
+func (s *Service) matches(ctx context.Context, node string, where []map[string]any) (bool, error) {
+	v := viewOf(ctx)
+	for _, f := range where {
+		rs, err := selectRows(ctx, s.db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE subject = ? AND predicate = ? AND object_id IS NULL`,
+			node, f["predicate"])
+		if err != nil {
+			return false, err
+		}
+		found := false
+		for _, r := range rs {
+			if v.sees(r) && filterHolds(f, r.Stmt.Object.Value) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func filterHolds(f map[string]any, value any) bool {
+	text := literalText(value)
+	if eq, ok := f["eq"].(string); ok && text != eq {
+		return false
+	}
+	if c, ok := f["contains"].(string); ok && !strings.Contains(strings.ToLower(text), strings.ToLower(c)) {
+		return false
+	}
+	num, isNum := value.(float64)
+	if lt, ok := f["lt"].(float64); ok && (!isNum || num >= lt) {
+		return false
+	}
+	if gt, ok := f["gt"].(float64); ok && (!isNum || num <= gt) {
+		return false
+	}
+	return true
+}
+
+// statements pages through the stored statements by id.
+func (s *Service) statements(ctx context.Context, args map[string]any) (*page, error) {
+	v := viewOf(ctx)
+	w, qargs := v.sqlFilter()
+	for _, c := range []struct{ arg, col string }{{"subject", "subject"}, {"predicate", "predicate"}, {"object", "object_id"}, {"graph", "graph"}} {
+		if val, ok := args[c.arg].(string); ok {
+			w += " AND " + c.col + " = ?"
+			qargs = append(qargs, val)
+		}
+	}
+	if mc, ok := args["minCertainty"].(float64); ok {
+		w += " AND certainty >= ?"
+		qargs = append(qargs, mc)
+	}
+	if after := strArg(args, "after"); after != "" {
+		n, err := strconv.ParseInt(after, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("after: not a cursor of statements")
+		}
+		w += " AND id > ?"
+		qargs = append(qargs, n)
+	}
+	first := firstArg(args, defaultFirst)
+	rs, err := selectRows(ctx, s.db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE `+w+` ORDER BY id LIMIT ?`, append(qargs, first+1)...)
+	if err != nil {
+		return nil, err
+	}
+	var next *string
+	if len(rs) > first {
+		rs = rs[:first]
+		c := strconv.FormatInt(rs[first-1].ID, 10)
+		next = &c
+	}
+	if rs == nil {
+		rs = []*row{}
+	}
+	v.statements.Add(int64(len(rs)))
+	return &page{Items: rs, NextCursor: next}, nil
+}

@@ -1,0 +1,340 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/memstore"
+	"github.com/cayleygraph/cayley/query"
+	"github.com/cayleygraph/cayley/query/gizmo"
+	"github.com/cayleygraph/quad"
+	"github.com/graphql-go/graphql"
+	"github.com/graphql-go/graphql/gqlerrors"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/server"
+)
+
+// ExtensionURI names the extension on the agent card.
+const ExtensionURI = "https://github.com/a2aproject/A2A/extensions/knowledge-graph/v1"
+
+// GizmoMaxResults bounds a Gizmo script's results.
+const GizmoMaxResults = 1000
+
+// GizmoTimeout bounds a Gizmo script's run time (a variable for tests).
+var GizmoTimeout = 5 * time.Second
+
+// Methods serves knowledge/query, knowledge/update and knowledge/subscribe.
+func (s *Service) Methods() map[string]server.ExtensionMethod {
+	return map[string]server.ExtensionMethod{
+		"knowledge/query":     {Call: s.callQuery},
+		"knowledge/update":    {Call: s.callUpdate},
+		"knowledge/subscribe": {Stream: s.openSubscribe},
+	}
+}
+
+// Card declares the extension and the capabilities its spec adds.
+func (s *Service) Card() server.ExtensionCard {
+	return server.ExtensionCard{
+		Extension: a2a.AgentExtension{URI: ExtensionURI, Description: "Knowledge graph: knowledge/query (GraphQL, Gizmo), knowledge/update, knowledge/subscribe"},
+		Capabilities: map[string]any{
+			"knowledgeGraph":               true,
+			"knowledgeGraphQueryLanguages": []string{"graphql", "gizmo"},
+		},
+	}
+}
+
+func decodeParams(raw json.RawMessage, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return errorf(CodeInvalidParams, "invalid params: "+err.Error(), nil)
+	}
+	return nil
+}
+
+// QueryParams are KnowledgeQueryParams.
+type QueryParams struct {
+	Query             string         `json:"query"`
+	QueryLanguage     string         `json:"queryLanguage"`
+	Variables         map[string]any `json:"variables"`
+	RequiredCertainty *float64       `json:"requiredCertainty"`
+	MaxAgeSeconds     *int64         `json:"maxAgeSeconds"`
+}
+
+// QueryResult is KnowledgeQueryResponseResult.
+type QueryResult struct {
+	Data          any            `json:"data"`
+	QueryMetadata map[string]any `json:"queryMetadata"`
+}
+
+func (s *Service) callQuery(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p QueryParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Query == "" {
+		return nil, errorf(CodeInvalidParams, "query is required", nil)
+	}
+	v := &view{}
+	if p.RequiredCertainty != nil {
+		if *p.RequiredCertainty < 0 || *p.RequiredCertainty > 1 {
+			return nil, errorf(CodeInvalidParams, "requiredCertainty must be within [0, 1]", nil)
+		}
+		v.minCertainty = *p.RequiredCertainty
+	}
+	if p.MaxAgeSeconds != nil {
+		if *p.MaxAgeSeconds < 0 {
+			return nil, errorf(CodeInvalidParams, "maxAgeSeconds must not be negative", nil)
+		}
+		v.since = time.Now().Add(-time.Duration(*p.MaxAgeSeconds) * time.Second)
+	}
+	ctx = context.WithValue(ctx, viewKey{}, v)
+	start := time.Now()
+	var data any
+	var err error
+	meta := map[string]any{}
+	switch p.QueryLanguage {
+	case "", "graphql":
+		p.QueryLanguage = "graphql"
+		data, err = s.queryGraphQL(ctx, p)
+		meta["statementCount"], meta["nodeCount"] = v.statements.Load(), v.nodes.Load()
+	case "gizmo":
+		var res []any
+		res, err = s.queryGizmo(ctx, p.Query, v, p.RequiredCertainty != nil || p.MaxAgeSeconds != nil)
+		data, meta["resultCount"] = res, len(res)
+	default:
+		return nil, errorf(CodeInvalidParams, fmt.Sprintf("queryLanguage %q is not supported (graphql, gizmo)", p.QueryLanguage), nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	meta["queryLanguage"], meta["elapsedMs"] = p.QueryLanguage, float64(time.Since(start).Microseconds())/1000
+	return &QueryResult{Data: data, QueryMetadata: meta}, nil
+}
+
+// queryErrorData is a GraphQL error list with the first error's location at the top.
+func queryErrorData(errs []gqlerrors.FormattedError) map[string]any {
+	d := map[string]any{"errors": errs}
+	if len(errs) > 0 && len(errs[0].Locations) > 0 {
+		d["line"], d["column"] = errs[0].Locations[0].Line, errs[0].Locations[0].Column
+	}
+	return d
+}
+
+func (s *Service) queryGraphQL(ctx context.Context, p QueryParams) (any, error) {
+	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.Query, VariableValues: p.Variables, Context: ctx})
+	if len(res.Errors) > 0 {
+		return nil, errorf(CodeQueryError, "graphql: "+res.Errors[0].Message, queryErrorData(res.Errors))
+	}
+	return res.Data, nil
+}
+
+var gojaPosition = regexp.MustCompile(`Line (\d+):(\d+)`)
+
+// queryGizmo runs a Gizmo script against the graph, or, when the query filters by certainty or
+// age, against an in-memory copy of the statements it may see.
+func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filtered bool) ([]any, error) {
+	var qs graph.QuadStore = s.qs
+	if filtered {
+		w, args := v.sqlFilter()
+		rs, err := selectRows(ctx, s.db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE `+w, args...)
+		if err != nil {
+			return nil, err
+		}
+		qs2 := memstore.New()
+		var quads []quad.Quad
+		for _, r := range rs {
+			quads = append(quads, r.Stmt.quadOf())
+		}
+		if err := qs2.ApplyDeltas(deltasOf(quads), graph.IgnoreOpts{IgnoreDup: true}); err != nil {
+			return nil, err
+		}
+		qs = qs2
+	}
+	it, err := gizmo.NewSession(qs).Execute(ctx, script, query.Options{Collation: query.JSON, Limit: GizmoMaxResults})
+	if err != nil {
+		return nil, gizmoError(err)
+	}
+	defer it.Close()
+	ctx, cancel := context.WithTimeout(ctx, GizmoTimeout)
+	defer cancel()
+	out := []any{}
+	for it.Next(ctx) {
+		out = append(out, it.Result())
+	}
+	if ctx.Err() != nil { // Next interrupted the script
+		return nil, errorf(CodeQueryError, "gizmo: the query ran out of time ("+GizmoTimeout.String()+") or was abandoned", nil)
+	}
+	if err := it.Err(); err != nil {
+		return nil, gizmoError(err)
+	}
+	return out, nil
+}
+
+func gizmoError(err error) error {
+	var data map[string]any
+	if m := gojaPosition.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		data = map[string]any{"line": line, "column": col}
+	}
+	return errorf(CodeQueryError, "gizmo: "+err.Error(), data)
+}
+
+func deltasOf(qs []quad.Quad) []graph.Delta {
+	out := make([]graph.Delta, len(qs))
+	for i, q := range qs {
+		out[i] = graph.Delta{Quad: q, Action: graph.Add}
+	}
+	return out
+}
+
+// UpdateParams are KnowledgeUpdateParams.
+type UpdateParams struct {
+	Mutations     []Patch `json:"mutations"`
+	SourceAgentID string  `json:"sourceAgentId"`
+	Justification string  `json:"justification"`
+}
+
+func (s *Service) callUpdate(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p UpdateParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	return s.Update(ctx, p.Mutations, p.Justification)
+}
+
+// SubscribeParams are KnowledgeSubscribeParams; AfterChangeID resumes after that change.
+type SubscribeParams struct {
+	SubscriptionQuery string         `json:"subscriptionQuery"`
+	QueryLanguage     string         `json:"queryLanguage"`
+	Variables         map[string]any `json:"variables"`
+	AfterChangeID     string         `json:"afterChangeId"`
+}
+
+type subscriptionKey struct{}
+
+// changeFilter is what a subscription's changes(...) field asks for.
+type changeFilter struct {
+	set                             bool
+	subject, predicate, object, typ string
+}
+
+// ChangeEvent is KnowledgeGraphChangeEvent; changeId is the change's sequence number.
+type ChangeEvent struct {
+	Op             string         `json:"op"`
+	Statement      Statement      `json:"statement"`
+	ChangeID       string         `json:"changeId"`
+	Timestamp      time.Time      `json:"timestamp"`
+	ChangeMetadata map[string]any `json:"changeMetadata"`
+}
+
+func (s *Service) openSubscribe(ctx context.Context, raw json.RawMessage) (func(context.Context, func(any) error) error, error) {
+	var p SubscribeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.QueryLanguage != "" && p.QueryLanguage != "graphql" {
+		return nil, errorf(CodeSubscriptionError, fmt.Sprintf("queryLanguage %q is not supported for subscriptions (graphql)", p.QueryLanguage), nil)
+	}
+	var after int64
+	if p.AfterChangeID != "" {
+		n, err := strconv.ParseInt(p.AfterChangeID, 10, 64)
+		if err != nil || n < 0 {
+			return nil, errorf(CodeSubscriptionError, "afterChangeId is not a change id of this graph", nil)
+		}
+		after = n
+	}
+	f := &changeFilter{}
+	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.SubscriptionQuery, VariableValues: p.Variables,
+		Context: context.WithValue(ctx, subscriptionKey{}, f)})
+	if len(res.Errors) > 0 {
+		return nil, errorf(CodeSubscriptionError, "subscription: "+res.Errors[0].Message, queryErrorData(res.Errors))
+	}
+	if !f.set {
+		return nil, errorf(CodeSubscriptionError, "subscriptionQuery must be a subscription selecting changes", nil)
+	}
+	return func(ctx context.Context, send func(any) error) error { return s.stream(ctx, f, after, send) }, nil
+}
+
+// stream sends the changes after `after` that match f, then the new ones as they come. It
+// subscribes to the bus before reading the log, so a change committed meanwhile is in one or the
+// other (or both: last drops the repeat), and a gap (a lagging subscription) is refilled from the log.
+func (s *Service) stream(ctx context.Context, f *changeFilter, after int64, send func(any) error) error {
+	sub := s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Source == s.source }, 256)
+	defer sub.Close()
+	last := after
+	emit := func(c Change) error {
+		if c.Seq <= last {
+			return nil
+		}
+		last = c.Seq
+		ok, err := s.matchesChange(ctx, f, c)
+		if err != nil || !ok {
+			return err
+		}
+		return send(ChangeEvent{Op: c.Op, Statement: c.Statement, ChangeID: strconv.FormatInt(c.Seq, 10), Timestamp: c.At,
+			ChangeMetadata: map[string]any{"source": c.Source}})
+	}
+	catchUp := func() error {
+		for {
+			cs, err := changesAfter(ctx, s.db.Reader, last, 500)
+			if err != nil {
+				return err
+			}
+			for _, c := range cs {
+				if err := emit(c); err != nil {
+					return err
+				}
+			}
+			if len(cs) < 500 {
+				return nil
+			}
+		}
+	}
+	if err := catchUp(); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sub.Lagged:
+			if err := catchUp(); err != nil {
+				return err
+			}
+		case e := <-sub.C:
+			c := e.Data.(Change)
+			if c.Seq > last+1 { // something was missed: the log has it
+				if err := catchUp(); err != nil {
+					return err
+				}
+			}
+			if err := emit(c); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *Service) matchesChange(ctx context.Context, f *changeFilter, c Change) (bool, error) {
+	st := c.Statement
+	switch {
+	case f.subject != "" && st.Subject.ID != f.subject,
+		f.predicate != "" && st.Predicate.ID != f.predicate,
+		f.object != "" && st.Object.ID != f.object && literalText(st.Object.Value) != f.object:
+		return false, nil
+	}
+	if f.typ == "" || st.Predicate.ID == RDFType && st.Object.ID == f.typ {
+		return true, nil
+	}
+	var n int
+	err := s.db.Reader.QueryRowContext(ctx, `SELECT count(*) FROM kg_statements WHERE subject = ? AND predicate = ? AND object_id = ?`,
+		st.Subject.ID, RDFType, f.typ).Scan(&n)
+	return n > 0, err
+}

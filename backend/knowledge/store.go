@@ -1,0 +1,192 @@
+package knowledge
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// row is a statement as stored in kg_statements, with its metadata.
+type row struct {
+	ID            int64
+	Stmt          Statement
+	Source        string
+	Justification string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+const rowColumns = `id, subject, predicate, object_id, value_json, datatype, graph, certainty, provenance, source, justification, created_at, updated_at`
+
+type scanner interface{ Scan(...any) error }
+
+func scanRow(sc scanner) (*row, error) {
+	var r row
+	var objectID, valueJSON, datatype, provenance, justification sql.NullString
+	var certainty float64
+	var created, updated string
+	if err := sc.Scan(&r.ID, &r.Stmt.Subject.ID, &r.Stmt.Predicate.ID, &objectID, &valueJSON, &datatype, &r.Stmt.Graph,
+		&certainty, &provenance, &r.Source, &justification, &created, &updated); err != nil {
+		return nil, err
+	}
+	r.Stmt.Object.ID = objectID.String
+	if valueJSON.Valid {
+		if err := json.Unmarshal([]byte(valueJSON.String), &r.Stmt.Object.Value); err != nil {
+			return nil, err
+		}
+		r.Stmt.Object.Type = datatype.String
+	}
+	r.Stmt.Certainty = &certainty
+	if provenance.Valid {
+		_ = json.Unmarshal([]byte(provenance.String), &r.Stmt.Provenance)
+	}
+	r.Justification = justification.String
+	r.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	r.UpdatedAt, _ = time.Parse(time.RFC3339Nano, updated)
+	return &r, nil
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// findRow is the stored statement with key k, or nil.
+func findRow(ctx context.Context, q querier, k key) (*row, error) {
+	r, err := scanRow(q.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM kg_statements
+		WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`, k.subject, k.predicate, k.object, k.graph))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return r, err
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// upsertRow stores s (new or with new metadata) and returns it as stored.
+func upsertRow(ctx context.Context, tx *sql.Tx, s Statement, source, justification string, now time.Time) error {
+	var valueJSON any
+	if s.Object.ID == "" {
+		b, _ := json.Marshal(s.Object.Value)
+		valueJSON = string(b)
+	}
+	var prov any
+	if s.Provenance != nil {
+		b, _ := json.Marshal(s.Provenance)
+		prov = string(b)
+	}
+	ts := now.UTC().Format(time.RFC3339Nano)
+	_, err := tx.ExecContext(ctx, `INSERT INTO kg_statements
+		(subject, predicate, obj_key, object_id, value_json, datatype, graph, certainty, provenance, source, justification, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (subject, predicate, obj_key, graph) DO UPDATE SET
+		certainty = excluded.certainty, provenance = excluded.provenance, source = excluded.source,
+		justification = excluded.justification, updated_at = excluded.updated_at`,
+		s.Subject.ID, s.Predicate.ID, objectKey(s.Object.quadValue()), nullable(s.Object.ID), valueJSON, nullable(s.Object.datatype()),
+		s.Graph, *s.Certainty, prov, source, nullable(justification), ts, ts)
+	return err
+}
+
+func deleteRow(ctx context.Context, tx *sql.Tx, id int64) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM kg_statements WHERE id = ?`, id)
+	return err
+}
+
+// appendChange logs one change and returns its sequence number.
+func appendChange(ctx context.Context, tx *sql.Tx, op string, s Statement, source string, now time.Time) (int64, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO kg_changes (op, statement, source, created_at) VALUES (?, ?, ?, ?)`,
+		op, string(b), source, now.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// Change is one entry of the change log.
+type Change struct {
+	Seq       int64
+	Op        string
+	Statement Statement
+	Source    string
+	At        time.Time
+}
+
+// changesAfter reads up to limit changes with seq > after, in order.
+func changesAfter(ctx context.Context, db *sql.DB, after int64, limit int) ([]Change, error) {
+	rows, err := db.QueryContext(ctx, `SELECT seq, op, statement, source, created_at FROM kg_changes WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Change
+	for rows.Next() {
+		var c Change
+		var stmt, at string
+		if err := rows.Scan(&c.Seq, &c.Op, &stmt, &c.Source, &at); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(stmt), &c.Statement); err != nil {
+			return nil, err
+		}
+		c.At, _ = time.Parse(time.RFC3339Nano, at)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func readState(ctx context.Context, q querier, name string) (int64, error) {
+	var v int64
+	err := q.QueryRowContext(ctx, `SELECT value FROM kg_state WHERE name = ?`, name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, err
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func writeState(ctx context.Context, e execer, name string, v int64) error {
+	_, err := e.ExecContext(ctx, `INSERT INTO kg_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, name, v)
+	return err
+}
+
+type execTx = *sql.Tx
+
+type rowQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// rowsOf are the statements of subject and predicate in graph.
+func rowsOf(ctx context.Context, q rowQuerier, subject, predicate, graph string) ([]*row, error) {
+	return selectRows(ctx, q, `SELECT `+rowColumns+` FROM kg_statements WHERE subject = ? AND predicate = ? AND graph = ? ORDER BY id`,
+		subject, predicate, graph)
+}
+
+func selectRows(ctx context.Context, q rowQuerier, query string, args ...any) ([]*row, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*row
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
