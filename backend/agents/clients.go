@@ -98,7 +98,7 @@ func (c *Clients) SaveCredential(ctx context.Context, agentID, scheme string, s 
 	default:
 		return fmt.Errorf("%w: scheme %q cannot be used by AgentHub: %s", ErrBadCredential, scheme, sc.Unsupported)
 	}
-	if !kept.covers(sc) {
+	if !covers(kept, sc) {
 		return fmt.Errorf("%w: scheme %q needs the %s", ErrBadCredential, scheme, sc.Hint())
 	}
 	return c.secrets.Put(agentID, scheme, kept)
@@ -124,7 +124,7 @@ func (c *Clients) AuthStatus(rem Remote) AuthStatus {
 	st := AuthStatus{Needs: CardAuth(rem.Card), Saved: map[string]bool{}}
 	secrets := map[string]Secret{}
 	for _, s := range st.Needs.Schemes {
-		if sec, ok, _ := c.secrets.Get(rem.ID, s.Name); ok && sec.covers(s) {
+		if sec, ok, _ := c.secrets.Get(rem.ID, s.Name); ok && covers(sec, s) {
 			secrets[s.Name], st.Saved[s.Name] = sec, true
 		}
 	}

@@ -174,7 +174,7 @@ func (needs AuthNeeds) Choose(saved map[string]Secret) []Scheme {
 		var schemes []Scheme
 		for _, name := range alt {
 			s, ok := needs.Scheme(name)
-			if !ok || !saved[name].covers(s) {
+			if !ok || !covers(saved[name], s) {
 				schemes = nil
 				break
 			}
@@ -263,7 +263,7 @@ func (t *authTransport) missing(saved map[string]Secret) ([]string, map[string]s
 			if s.Kind == SchemeUnsupported {
 				score += 1000
 			}
-			if !saved[name].covers(s) {
+			if !covers(saved[name], s) {
 				lacking = append(lacking, name)
 				score++
 			}
@@ -298,7 +298,7 @@ func (t *authTransport) tokenError(s Scheme, err error, m *masker) error {
 func (t *authTransport) masker(saved map[string]Secret) *masker {
 	var values, headers, query []string
 	for _, sec := range saved {
-		values = append(values, sec.values()...)
+		values = append(values, sec.Values()...)
 	}
 	for _, c := range t.tokens {
 		values = append(values, c.recent()...)
