@@ -188,3 +188,32 @@ func TestCardFetchFollowsRedirectsWithinItsOriginOnly(t *testing.T) {
 		t.Fatalf("refresh after the card moved away: %v %+v", err, got)
 	}
 }
+
+// An agent of this process is pinned under its own id: a row added by hand for the same card is
+// replaced (its id returned, so conversations can follow), a new port rewrites the row, and adding
+// the pinned card's URL later finds the pinned row.
+func TestPinKeepsOneRowPerLocalAgent(t *testing.T) {
+	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
+	card := `{"name": "Demo", "version": "1"}`
+	first := cardServer(t, map[string]string{"/.well-known/agent-card.json": card})
+	byHand, err := r.Add(t.Context(), first.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	displaced, err := r.Pin(t.Context(), "demo", first.URL+"/.well-known/agent-card.json", []byte(card))
+	if err != nil || displaced != byHand.ID {
+		t.Fatalf("pin over a row added by hand: displaced %q, %v; want %q", displaced, err, byHand.ID)
+	}
+	second := cardServer(t, map[string]string{"/.well-known/agent-card.json": card})
+	if displaced, err = r.Pin(t.Context(), "demo", second.URL+"/.well-known/agent-card.json", []byte(card)); err != nil || displaced != "" {
+		t.Fatalf("pin on a new port: displaced %q, %v", displaced, err)
+	}
+	again, err := r.Add(t.Context(), second.URL)
+	if err != nil || again.ID != "demo" {
+		t.Fatalf("adding the pinned agent's URL: %+v, %v", again, err)
+	}
+	list, err := r.List(t.Context())
+	if err != nil || len(list) != 1 || list[0].ID != "demo" || list[0].CardURL != second.URL+"/.well-known/agent-card.json" || list[0].Name != "Demo" {
+		t.Fatalf("rows: %+v, %v", list, err)
+	}
+}

@@ -232,3 +232,10 @@ func stateOf(ev a2a.Event) (a2a.TaskState, bool) {
 	}
 	return "", false
 }
+
+// MoveAgent points every conversation with agent from at agent to instead: the same agent, now
+// registered under another id (the demo agent added by hand before it was pinned).
+func (s *Service) MoveAgent(ctx context.Context, from, to string) error {
+	_, err := s.db.Writer.ExecContext(ctx, `UPDATE conversations SET agent_id = ? WHERE agent_id = ?`, to, from)
+	return err
+}

@@ -262,6 +262,10 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if h.Agents, err = agents.OpenRegistry(ctx, db, nil, h.Bus); err != nil {
 		return err
 	}
+	displaced, err := h.pinLocal(ctx)
+	if err != nil {
+		return err
+	}
 	secrets, err := agents.OpenSecrets(cfg.DataDir, cfg.Secrets)
 	if err != nil {
 		return err
@@ -281,7 +285,35 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
+	for from, to := range displaced {
+		if err := h.Chats.MoveAgent(ctx, from, to); err != nil {
+			return err
+		}
+	}
 	return h.Chats.Resume(ctx)
+}
+
+// pinLocal registers the hub's own agent and the demo agent with the registry under their ids, so the
+// owner chats with them (over A2A, on loopback) like with any agent they add. It returns the ids of
+// rows the owner had added by hand for them, mapped to the id that replaces each.
+func (h *Hub) pinLocal(ctx context.Context) (map[string]string, error) {
+	displaced := map[string]string{}
+	pin := func(id string, a *Agent) error {
+		old, err := h.Agents.Pin(ctx, id, a.BaseURL+a2asrv.WellKnownAgentCardPath, a.Server.CardJSON)
+		if old != "" {
+			displaced[old] = id
+		}
+		return err
+	}
+	if err := pin(HubID, h.Agent); err != nil {
+		return nil, err
+	}
+	if h.Demo != nil {
+		if err := pin(DemoID, h.Demo); err != nil {
+			return nil, err
+		}
+	}
+	return displaced, nil
 }
 
 // Agent IDs on the bus and in the UI.
@@ -398,7 +430,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 
 func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 	return uiapi.LocalAgent{ID: id, Name: a.Name, Description: a.Server.Card.Description, Kind: kind,
-		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks}
+		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Chat: true}
 }
 
 // UIToken is this run's UI access token.

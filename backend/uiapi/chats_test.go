@@ -41,7 +41,7 @@ func TestChatWithARemoteAgentThroughTheGateway(t *testing.T) {
 		Streaming   bool
 		Auth        struct{ Required, Satisfied bool }
 	}
-	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &agent)
+	c.result("agents.add", map[string]any{"url": otherDemo(t)}, &agent)
 	if agent.Dialect != "1.0" || !agent.Streaming || agent.Auth.Required || !agent.Auth.Satisfied {
 		t.Fatalf("the demo agent as added: %+v", agent)
 	}

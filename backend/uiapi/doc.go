@@ -28,10 +28,11 @@
 //	agents.list   {}                          → {agents: AgentInfo[]}
 //	agents.get    {id}                        → AgentInfo
 //	agents.add    {url}                       → AgentInfo   (a base URL or the card's own URL; the card
-//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json)
+//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json; the URL of
+//	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)
-//	agents.remove {id}                        → {}
+//	agents.remove {id}                        → {}   (conflict for the hub's own agents)
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
 //	                newest first (by creation); limit 1..200, default 50; pass next back as cursor
@@ -92,7 +93,9 @@
 //	              its endpoints are in the card's interfaces), cardUrl, online: bool,
 //	              protocolVersions: string[], card: object (the agent-card.json document as served),
 //	              problems: Problem[], fetchedAt?, lastError?,     (fetchedAt, lastError: remote only)
-//	              dialect?: "1.0"|"0.3"|"0.1", streaming: bool, auth?: AuthInfo}   (remote only)
+//	              dialect?: "1.0"|"0.3"|"0.1", streaming: bool, auth?: AuthInfo,   (remote only)
+//	              canChat: bool}   (chats.start accepts its id: every remote agent, and the hub and the
+//	              demo agent, which are registered for chats under the ids "hub" and "demo")
 //	AuthInfo     {schemes: AuthScheme[], alternatives: string[][] (any one list of scheme names will do),
 //	              required: bool, satisfied: bool (saved credentials cover an alternative), store}
 //	AuthScheme   {name, kind: "apiKey"|"bearer"|"oauth2"|"unsupported", in?, paramName?, tokenUrl?,

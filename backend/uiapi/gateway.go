@@ -55,6 +55,9 @@ type LocalAgent struct {
 	BaseURL     string
 	CardJSON    []byte
 	Tasks       *tasks.Store
+	// Chat: it is also registered under ID with the registry (agents.Registry.Pin), so the owner
+	// chats with it like with an added agent; that row is not listed a second time.
+	Chat bool
 }
 
 // Config configures the gateway.

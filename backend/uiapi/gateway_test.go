@@ -522,8 +522,9 @@ func TestAgentsAddedByURLAreListedRefreshedAndRemoved(t *testing.T) {
 		Problems                           []any
 	}
 	var added info
-	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &added)
-	if added.Kind != "remote" || added.Name != "AgentHub demo agent" || !added.Online || added.CardURL != h.Demo.BaseURL+"/.well-known/agent-card.json" ||
+	other := otherDemo(t)
+	c.result("agents.add", map[string]any{"url": other}, &added)
+	if added.Kind != "remote" || added.Name != "AgentHub demo agent" || !added.Online || added.CardURL != other+"/.well-known/agent-card.json" ||
 		len(added.Problems) != 0 || strings.Join(added.ProtocolVersions, ",") != "1.0,0.3" {
 		t.Fatalf("added: %+v", added)
 	}
@@ -557,5 +558,65 @@ func TestAgentsAddedByURLAreListedRefreshedAndRemoved(t *testing.T) {
 	c.result("agents.list", nil, &list)
 	if len(list.Agents) != 2 {
 		t.Fatalf("after remove: %+v", list)
+	}
+}
+
+// otherDemo runs a demo agent of its own, outside the hub: a remote agent to add by URL.
+func otherDemo(t *testing.T) string {
+	t.Helper()
+	a, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Stop() })
+	return a.BaseURL
+}
+
+// The hub and its demo agent are chat-ready out of the box, each listed once: adding the demo
+// agent's URL by hand finds it, and a conversation with either goes over A2A like any other.
+func TestLocalAgentsAreChatReadyAndListedOnce(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	type info struct {
+		ID, Kind string
+		CanChat  bool
+	}
+	var list struct{ Agents []info }
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 || list.Agents[0] != (info{"hub", "hub", true}) || list.Agents[1] != (info{"demo", "local", true}) {
+		t.Fatalf("agents: %+v", list.Agents)
+	}
+	var added info
+	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &added)
+	if added != (info{"demo", "local", true}) {
+		t.Fatalf("adding the demo agent's URL: %+v", added)
+	}
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 {
+		t.Fatalf("after adding the demo agent's URL: %+v", list.Agents)
+	}
+	if f := c.call("agents.remove", map[string]any{"id": "demo"}); f.Error == nil || f.Error.Code != "conflict" {
+		t.Fatalf("removing the demo agent: %+v", f.Error)
+	}
+
+	for _, agent := range []struct{ id, text, state string }{
+		{"demo", "hello demo", "completed"},
+		{"hub", "a note to myself", "working"}, // in the owner's inbox until they act on it
+	} {
+		var conv conversation
+		c.result("chats.start", map[string]any{"agentId": agent.id}, &conv)
+		c.result("chats.send", map[string]any{"id": conv.ID, "text": agent.text}, nil)
+		c.await("chat", func(data json.RawMessage) bool {
+			var up chatUpdate
+			json.Unmarshal(data, &up)
+			return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.Direction == "in" && up.Entry.State == agent.state
+		})
+	}
+	var inbox struct {
+		Tasks []struct{ Title string }
+	}
+	c.result("inbox.list", nil, &inbox)
+	if len(inbox.Tasks) != 1 || inbox.Tasks[0].Title != "a note to myself" {
+		t.Fatalf("inbox: %+v", inbox)
 	}
 }

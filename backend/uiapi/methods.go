@@ -54,6 +54,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err != nil {
 			return nil, err
 		}
+		if a, ok := g.agents[rem.ID]; ok {
+			return agentInfo(a), nil // the URL of an agent on this hub: already there, listed once
+		}
 		return g.remoteInfo(rem), nil
 	case "agents.refresh":
 		var p struct{ ID string }
@@ -69,6 +72,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		var p struct{ ID string }
 		if err := decode(params, &p); err != nil {
 			return nil, err
+		}
+		if _, ok := g.agents[p.ID]; ok {
+			return nil, &Error{Code: CodeConflict, Message: fmt.Sprintf("%q runs on this hub and cannot be removed", p.ID)}
 		}
 		if err := g.cfg.Registry.Remove(ctx, p.ID); err != nil {
 			return nil, err
@@ -135,6 +141,7 @@ type AgentInfo struct {
 	Dialect          string           `json:"dialect,omitempty"`   // remote: the protocol the hub speaks to it
 	Streaming        bool             `json:"streaming"`
 	Auth             *authInfo        `json:"auth,omitempty"` // remote: the credentials its card asks for
+	CanChat          bool             `json:"canChat"`        // chats.start accepts it
 }
 
 func (g *Gateway) hubInfo(ctx context.Context) (HubInfo, error) {
@@ -150,6 +157,9 @@ func (g *Gateway) allAgents(ctx context.Context) ([]AgentInfo, error) {
 	}
 	remotes, err := g.cfg.Registry.List(ctx)
 	for _, r := range remotes {
+		if _, local := g.agents[r.ID]; local {
+			continue // a local agent pinned for chats: listed once, as itself
+		}
 		out = append(out, g.remoteInfo(r))
 	}
 	return out, err
@@ -172,7 +182,7 @@ func (g *Gateway) remoteInfo(r agents.Remote) AgentInfo {
 	return AgentInfo{ID: r.ID, Name: r.Name, Description: card.Description, Kind: "remote", URL: r.AddedURL,
 		CardURL: r.CardURL, Online: r.FetchError == "", ProtocolVersions: versions, Card: r.Card, Problems: problems,
 		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError,
-		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r)}
+		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r), CanChat: true}
 }
 
 // dialectOf is the dialect the hub talks to the agent in: the one in use, else the card's best.
@@ -200,7 +210,7 @@ func agentInfo(a *LocalAgent) AgentInfo {
 	}
 	return AgentInfo{ID: a.ID, Name: a.Name, Description: a.Description, Kind: a.Kind, URL: a.BaseURL,
 		CardURL: a.BaseURL + "/.well-known/agent-card.json", Online: true, ProtocolVersions: versions,
-		Card: a.CardJSON, Problems: problems}
+		Card: a.CardJSON, Problems: problems, Streaming: agents.Streaming(a.CardJSON), CanChat: a.Chat}
 }
 
 func (g *Gateway) agent(id string) (*LocalAgent, error) {

@@ -55,6 +55,8 @@ export interface AgentInfo {
   streaming?: boolean;
   /** Remote agents: what its card asks for, and what the hub holds for it. */
   auth?: AgentAuth;
+  /** chats.start accepts it: every added agent, and the hub's own agents (the hub, the demo agent). */
+  canChat?: boolean;
 }
 
 export type AuthSchemeKind = 'apiKey' | 'bearer' | 'oauth2' | 'unsupported';

@@ -13,6 +13,9 @@ import { useListKeys } from '../lib/useListKeys';
 import { useHub } from '../state/hub';
 import { useStartChat } from '../state/useChat';
 
+/** chats.start accepts it. */
+const chatReady = (a: AgentInfo) => !!a.canChat || a.kind === 'remote';
+
 const KIND_LABEL: Record<string, string> = { hub: 'This hub', local: 'Local', remote: 'Remote' };
 
 function problemsOf(a: AgentInfo): Problem[] {
@@ -78,7 +81,31 @@ function AgentCard({ agent, selected, compact }: { agent: AgentInfo; selected: b
           {skillNames.length === 0 && <span className="muted small">No skills listed</span>}
         </div>
       )}
+      {!compact && chatReady(agent) && <CardChatButton agent={agent} />}
     </article>
+  );
+}
+
+/** Chat, on an agent's card in the grid (above the card's stretched link). */
+function CardChatButton({ agent }: { agent: AgentInfo }) {
+  const chat = useStartChat();
+  return (
+    <div className="agent-card-actions">
+      <button
+        type="button"
+        className="btn btn-small"
+        disabled={chat.busy}
+        aria-label={`Chat with ${agent.name || agent.id}`}
+        onClick={() => void chat.start(agent.id)}
+      >
+        {chat.busy ? 'Starting…' : 'Chat'}
+      </button>
+      {chat.error && (
+        <span className="add-agent-error small" role="alert">
+          {chat.error}
+        </span>
+      )}
+    </div>
   );
 }
 
@@ -101,7 +128,9 @@ function Modes({ modes, isDefault }: { modes: string[]; isDefault: boolean }) {
   );
 }
 
-function Skills({ card }: { card: CardView }) {
+function Skills({ card, agent }: { card: CardView; agent: AgentInfo }) {
+  const chat = useStartChat();
+  const canTry = chatReady(agent);
   return (
     <section className="section" aria-labelledby="skills-h">
       <h3 id="skills-h">Skills ({card.skills.length})</h3>
@@ -130,6 +159,17 @@ function Skills({ card }: { card: CardView }) {
                   {s.examples.map((ex, j) => (
                     <li key={j}>
                       <q>{ex}</q>
+                      {canTry && (
+                        <button
+                          type="button"
+                          className="btn btn-small"
+                          disabled={chat.busy}
+                          aria-label={`Try “${ex.slice(0, 40)}” in a new chat`}
+                          onClick={() => void chat.start(agent.id, ex)}
+                        >
+                          Try it
+                        </button>
+                      )}
                       <CopyButton text={ex} label={`Copy example “${ex.slice(0, 40)}”`} />
                     </li>
                   ))}
@@ -149,6 +189,11 @@ function Skills({ card }: { card: CardView }) {
           </article>
         ))}
       </div>
+      {chat.error && (
+        <p className="add-agent-error" role="alert">
+          Could not start a chat: {chat.error}
+        </p>
+      )}
     </section>
   );
 }
@@ -197,11 +242,12 @@ function AddAgentForm() {
   );
 }
 
-/** Refresh and remove, for agents the owner added. */
-function RemoteActions({ agent }: { agent: AgentInfo }) {
+/** Chat, for every agent the hub can talk to; refresh and remove, for agents the owner added. */
+function AgentActions({ agent }: { agent: AgentInfo }) {
   const { client } = useHub();
   const [busy, setBusy] = useState('');
   const chat = useStartChat();
+  const remote = agent.kind === 'remote';
   const act = async (what: 'agents.refresh' | 'agents.remove') => {
     setBusy(what);
     try {
@@ -224,12 +270,16 @@ function RemoteActions({ agent }: { agent: AgentInfo }) {
         {chat.busy ? 'Starting…' : 'Chat'}
       </button>
       {agent.fetchedAt && <span className="muted small">Card read {new Date(agent.fetchedAt).toLocaleString()}</span>}
-      <button type="button" className="btn" disabled={!!busy} onClick={() => act('agents.refresh')}>
-        {busy === 'agents.refresh' ? 'Refreshing…' : 'Refresh card'}
-      </button>
-      <button type="button" className="btn btn-danger" disabled={!!busy} onClick={() => act('agents.remove')}>
-        Remove
-      </button>
+      {remote && (
+        <>
+          <button type="button" className="btn" disabled={!!busy} onClick={() => act('agents.refresh')}>
+            {busy === 'agents.refresh' ? 'Refreshing…' : 'Refresh card'}
+          </button>
+          <button type="button" className="btn btn-danger" disabled={!!busy} onClick={() => act('agents.remove')}>
+            Remove
+          </button>
+        </>
+      )}
       {chat.error && (
         <p className="add-agent-error" role="alert">
           Could not start a chat: {chat.error}
@@ -306,7 +356,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
         <ProblemFlag count={problems.length} />
       </DetailHead>
 
-      {remote && <RemoteActions agent={agent} />}
+      {chatReady(agent) && <AgentActions agent={agent} />}
       {remote && <DetailTabs agent={agent} view={view} />}
 
       {problems.length > 0 && (
@@ -422,7 +472,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
 
       {remote && <Credentials agent={agent} />}
 
-      <Skills card={card} />
+      <Skills card={card} agent={agent} />
 
       <section className="section" aria-labelledby="caps-h">
         <h3 id="caps-h">Capabilities</h3>

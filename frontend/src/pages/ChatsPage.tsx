@@ -16,9 +16,12 @@ import { useConversation, useStartChat } from '../state/useChat';
 
 const KNOWN_STATES = new Set<string>(TASK_STATES);
 
-/** Agents the owner can chat with: the remote ones (added by URL). */
+/** Agents the owner can chat with: this hub's own (the demo agent, the hub itself), then added ones by name. */
 export function chatAgents(agents: AgentInfo[]): AgentInfo[] {
-  return agents.filter((a) => a.kind === 'remote').sort((a, b) => (a.name || a.id).localeCompare(b.name || b.id));
+  const rank = (a: AgentInfo) => (a.kind === 'local' ? 0 : a.kind === 'hub' ? 1 : 2);
+  return agents
+    .filter((a) => a.canChat || a.kind === 'remote')
+    .sort((a, b) => rank(a) - rank(b) || (a.name || a.id).localeCompare(b.name || b.id));
 }
 
 function titleOf(c: Pick<Conversation, 'title' | 'agentName' | 'agentId'>): string {
@@ -52,7 +55,7 @@ function NewChatDialog({ onClose }: { onClose: () => void }) {
     <Dialog title="New chat" onClose={onClose}>
       {list.length === 0 ? (
         <p>
-          {agentsLoaded ? 'There is no remote agent to chat with yet. ' : 'Loading agents… '}
+          {agentsLoaded ? 'There is no agent to chat with yet. ' : 'Loading agents… '}
           <a href="#/agents" onClick={onClose}>
             Add one by its URL on the Agents page
           </a>
