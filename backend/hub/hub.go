@@ -252,7 +252,6 @@ type Hub struct {
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog
-	token   string
 }
 
 // openClients opens what the hub needs to talk to remote agents: their registry, the owner's saved
@@ -391,7 +390,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	h := &Hub{DataDir: cfg.DataDir, Bus: bus.New(), token: uiapi.NewToken()}
+	h := &Hub{DataDir: cfg.DataDir, Bus: bus.New()}
 	spec := HubSpec(cfg, &h.Inbox)
 	spec.Bus = h.Bus
 	agent, err := StartAgent(ctx, spec)
@@ -399,6 +398,15 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.Agent = agent
+	// After the hub's lock is held: one process at a time writes the token file.
+	token, fresh, err := loadUIToken(cfg.DataDir)
+	if err != nil {
+		agent.Stop()
+		return nil, err
+	}
+	if fresh {
+		cfg.Logger.Info("new UI token", "file", UITokenPath(cfg.DataDir))
+	}
 	if !cfg.NoDemo {
 		spec := DemoSpec(cfg)
 		spec.Bus = h.Bus
@@ -417,7 +425,8 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		local = append(local, localAgent(DemoID, "local", h.Demo))
 	}
 	h.gateway = uiapi.New(uiapi.Config{
-		Token: h.token, Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir, UIURL: h.UIURL(),
+		Token: token, SaveToken: func(t string) error { return saveUIToken(cfg.DataDir, t) }, UIBase: agent.BaseURL,
+		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth,
 	})
@@ -433,11 +442,11 @@ func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Chat: true}
 }
 
-// UIToken is this run's UI access token.
-func (h *Hub) UIToken() string { return h.token }
+// UIToken is the UI access token, kept in the data dir across runs until regenerated in Settings.
+func (h *Hub) UIToken() string { return h.gateway.Token() }
 
 // UIURL opens the UI in a browser; the token rides in the fragment, which browsers never send.
-func (h *Hub) UIURL() string { return h.Agent.BaseURL + "/#token=" + h.token }
+func (h *Hub) UIURL() string { return h.gateway.UIURL() }
 
 // WSURL is the UI gateway's websocket address (the token goes in its ?token= query).
 func (h *Hub) WSURL() string { return "ws" + strings.TrimPrefix(h.Agent.BaseURL, "http") + uiapi.Path }

@@ -6,7 +6,9 @@
 //
 //	ws://127.0.0.1:PORT/ui/ws?token=TOKEN
 //
-// TOKEN is random per run. `agenthub serve` prints a UI URL carrying it in the fragment
+// TOKEN is random, kept owner-only (0600) in the data dir's ui-token file so that open tabs and printed
+// links survive a restart, until ui.regenerateToken replaces it. `agenthub serve` prints a UI URL
+// carrying it in the fragment
 // (http://127.0.0.1:PORT/#token=TOKEN); the desktop window gets it from a Wails binding. A wrong or
 // missing token is refused with HTTP 401 before the upgrade, a foreign Origin with 403, and a Host
 // header that is not a loopback name (DNS rebinding) with 403.
@@ -44,6 +46,8 @@
 //	                        "complete" | "reject"; text may be empty for complete and reject;
 //	                files: [{name, mediaType, bytes (base64)}], attached to the reply
 //	inbox.markRead {id}                       → {unread: number}
+//	ui.regenerateToken {}                     → {token, uiUrl}   a new UI token, kept in ui-token; every
+//	                other UI connection is closed, and the old token is refused (401) from then on
 //	chats.list    {agentId?}                  → {conversations: Conversation[]}  most recently active first
 //	chats.start   {agentId}                   → Conversation  (nothing is sent until the first message)
 //	chats.get     {id}                        → {conversation: Conversation, entries: ChatEntry[]}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -618,5 +619,72 @@ func TestLocalAgentsAreChatReadyAndListedOnce(t *testing.T) {
 	c.result("inbox.list", nil, &inbox)
 	if len(inbox.Tasks) != 1 || inbox.Tasks[0].Title != "a note to myself" {
 		t.Fatalf("inbox: %+v", inbox)
+	}
+}
+
+// The UI token is kept owner-only in the data dir, so a restart keeps open tabs and printed links
+// working; Regenerate replaces it, keeps the caller's connection, and ends every other one, whose
+// token is refused from then on, also after the next restart.
+func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *hub.Hub {
+		h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", NoDemo: true,
+			Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := start()
+	first := h.UIToken()
+	fi, err := os.Stat(hub.UITokenPath(dir))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file: %v, %v", fi, err)
+	}
+	h.Stop()
+	h = start()
+	t.Cleanup(func() { h.Stop() })
+	if h.UIToken() != first {
+		t.Fatal("a restart changed the UI token")
+	}
+	var info struct{ UIURL string }
+	me, other := dial(t, h), dial(t, h)
+	me.result("hub.info", nil, &info)
+	if info.UIURL != h.Agent.BaseURL+"/#token="+first {
+		t.Fatalf("uiUrl %q", info.UIURL)
+	}
+
+	var regen struct{ Token, UIURL string }
+	me.result("ui.regenerateToken", nil, &regen)
+	if regen.Token == first || regen.Token != h.UIToken() || regen.UIURL != h.Agent.BaseURL+"/#token="+regen.Token {
+		t.Fatalf("regenerated: %+v (was %s)", regen, first)
+	}
+	for ended := false; !ended; { // the other connection is ended
+		select {
+		case _, open := <-other.pushes:
+			ended = !open
+		case <-time.After(10 * time.Second):
+			t.Fatal("the other connection is still open")
+		}
+	}
+	me.result("hub.info", nil, &info) // the caller's goes on
+	if _, resp, err := websocket.DefaultDialer.Dial(h.WSURL()+"?token="+first, nil); err == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the old token: %v %v", resp, err)
+	}
+	h.Stop()
+	if b, _ := os.ReadFile(hub.UITokenPath(dir)); strings.TrimSpace(string(b)) != regen.Token {
+		t.Fatal("the regenerated token was not kept")
+	}
+
+	// A token file others may read is not trusted: a new token replaces it.
+	if err := os.Chmod(hub.UITokenPath(dir), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h = start()
+	if h.UIToken() == regen.Token {
+		t.Fatal("a world-readable token file was trusted")
+	}
+	if fi, _ := os.Stat(hub.UITokenPath(dir)); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the new token file's mode: %v", fi.Mode())
 	}
 }

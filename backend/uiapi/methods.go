@@ -93,6 +93,16 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		return g.inboxAct(ctx, params)
 	case "inbox.markRead":
 		return g.inboxMarkRead(ctx, params)
+	case "ui.regenerateToken":
+		if err := decode(params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		c, _ := ctx.Value(connKey{}).(*conn)
+		token, err := g.regenerate(c)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"token": token, "uiUrl": g.UIURL()}, nil
 	}
 	if result, err, ok := g.chatCall(ctx, method, params); ok {
 		return result, err
@@ -146,7 +156,7 @@ type AgentInfo struct {
 
 func (g *Gateway) hubInfo(ctx context.Context) (HubInfo, error) {
 	all, err := g.allAgents(ctx)
-	return HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.cfg.UIURL, Agents: all}, err
+	return HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.UIURL(), Agents: all}, err
 }
 
 // allAgents is the agents on this hub, then the registered remote ones in the order they were added.

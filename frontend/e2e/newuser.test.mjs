@@ -2,6 +2,7 @@
 // `agenthub serve` with its demo agent and, where an agent of its own is needed, `agenthub demo-agent`.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -63,5 +64,53 @@ describe('issue 14', () => {
     await page.screenshot({ path: join(SHOTS, 'newuser-1-note-to-self.png') });
     assert.deepEqual(page.errors, []);
     await page.context().close();
+  });
+
+  test('3. the UI token survives a restart; Regenerate in Settings expires the old one only', async () => {
+    const a = await openUI(s.browser, s.hub);
+    const b = await openUI(s.browser, s.hub);
+    await nav(a, 'Agents').click();
+    await a.getByTestId('agent-card').first().waitFor(WAIT);
+    const connected = (page) => page.getByRole('navigation', { name: 'Main' }).getByText('Connected', { exact: true });
+
+    // A restart: the open tab reconnects by itself, and a reload still works.
+    await s.hub.stop();
+    await a.getByRole('navigation', { name: 'Main' }).getByText('Offline', { exact: true }).waitFor(WAIT);
+    await s.hub.start();
+    await connected(a).waitFor({ timeout: 40_000 });
+    await a.reload();
+    await connected(a).waitFor(WAIT);
+    assert.equal(await a.getByText('This link has expired').count(), 0);
+
+    // Without a token, the page's example link has the hub's real port.
+    const bare = await s.browser.newPage();
+    await bare.goto(`${s.hub.hubURL}/`);
+    await bare.getByText(`${s.hub.hubURL}/#token=…`).first().waitFor(WAIT);
+    await bare.close();
+
+    // Settings: the link, masked, with copy; Regenerate ends the other tab, not this one.
+    await nav(a, 'Settings').click();
+    const link = a.getByTestId('ui-link');
+    await link.waitFor(WAIT);
+    const shown = await link.innerText();
+    assert.ok(!shown.includes(s.hub.token), `the token is shown in full: ${shown}`);
+    assert.equal(shown, `${s.hub.hubURL}/#token=••••••••${s.hub.token.slice(-4)}`);
+    await a.getByRole('button', { name: 'Copy the UI link' }).waitFor(WAIT);
+    await a.getByRole('button', { name: 'Regenerate', exact: true }).click();
+    await a.getByRole('dialog', { name: 'Regenerate the UI token?' }).getByRole('button', { name: 'Regenerate token' }).click();
+    await a.getByRole('status').filter({ hasText: 'New token made' }).waitFor(WAIT);
+    await b.getByRole('heading', { name: 'This link has expired' }).waitFor(WAIT);
+    const token = readFileSync(join(s.dataDir, 'ui-token'), 'utf8').trim();
+    assert.notEqual(token, s.hub.token);
+    assert.equal(await link.innerText(), `${s.hub.hubURL}/#token=••••••••${token.slice(-4)}`);
+    await a.reload(); // this tab keeps the new token
+    await connected(a).waitFor(WAIT);
+    await a.screenshot({ path: join(SHOTS, 'newuser-3-settings-token.png') });
+    // The rest of the suite opens the UI with the new link.
+    s.hub.token = token;
+    s.hub.uiURL = `${s.hub.hubURL}/#token=${token}`;
+    assert.deepEqual(a.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|401/.test(e)), []);
+    await a.context().close();
+    await b.context().close();
   });
 });

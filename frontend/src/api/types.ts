@@ -299,6 +299,7 @@ export interface Methods {
   'inbox.list': [Record<string, never>, { tasks: InboxItem[] | null; unread: number }];
   'inbox.act': [{ id: string; action: InboxAction; text: string; files?: OutgoingFile[] }, TaskSummary];
   'inbox.markRead': [{ id: string }, { unread: number }];
+  'ui.regenerateToken': [Record<string, never>, { token: string; uiUrl: string }];
   'chats.list': [{ agentId?: string }, { conversations: Conversation[] | null }];
   'chats.start': [{ agentId: string }, Conversation];
   'chats.get': [{ id: string }, { conversation: Conversation; entries: ChatEntry[] | null }];

@@ -119,3 +119,16 @@ export function formatChatTime(iso: string | undefined, now: number = Date.now()
   const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate();
   return sameDay ? hm : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${hm}`;
 }
+
+/** The token in a UI link (…/#token=TOKEN), or "". */
+export function tokenOf(uiUrl: string): string {
+  const i = uiUrl.indexOf('#token=');
+  return i < 0 ? '' : uiUrl.slice(i + '#token='.length);
+}
+
+/** A UI link with its token masked but for its last 4 characters, to tell two tokens apart. */
+export function maskedUiUrl(uiUrl: string): string {
+  const token = tokenOf(uiUrl);
+  if (!token) return uiUrl;
+  return uiUrl.slice(0, uiUrl.length - token.length) + '•'.repeat(8) + token.slice(-4);
+}
