@@ -69,8 +69,8 @@ type Config struct {
 	Version   string
 	DataDir   string
 	UIBase    string // the hub's base URL: the UI URL is UIBase/#token=TOKEN
-	Agents  []LocalAgent
-	Inbox   *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
+	Agents    []LocalAgent
+	Inbox     *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
 	// Registry holds the remote agents the owner added by URL; required.
 	Registry *agents.Registry
 	// Chats are the owner's conversations with remote agents; Clients their connections and saved
