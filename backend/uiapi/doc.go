@@ -37,8 +37,13 @@
 //	agents.remove {id}                        → {}   (conflict for the hub's own agents)
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
-//	                newest first (by creation); limit 1..200, default 50; pass next back as cursor
-//	tasks.get     {agent, id}                 → TaskDetail
+//	                every task, in and out: the hub's own agents' tasks, and the tasks the owner sent
+//	                other agents from chats; newest first (by creation); limit 1..200, default 50;
+//	                pass next back as cursor. agent: one of this hub's agents, or an added one
+//	tasks.agents  {}                          → {agents: [{id, name}]}   the hub's own agents, then
+//	                every agent the owner sent a task to from a chat (the Tasks filter)
+//	tasks.get     {agent, id}                 → TaskDetail   (a task sent to an added agent: what its
+//	                chat recorded, events numbered 1..n; it changes with "chat" pushes, not "task")
 //	tasks.events  {agent, id, after}          → {events: TimelineEvent[]}   (log entries with seq > after)
 //	inbox.list    {}                          → {tasks: InboxItem[], unread: number}
 //	inbox.act     {id, action, text, files?}  → TaskSummary
@@ -118,7 +123,9 @@
 //	              current key), lastUsedAt? (absent: never; to the minute)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
-//	              title, createdAt, updatedAt, waitingForOwner: bool}
+//	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}
+//	              direction is the owner's: outgoing for what they sent from a chat (conversationId
+//	              names it), incoming for what others sent the hub or its agents
 //	              state: submitted | working | input-required | auth-required | completed | canceled |
 //	                     failed | rejected | unknown
 //	TaskDetail   {summary: TaskSummary, history: Message[], artifacts: Artifact[], status: Status,

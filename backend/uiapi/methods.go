@@ -12,6 +12,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -85,6 +86,11 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		return g.listTasks(ctx, params)
 	case "tasks.get":
 		return g.getTask(ctx, params)
+	case "tasks.agents":
+		if err := decode(params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return g.taskAgents(ctx)
 	case "tasks.events":
 		return g.taskEvents(ctx, params)
 	case "inbox.list":
@@ -280,17 +286,23 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		}
 		q.After = &pos
 	}
+	// Every task, in and out: the local agents' own (a task the owner sent one of them from a chat is
+	// marked outgoing) and the tasks the owner sent other agents from chats.
 	sources := g.cfg.Agents
+	sent := chats.TaskQuery{States: q.States, After: q.After, Limit: q.Limit}
+	for _, a := range g.cfg.Agents {
+		sent.Skip = append(sent.Skip, a.ID)
+	}
 	if p.Agent != "" {
-		a, err := g.agent(p.Agent)
-		if err != nil {
-			return nil, err
+		if a, ok := g.agents[p.Agent]; ok {
+			sources, sent.Limit = []LocalAgent{*a}, 0
+		} else {
+			sources, sent.AgentID = nil, p.Agent // an added agent: what the owner sent it
 		}
-		sources = []LocalAgent{*a}
 	}
 	type sourced struct {
-		agent string
-		row   tasks.Row
+		pos     tasks.Position
+		summary TaskSummary
 	}
 	var all []sourced
 	for _, a := range sources {
@@ -298,17 +310,32 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			all = append(all, sourced{a.ID, r})
+		list := make([]TaskSummary, len(rows))
+		for i, r := range rows {
+			list[i] = g.summary(a.ID, r)
+		}
+		if err := g.markSent(ctx, a.ID, list); err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			all = append(all, sourced{tasks.PositionOf(r), list[i]})
 		}
 	}
-	// Merge the agents' pages in one creation order, newest first.
+	if sent.Limit > 0 {
+		rows, err := g.cfg.Chats.Tasks(ctx, sent)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range rows {
+			all = append(all, sourced{tasks.Position{CreatedAt: t.CreatedAt.UnixNano(), ID: t.TaskID}, g.sentSummary(t)})
+		}
+	}
+	// Merge the sources' pages in one creation order, newest first.
 	slices.SortFunc(all, func(x, y sourced) int {
-		px, py := tasks.PositionOf(x.row), tasks.PositionOf(y.row)
 		switch {
-		case px.Newer(py):
+		case x.pos.Newer(y.pos):
 			return -1
-		case py.Newer(px):
+		case y.pos.Newer(x.pos):
 			return 1
 		}
 		return 0
@@ -317,13 +344,103 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 	list := make([]TaskSummary, 0, min(len(all), p.Limit))
 	for i, s := range all {
 		if i == p.Limit {
-			out["next"] = tasks.PositionOf(all[i-1].row).Token()
+			out["next"] = all[i-1].pos.Token()
 			break
 		}
-		list = append(list, g.summary(s.agent, s.row))
+		list = append(list, s.summary)
 	}
 	out["tasks"] = list
 	return out, nil
+}
+
+// taskAgents is who the Tasks list's agent filter offers: the hub's own agents, then every agent the
+// owner sent a task to from a chat (named as registered, or "(removed agent)").
+func (g *Gateway) taskAgents(ctx context.Context) (any, error) {
+	type named struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	out := []named{}
+	for _, a := range g.cfg.Agents {
+		out = append(out, named{a.ID, a.Name})
+	}
+	ids, err := g.cfg.Chats.TaskAgents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, local := g.agents[id]; local {
+			continue
+		}
+		name := "(removed agent)"
+		if rem, err := g.cfg.Registry.Get(ctx, id); err == nil {
+			name = rem.Name
+		}
+		out = append(out, named{id, name})
+	}
+	return map[string]any{"agents": out}, nil
+}
+
+// markSent marks the tasks of a local agent the owner sent it from a chat: outgoing, with the chat.
+func (g *Gateway) markSent(ctx context.Context, agent string, list []TaskSummary) error {
+	ids := make([]string, len(list))
+	for i, t := range list {
+		ids[i] = t.ID
+	}
+	convs, err := g.cfg.Chats.TaskConversations(ctx, agent, ids)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if c, ok := convs[list[i].ID]; ok {
+			list[i].Direction, list[i].ConversationID = "outgoing", c
+		}
+	}
+	return nil
+}
+
+// sentSummary is a task the owner sent an added agent from a chat.
+func (g *Gateway) sentSummary(t chats.SentTask) TaskSummary {
+	return TaskSummary{Agent: t.AgentID, ID: t.TaskID, State: stateName(t.State), Dialect: string(g.cfg.Clients.Dialect(t.AgentID)),
+		Direction: "outgoing", Title: t.Title, CreatedAt: timeString(t.CreatedAt), UpdatedAt: timeString(t.UpdatedAt),
+		ConversationID: t.ConversationID}
+}
+
+// sentDetail is a task the owner sent an added agent, as its conversation recorded it: the message
+// that started it and every event the agent sent for it, numbered in order.
+func (g *Gateway) sentDetail(ctx context.Context, ref taskRef) (TaskDetail, error) {
+	t, err := g.cfg.Chats.Task(ctx, ref.Agent, ref.ID)
+	if errors.Is(err, chats.ErrNotFound) {
+		return TaskDetail{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no task %q with agent %q", ref.ID, ref.Agent)}
+	}
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	entries, err := g.cfg.Chats.TaskEntries(ctx, t.ConversationID, t.TaskID)
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	d := TaskDetail{Summary: g.sentSummary(t), History: []Message{}, Artifacts: []Artifact{}, Events: []TimelineEvent{},
+		Status: Status{State: stateName(t.State)}, Raw: json.RawMessage(`{}`)}
+	for i, e := range entries {
+		if e.Event == nil {
+			continue
+		}
+		ev := eventOf(int64(i+1), e.At, e.Kind, e.Final, e.Event)
+		d.Events = append(d.Events, ev)
+		switch v := e.Event.(type) {
+		case *a2a.Message:
+			if m := messageOf(v); m != nil {
+				d.History = append(d.History, *m)
+			}
+		case *a2a.Task:
+			d.Raw = ev.Raw
+		}
+		if ev.Status != nil {
+			d.Status = *ev.Status
+		}
+	}
+	return d, nil
 }
 
 type taskRef struct {
@@ -352,6 +469,9 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
+	if _, local := g.agents[p.Agent]; !local && p.Agent != "" {
+		return g.sentDetail(ctx, p)
+	}
 	a, r, err := g.task(ctx, p)
 	if err != nil {
 		return nil, err
@@ -360,7 +480,14 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return g.detail(a.ID, r, log)
+	d, err := g.detail(a.ID, r, log)
+	if err != nil {
+		return nil, err
+	}
+	s := []TaskSummary{d.Summary}
+	err = g.markSent(ctx, a.ID, s)
+	d.Summary = s[0]
+	return d, err
 }
 
 func (g *Gateway) detail(agent string, r tasks.Row, log []*tasks.Logged) (TaskDetail, error) {
@@ -391,6 +518,19 @@ func (g *Gateway) taskEvents(ctx context.Context, params json.RawMessage) (any, 
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
+	if _, local := g.agents[p.Agent]; !local && p.Agent != "" {
+		d, err := g.sentDetail(ctx, p.taskRef)
+		if err != nil {
+			return nil, err
+		}
+		events := []TimelineEvent{}
+		for _, e := range d.Events {
+			if e.Seq > p.After {
+				events = append(events, e)
+			}
+		}
+		return map[string]any{"events": events}, nil
+	}
 	a, r, err := g.task(ctx, p.taskRef)
 	if err != nil {
 		return nil, err
@@ -413,7 +553,11 @@ func (g *Gateway) taskUpdate(ctx context.Context, e bus.Event) (TaskUpdate, bool
 	if err != nil {
 		return TaskUpdate{}, false
 	}
-	return TaskUpdate{Agent: a.ID, TaskID: string(l.TaskID), Summary: g.summary(a.ID, r), Event: timelineOf(l)}, true
+	sum := []TaskSummary{g.summary(a.ID, r)}
+	if err := g.markSent(ctx, a.ID, sum); err != nil {
+		return TaskUpdate{}, false
+	}
+	return TaskUpdate{Agent: a.ID, TaskID: string(l.TaskID), Summary: sum[0], Event: timelineOf(l)}, true
 }
 
 // inboxLimit bounds the inbox list: the newest tasks, which is what a person scrolls.

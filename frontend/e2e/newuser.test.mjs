@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, suite } from './harness.mjs';
+import { SHOTS, nav, openUI, otherAgent, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -112,5 +112,49 @@ describe('issue 14', () => {
     assert.deepEqual(a.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|401/.test(e)), []);
     await a.context().close();
     await b.context().close();
+  });
+
+  test('2. Tasks lists what I sent from chats as outgoing, linked both ways with its chat; the agent filter takes added agents', async (t) => {
+    const other = await otherAgent();
+    t.after(() => other.stop());
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    await page.getByLabel('Agent URL').fill(other.url);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    await page.waitForURL(/#\/agents\/[0-9a-f-]{36}$/, WAIT);
+    const remoteId = new URL(page.url()).hash.split('/')[2];
+    await page.getByTestId('agent-detail').getByRole('button', { name: 'Chat', exact: true }).click();
+    await send(page, 'hello far agent');
+    await page.getByTestId('task-state').filter({ hasText: 'Completed' }).first().waitFor(WAIT);
+
+    // In Tasks, the task I sent: outgoing, with its agent, and a link to its chat.
+    await nav(page, 'Tasks').click();
+    const row = page.getByTestId('task-row').filter({ hasText: 'hello far agent' });
+    await row.waitFor(WAIT);
+    assert.match(await row.innerText(), /outgoing/);
+    await row.click();
+    const detail = page.getByTestId('task-detail');
+    await detail.getByText('Outgoing (sent by you)').waitFor(WAIT);
+    await detail.getByTestId('timeline-event').first().waitFor(WAIT);
+    await detail.getByRole('link', { name: 'Open its chat' }).click();
+    await page.getByTestId('chat-message').filter({ hasText: 'hello far agent' }).first().waitFor(WAIT);
+    // And back from the chat to the task.
+    await page.getByTestId('task-state').first().getByRole('link', { name: 'Open in Tasks' }).click();
+    await page.getByTestId('task-detail').getByRole('heading', { name: 'hello far agent' }).waitFor(WAIT);
+
+    // The demo agent's chats are outgoing too; only tasks others sent are incoming.
+    const near = page.getByTestId('task-row').filter({ hasText: 'hello from a new user' });
+    await near.waitFor(WAIT);
+    assert.match(await near.innerText(), /outgoing/);
+
+    // The agent filter offers the added agent and lists its task.
+    const filter = page.getByRole('group', { name: 'Task filters' }).getByLabel('Agent');
+    await filter.selectOption(remoteId);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="task-row"]').length === 1, null, WAIT);
+    await row.waitFor(WAIT);
+    assert.equal(await page.getByText(/no agent .* on this hub/).count(), 0);
+    await page.screenshot({ path: join(SHOTS, 'newuser-2-tasks.png') });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
   });
 });

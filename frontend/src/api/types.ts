@@ -104,6 +104,8 @@ export interface TaskSummary {
   createdAt: string;
   updatedAt: string;
   waitingForOwner: boolean;
+  /** The chat the owner sent it from (absent when it did not come from a chat). */
+  conversationId?: string;
   /** Set when the stored task could not be read: why. The other fields come from its database row. */
   unreadable?: string;
 }
@@ -295,6 +297,7 @@ export interface Methods {
     { tasks: TaskSummary[] | null; next?: string },
   ];
   'tasks.get': [{ agent: string; id: string }, TaskDetail];
+  'tasks.agents': [Record<string, never>, { agents: { id: string; name: string }[] }];
   'tasks.events': [{ agent: string; id: string; after: number }, { events: TimelineEvent[] | null }];
   'inbox.list': [Record<string, never>, { tasks: InboxItem[] | null; unread: number }];
   'inbox.act': [{ id: string; action: InboxAction; text: string; files?: OutgoingFile[] }, TaskSummary];

@@ -73,7 +73,7 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           </div>
           <div>
             <dt>Direction</dt>
-            <dd>{s.direction === 'incoming' ? 'Incoming' : s.direction === 'outgoing' ? 'Outgoing' : s.direction}</dd>
+            <dd>{s.direction === 'incoming' ? 'Incoming (sent to you or your agents)' : s.direction === 'outgoing' ? 'Outgoing (sent by you)' : s.direction}</dd>
           </div>
           <div>
             <dt>Dialect</dt>
@@ -102,6 +102,11 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
             <span>Show raw JSON</span>
           </label>
           <span className="spacer" />
+          {s.conversationId && (
+            <a className="btn" href={hrefOf({ area: 'chats', conversationId: s.conversationId })}>
+              Open its chat
+            </a>
+          )}
           {s.waitingForOwner && (
             <a className="btn btn-primary" href={hrefOf({ area: 'inbox', taskId: s.id })}>
               Answer in Inbox

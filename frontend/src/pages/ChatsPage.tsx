@@ -199,6 +199,9 @@ function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem
       <button type="button" className="btn btn-small" aria-expanded={showTimeline} onClick={() => setShowTimeline((v) => !v)}>
         Timeline
       </button>
+      <a className="btn btn-small" href={hrefOf({ area: 'tasks', agent: agentId, taskId: item.taskId })}>
+        Open in Tasks
+      </a>
       {error && (
         <span className="reply-error small" role="alert">
           {error}
