@@ -135,7 +135,11 @@
 //	              kind "task" is the task as created (state, status); its opening message is the
 //	              first of TaskDetail.history (and in raw.history)
 //	TaskUpdate   {agent, taskId, summary: TaskSummary, event: TimelineEvent}
-//	InboxItem    TaskSummary & {unread: bool, lastMessage?: Message}
+//	InboxItem    TaskSummary & {unread: bool, sender, lastMessage?: Message}
+//	              sender: who sent it as the owner reads it: the principal's name, "You (from Chats)",
+//	              or "Anonymous (this computer)"; waitingForOwner is false for an open task the owner
+//	              answered (the sender's turn) until the sender writes again, and such a task is not
+//	              in the inbox's waiting count
 //	              lastMessage: the status message if the task's status carries one (a question
 //	              asked back, closing words), else the newest history message (a task waiting
 //	              for the owner: the newest user message)

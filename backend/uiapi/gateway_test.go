@@ -688,3 +688,65 @@ func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
 		t.Fatalf("the new token file's mode: %v", fi.Mode())
 	}
 }
+
+// After the owner answers, the task stays open (working) but is the sender's turn: not waiting for
+// the owner, not counted, until the sender writes again. The sender is named.
+func TestAnInboxTaskTheOwnerAnsweredWaitsForTheSender(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	sender := client(t, h.Agent.BaseURL)
+	res, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2a.Task)
+	type item struct {
+		ID, State, Sender       string
+		Unread, WaitingForOwner bool
+	}
+	inboxItem := func() (item, int) {
+		var list struct {
+			Tasks  []item
+			Unread int
+		}
+		c.result("inbox.list", nil, &list)
+		if len(list.Tasks) != 1 {
+			t.Fatalf("inbox: %+v", list)
+		}
+		return list.Tasks[0], list.Unread
+	}
+	c.await("task", func(d json.RawMessage) bool { return strings.Contains(string(d), `"state":"working"`) })
+	if it, unread := inboxItem(); it != (item{string(task.ID), "working", "Anonymous (this computer)", true, true}) || unread != 1 {
+		t.Fatalf("before the answer: %+v, %d unread", it, unread)
+	}
+
+	var acted struct {
+		State           string
+		WaitingForOwner bool
+	}
+	c.result("inbox.act", map[string]any{"id": task.ID, "action": "answer", "text": "Yes!"}, &acted)
+	if acted.State != "working" || acted.WaitingForOwner {
+		t.Fatalf("inbox.act answer returned %+v", acted)
+	}
+	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":0,"waiting":0}` })
+	if it, unread := inboxItem(); it.WaitingForOwner || it.Unread || it.State != "working" || unread != 0 {
+		t.Fatalf("after the answer: %+v, %d unread", it, unread)
+	}
+	var listed struct{ Tasks []item }
+	c.result("tasks.list", map[string]any{"agent": "hub"}, &listed)
+	if len(listed.Tasks) != 1 || listed.Tasks[0].WaitingForOwner {
+		t.Fatalf("tasks.list after the answer: %+v", listed.Tasks)
+	}
+
+	// The sender writes again in the task: the owner's turn again.
+	more := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Great, where?"))
+	more.TaskID, more.ContextID = task.ID, task.ContextID
+	if _, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: more, Config: &a2a.SendMessageConfig{ReturnImmediately: true}}); err != nil {
+		t.Fatal(err)
+	}
+	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":1,"waiting":1}` })
+	if it, _ := inboxItem(); !it.WaitingForOwner || !it.Unread {
+		t.Fatalf("after the sender's follow-up: %+v", it)
+	}
+}

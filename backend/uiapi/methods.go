@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -310,11 +311,8 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		if err != nil {
 			return nil, err
 		}
-		list := make([]TaskSummary, len(rows))
-		for i, r := range rows {
-			list[i] = g.summary(a.ID, r)
-		}
-		if err := g.markSent(ctx, a.ID, list); err != nil {
+		list, err := g.summaries(ctx, a.ID, rows)
+		if err != nil {
 			return nil, err
 		}
 		for i, r := range rows {
@@ -379,6 +377,30 @@ func (g *Gateway) taskAgents(ctx context.Context) (any, error) {
 		out = append(out, named{id, name})
 	}
 	return map[string]any{"agents": out}, nil
+}
+
+// summaries are the rows of a local agent as the owner sees them: what they sent from a chat is
+// outgoing, and an inbox task they answered (open, the sender's turn) is not waiting for them.
+func (g *Gateway) summaries(ctx context.Context, agent string, rows []tasks.Row) ([]TaskSummary, error) {
+	list := make([]TaskSummary, len(rows))
+	for i, r := range rows {
+		list[i] = g.summary(agent, r)
+	}
+	if err := g.markSent(ctx, agent, list); err != nil {
+		return nil, err
+	}
+	if agent == g.cfg.InboxAgent && g.cfg.Inbox != nil {
+		answered, err := g.cfg.Inbox.Answered(ctx, rows)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			if answered[r.Task.ID] {
+				list[i].WaitingForOwner = false
+			}
+		}
+	}
+	return list, nil
 }
 
 // markSent marks the tasks of a local agent the owner sent it from a chat: outgoing, with the chat.
@@ -484,10 +506,12 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	s := []TaskSummary{d.Summary}
-	err = g.markSent(ctx, a.ID, s)
+	s, err := g.summaries(ctx, a.ID, []tasks.Row{r})
+	if err != nil {
+		return nil, err
+	}
 	d.Summary = s[0]
-	return d, err
+	return d, nil
 }
 
 func (g *Gateway) detail(agent string, r tasks.Row, log []*tasks.Logged) (TaskDetail, error) {
@@ -553,8 +577,8 @@ func (g *Gateway) taskUpdate(ctx context.Context, e bus.Event) (TaskUpdate, bool
 	if err != nil {
 		return TaskUpdate{}, false
 	}
-	sum := []TaskSummary{g.summary(a.ID, r)}
-	if err := g.markSent(ctx, a.ID, sum); err != nil {
+	sum, err := g.summaries(ctx, a.ID, []tasks.Row{r})
+	if err != nil {
 		return TaskUpdate{}, false
 	}
 	return TaskUpdate{Agent: a.ID, TaskID: string(l.TaskID), Summary: sum[0], Event: timelineOf(l)}, true
@@ -587,9 +611,13 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	summaries, err := g.summaries(ctx, a.ID, rows)
+	if err != nil {
+		return nil, err
+	}
 	items := make([]InboxItem, 0, len(rows))
-	for _, r := range rows {
-		item := InboxItem{TaskSummary: g.summary(a.ID, r), Unread: unread[r.Task.ID]}
+	for i, r := range rows {
+		item := InboxItem{TaskSummary: summaries[i], Unread: unread[r.Task.ID], Sender: senderOf(summaries[i], "")}
 		// A task waiting for the owner carries the inbox's note to the sender as its status message;
 		// the owner wants the sender's words instead.
 		if m := r.Task.Status.Message; m != nil && !inbox.WaitingForOwner(r.Task.Status.State) {
@@ -605,6 +633,19 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 		items = append(items, item)
 	}
 	return map[string]any{"tasks": items, "unread": unreadCount}, nil
+}
+
+// senderOf names who sent an inbox task, from the principal that created it (its owner column:
+// "agent://NAME" or "anonymous"; "" before callers were told apart): the owner themselves when it came
+// from one of their chats.
+func senderOf(t TaskSummary, principal string) string {
+	switch {
+	case t.ConversationID != "":
+		return "You (from Chats)"
+	case strings.HasPrefix(principal, "agent://"):
+		return strings.TrimPrefix(principal, "agent://")
+	}
+	return "Anonymous (this computer)"
 }
 
 // File is an attachment as the UI sends it.
@@ -647,7 +688,11 @@ func (g *Gateway) inboxAct(ctx context.Context, params json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return g.summary(a.ID, r), nil
+	s, err := g.summaries(ctx, a.ID, []tasks.Row{r})
+	if err != nil {
+		return nil, err
+	}
+	return s[0], nil
 }
 
 func (g *Gateway) inboxMarkRead(ctx context.Context, params json.RawMessage) (any, error) {

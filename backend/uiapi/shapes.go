@@ -65,6 +65,7 @@ type TaskUpdate struct {
 type InboxItem struct {
 	TaskSummary
 	Unread      bool     `json:"unread"`
+	Sender      string   `json:"sender"` // who sent it, as the owner reads it
 	LastMessage *Message `json:"lastMessage,omitempty"`
 }
 

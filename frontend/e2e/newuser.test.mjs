@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, otherAgent, suite } from './harness.mjs';
+import { SHOTS, nav, openUI, otherAgent, sdkClient, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -154,6 +154,63 @@ describe('issue 14', () => {
     await row.waitFor(WAIT);
     assert.equal(await page.getByText(/no agent .* on this hub/).count(), 0);
     await page.screenshot({ path: join(SHOTS, 'newuser-2-tasks.png') });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('5. the Inbox: who sent it, Markdown and data rendered, Answer hands the turn to the sender, Complete can be undone, counts agree', async () => {
+    const sender = await sdkClient(s.hub.hubURL);
+    const inboxSend = (msg) => {
+      msg.configuration = { acceptedOutputModes: [], pushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true };
+      return sender.sendMessage(msg);
+    };
+    await inboxSend(userMessage('**Deploy** v2.3 today? The plan: [checklist](https://example.com/plan)'));
+    const data = userMessage('');
+    data.message.parts = [{ content: { $case: 'data', value: { build: { id: 42, ok: true }, tags: ['a', 'b'] } }, metadata: undefined, filename: '', mediaType: '' }];
+    await inboxSend(data);
+
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Inbox').click();
+    const md = page.getByTestId('inbox-item').filter({ hasText: 'Deploy v2.3 today?' });
+    await md.waitFor(WAIT);
+    assert.match(await md.innerText(), /Anonymous \(this computer\)/);
+    // The badge and the header count the same.
+    const badge = await page.getByTestId('unread-badge').innerText();
+    assert.match(await page.getByTestId('inbox-counts').innerText(), new RegExp(`^${badge} unread`));
+
+    // Data only: a title and preview from its data, a JSON tree in the conversation, no [object Object].
+    const dataItem = page.getByTestId('inbox-item').filter({ hasText: 'Data: {"build":{"id":42,"ok":true}' }).first();
+    await dataItem.waitFor(WAIT);
+    await dataItem.click();
+    const detail = page.getByTestId('inbox-detail');
+    await detail.getByRole('group', { name: 'Data' }).first().waitFor(WAIT);
+    assert.doesNotMatch(await page.locator('main').innerText(), /\[object Object\]|\(no text\)/);
+
+    // Markdown rendered: bold and a link, from the named sender.
+    await md.click();
+    await detail.getByTestId('inbox-sender').filter({ hasText: 'Anonymous (this computer)' }).waitFor(WAIT);
+    await detail.locator('strong', { hasText: 'Deploy' }).first().waitFor(WAIT);
+    await detail.getByRole('link', { name: 'checklist' }).waitFor(WAIT);
+    assert.doesNotMatch(await detail.getByTestId('conversation-message').first().innerText(), /\*\*Deploy\*\*/);
+
+    // Answer: the item is answered and no longer waiting for me; the count goes down.
+    const waitingBefore = Number(/(\d+) waiting/.exec(await page.getByTestId('inbox-counts').innerText())[1]);
+    await detail.getByLabel('Reply').fill('Yes, go ahead.');
+    await detail.getByRole('button', { name: 'Answer' }).click();
+    await md.getByText('Answered').waitFor(WAIT);
+    await md.getByText('waiting for the sender').waitFor(WAIT);
+    assert.equal(await md.getByText('waiting for you').count(), 0);
+    await page.getByTestId('inbox-counts').filter({ hasText: `${waitingBefore - 1} waiting for you` }).waitFor(WAIT);
+
+    // Complete waits with Undo; Undo keeps the task open.
+    await detail.getByRole('button', { name: 'Complete' }).click();
+    await detail.getByTestId('reply-pending').waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'newuser-5-inbox.png') });
+    await detail.getByRole('button', { name: 'Undo' }).click();
+    assert.equal(await detail.getByTestId('reply-pending').count(), 0);
+    assert.match(await md.innerText(), /Answered/);
+    await detail.getByRole('button', { name: 'Complete' }).click();
+    await md.getByText('completed', { exact: true }).waitFor({ timeout: 15_000 });
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

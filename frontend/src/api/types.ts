@@ -179,6 +179,8 @@ export interface TaskUpdate {
 
 export interface InboxItem extends TaskSummary {
   unread: boolean;
+  /** Who sent it, as the owner reads it: a principal's name, "You (from Chats)", "Anonymous (this computer)". */
+  sender?: string;
   lastMessage?: Message;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, maskedUiUrl, parseTime, stripFormatChars, tokenOf } from './format';
+import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, maskedUiUrl, parseTime, plainTitle, stripFormatChars, tokenOf } from './format';
 
 describe('parseTime', () => {
   it('reads RFC 3339 with nanoseconds', () => {
@@ -81,5 +81,14 @@ describe('the UI link in Settings', () => {
     expect(tokenOf(url)).toBe('abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG');
     expect(maskedUiUrl(url)).toBe('http://127.0.0.1:51234/#token=••••••••DEFG');
     expect(maskedUiUrl('http://127.0.0.1:51234/')).toBe('http://127.0.0.1:51234/');
+  });
+});
+
+describe('plainTitle', () => {
+  it('reads Markdown source as text', () => {
+    expect(plainTitle('**Deploy** v2.3 today? The plan: [checklist](https://example.com/plan)')).toBe('Deploy v2.3 today? The plan: checklist');
+    expect(plainTitle('# Heading with `code` and _emphasis_ and ~~gone~~')).toBe('Heading with code and emphasis and gone');
+    expect(plainTitle('2 * 3 * 4 stays')).toBe('2 * 3 * 4 stays');
+    expect(plainTitle('snake_case_name stays')).toBe('snake_case_name stays');
   });
 });

@@ -132,3 +132,19 @@ export function maskedUiUrl(uiUrl: string): string {
   if (!token) return uiUrl;
   return uiUrl.slice(0, uiUrl.length - token.length) + '•'.repeat(8) + token.slice(-4);
 }
+
+/**
+ * A one-line title from Markdown source, as it reads: links become their text, emphasis, code and
+ * heading marks go ("**Deploy** [plan](https://…)" → "Deploy plan").
+ */
+export function plainTitle(s: string): string {
+  return (s || '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[\s(])[*_](\S(?:.*?\S)?)[*_](?=[\s).,!?:;]|$)/g, '$1$2')
+    .replace(/~~(.+?)~~/g, '$1')
+    .replace(/`+([^`]*)`+/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
