@@ -214,4 +214,35 @@ describe('issue 14', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('7. after the agent asks back, ✕ on the answer chip sends a new message instead; the question stays open', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    await cardOf(page, 'AgentHub demo agent').getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
+    await send(page, 'ask');
+    const asking = page.getByTestId('task-state').filter({ hasText: 'Waiting for your answer' });
+    await asking.waitFor(WAIT);
+    const askTask = await asking.getAttribute('data-task-id');
+    await page.getByTestId('composer-answering').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Don’t answer: send a new message instead' }).click();
+    assert.equal(await page.getByTestId('composer-answering').count(), 0);
+    // The focus stays in the message box.
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id), await page.getByRole('textbox', { name: 'Message' }).evaluate((e) => e.getAttribute('aria-label') ?? e.id));
+    await send(page, 'slow 2');
+    // A new task, completed on its own; the question is still waiting.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="task-state"]').length === 2, null, WAIT);
+    const slow = page.getByTestId('task-state').last();
+    assert.notEqual(await slow.getAttribute('data-task-id'), askTask);
+    await slow.filter({ hasText: 'Completed' }).waitFor(WAIT);
+    assert.equal(await page.locator(`[data-testid="task-state"][data-task-id="${askTask}"]`).getAttribute('data-state'), 'input-required');
+    await page.screenshot({ path: join(SHOTS, 'newuser-7-answer-chip.png') });
+
+    // Back to answering it, from its task line.
+    await page.locator(`[data-testid="task-state"][data-task-id="${askTask}"]`).getByRole('button', { name: 'Answer', exact: true }).click();
+    await page.getByTestId('composer-answering').waitFor(WAIT);
+    await send(page, 'blue');
+    await page.locator(`[data-testid="task-state"][data-task-id="${askTask}"][data-state="completed"]`).waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });

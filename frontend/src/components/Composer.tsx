@@ -20,6 +20,8 @@ export interface ComposerProps {
   agentName: string;
   /** the newest task asks a question: the message answers it (same task, same context) */
   answering?: { taskId: string; question?: Message };
+  /** changes when the owner picks a question to answer (its task line's Answer): brings the chip back and focuses */
+  answerKey?: number;
   /** why nothing can be sent (e.g. the agent was removed), or undefined */
   blocked?: string;
   onSend: (msg: ComposerSend) => Promise<unknown>;
@@ -40,7 +42,11 @@ function overTotal(name: string): string {
  * Writes to the agent: Enter sends, Shift+Enter starts a new line; files are attached with the native
  * dialog in the desktop window or a file input in a browser, at most 8 MiB each and 8 MiB in all (the hub’s limit for one message).
  */
-export function Composer({ agentName, answering, blocked, onSend, pickNative, autoFocus }: ComposerProps) {
+export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus }: ComposerProps) {
+  // The owner may set the question aside (✕ on its chip) and send a new message instead; a new
+  // question brings the chip back.
+  const [setAside, setSetAside] = useState<string | null>(null);
+  const answering = asked && asked.taskId !== setAside ? asked : undefined;
   const [text, setText] = useState('');
   const [files, setFiles] = useState<OutgoingFile[]>([]);
   const [busy, setBusy] = useState(false);
@@ -56,6 +62,11 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
   useEffect(() => {
     if (autoFocus && !disabled) boxRef.current?.focus();
   }, [autoFocus, disabled]);
+  useEffect(() => {
+    if (answerKey === undefined) return;
+    setSetAside(null);
+    boxRef.current?.focus();
+  }, [answerKey]);
 
   const addFiles = (picked: OutgoingFile[], refused: string[]) => {
     const ok: OutgoingFile[] = [];
@@ -127,10 +138,32 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
       }}
     >
       {answering && !disabled && (
-        <p id={hintId} className="composer-answering" data-testid="composer-answering">
-          <span aria-hidden="true">↩ </span>
-          Your message answers {agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same task,
-          same context).
+        <div className="composer-answering answer-chip">
+          <p id={hintId} data-testid="composer-answering">
+            <span aria-hidden="true">↩ </span>
+            Your message answers {agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same
+            task, same context).
+          </p>
+          <button
+            type="button"
+            className="btn btn-ghost btn-small chip-close"
+            aria-label="Don’t answer: send a new message instead"
+            title="Don’t answer: send a new message instead"
+            onClick={() => {
+              setSetAside(asked!.taskId);
+              boxRef.current?.focus();
+            }}
+          >
+            ✕
+          </button>
+        </div>
+      )}
+      {asked && !answering && !disabled && (
+        <p className="composer-new muted small" data-testid="composer-new-message">
+          A new message (the question stays open).{' '}
+          <button type="button" className="btn btn-ghost btn-small" onClick={() => setSetAside(null)}>
+            Answer the question instead
+          </button>
         </p>
       )}
       {disabled && (

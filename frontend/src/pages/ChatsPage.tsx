@@ -152,7 +152,20 @@ function taskTimeline(entries: ChatEntry[], taskId: string): TimelineEvent[] {
   return entries.filter((e) => e.taskId === taskId && e.direction === 'in').map((e) => ({ ...e, raw: undefined }));
 }
 
-function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem, { type: 'task' }>; agentId: string; entries: ChatEntry[]; onCancel: (taskId: string) => Promise<unknown> }) {
+function TaskLine({
+  item,
+  agentId,
+  entries,
+  onCancel,
+  onAnswer,
+}: {
+  item: Extract<ChatItem, { type: 'task' }>;
+  agentId: string;
+  entries: ChatEntry[];
+  onCancel: (taskId: string) => Promise<unknown>;
+  /** set while the task asks a question the composer is not answering: answer it from here */
+  onAnswer?: (taskId: string) => void;
+}) {
   const [canceling, setCanceling] = useState(false);
   const [error, setError] = useState('');
   const [showTimeline, setShowTimeline] = useState(false);
@@ -194,6 +207,11 @@ function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem
           }}
         >
           {canceling ? 'Canceling…' : 'Cancel'}
+        </button>
+      )}
+      {onAnswer && (
+        <button type="button" className="btn btn-small" onClick={() => onAnswer(item.taskId)}>
+          Answer
         </button>
       )}
       <button type="button" className="btn btn-small" aria-expanded={showTimeline} onClick={() => setShowTimeline((v) => !v)}>
@@ -310,6 +328,10 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
   const [deleteError, setDeleteError] = useState('');
   const transcript = useMemo(() => buildTranscript(entries), [entries]);
   const endedTasks = useMemo(() => new Set(transcript.tasks.filter((t) => t.ended).map((t) => t.taskId)), [transcript]);
+  // A question the owner chose to answer from its task line (an older one, or one set aside).
+  const [target, setTarget] = useState<{ taskId: string; key: number } | null>(null);
+  const targetTask = target ? transcript.tasks.find((t) => t.taskId === target.taskId && t.state === 'input-required') : undefined;
+  const answering = targetTask ? { taskId: targetTask.taskId, question: targetTask.question } : transcript.answering;
 
   useEffect(() => {
     if (conversation) onConversation(conversation);
@@ -336,6 +358,7 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
         ...(taskId ? { taskId } : {}),
       });
       if (entry && typeof entry === 'object') view.addEntry(entry);
+      if (taskId) setTarget(null);
       stick.current = true;
     },
     [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
@@ -437,7 +460,16 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
         )}
         {transcript.items.map((it) =>
           it.type === 'task' ? (
-            <TaskLine key={it.key} item={it} agentId={conversation.agentId} entries={entries} onCancel={cancel} />
+            <TaskLine
+              key={it.key}
+              item={it}
+              agentId={conversation.agentId}
+              entries={entries}
+              onCancel={cancel}
+              onAnswer={
+                it.state === 'input-required' && answering?.taskId !== it.taskId ? (taskId) => setTarget((t) => ({ taskId, key: (t?.key ?? 0) + 1 })) : undefined
+              }
+            />
           ) : it.type === 'error' ? (
             <ErrorNotice key={it.key} item={it} agentId={conversation.agentId} agentName={agentName} />
           ) : (
@@ -457,7 +489,8 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
 
       <Composer
         agentName={agentName}
-        answering={transcript.answering}
+        answering={answering}
+        answerKey={target?.key}
         blocked={blocked}
         onSend={send}
         autoFocus={view.loaded && transcript.items.length === 0}
