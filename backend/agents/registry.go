@@ -26,8 +26,9 @@ var migrations embed.FS
 // Topic is the bus topic of registry changes; Key is the agent id.
 const Topic = "agent"
 
-// Well-known card paths, newest first: v0.3 and v1.0 serve agent-card.json, the v0.1 draft agent.json.
-var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json"}
+// Card paths under a base URL, newest first: v0.3 and v1.0 serve agent-card.json, the v0.1 draft
+// agent.json, both under /.well-known/; some servers (AgentVault) serve agent-card.json at the base.
+var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json", "/agent-card.json"}
 
 // MaxCardBytes bounds a fetched card; real cards are a few kilobytes.
 const MaxCardBytes = 1 << 20

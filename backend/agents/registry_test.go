@@ -48,6 +48,8 @@ func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
 	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
 	v1 := cardServer(t, map[string]string{"/.well-known/agent-card.json": `{"name": "Current agent", "version": "1"}`,
 		"/.well-known/agent.json": draftCard})
+	// AgentVault serves its card at the base URL's /agent-card.json.
+	vault := cardServer(t, map[string]string{"/agent-card.json": `{"name": "Vault agent"}`})
 	draft := cardServer(t, map[string]string{"/api/.well-known/agent.json": draftCard})
 	custom := cardServer(t, map[string]string{"/cards/weather.json": `{"name": "Weather"}`})
 
@@ -55,6 +57,7 @@ func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
 		{v1.URL, v1.URL + "/.well-known/agent-card.json", "Current agent"},
 		{draft.URL + "/api/", draft.URL + "/api/.well-known/agent.json", "Draft agent"},
 		{custom.URL + "/cards/weather.json", custom.URL + "/cards/weather.json", "Weather"},
+		{vault.URL + "/", vault.URL + "/agent-card.json", "Vault agent"},
 	}
 	for _, c := range cases {
 		got, err := r.Add(t.Context(), c.input)
@@ -71,7 +74,7 @@ func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _ := r.List(t.Context())
-	if len(list) != 3 || list[0].ID != again.ID {
+	if len(list) != 4 || list[0].ID != again.ID {
 		t.Fatalf("after adding twice: %+v", list)
 	}
 	if rep := agents.CheckCard(list[1].Card); rep.Versions[0] != "0.1" || len(rep.Problems) != 0 {

@@ -30,7 +30,8 @@
 //	agents.list   {}                          → {agents: AgentInfo[]}
 //	agents.get    {id}                        → AgentInfo
 //	agents.add    {url}                       → AgentInfo   (a base URL or the card's own URL; the card
-//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json; the URL of
+//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json, then
+//	                /agent-card.json (where AgentVault serves it); the URL of
 //	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)

@@ -150,9 +150,8 @@ export const nav = (page, name) => page.getByRole('navigation', { name: 'Main' }
 
 // otherAgent runs `agenthub demo-agent` on its own data dir and port: an agent independent of the
 // hub, for tests that add an agent by URL. Stopped (its data dir removed) by stop().
-export async function otherAgent() {
-  const dataDir = tempDataDir();
-  const proc = spawn(BINARY, ['demo-agent', '--addr', '127.0.0.1:0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function otherAgent({ port = 0, dataDir = tempDataDir() } = {}) {
+  const proc = spawn(BINARY, ['demo-agent', '--addr', `127.0.0.1:${port}`, '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr.on('data', (d) => (err += d));
   const url = await new Promise((ok, fail) => {
@@ -170,13 +169,16 @@ export async function otherAgent() {
   });
   return {
     url,
-    async stop() {
+    dataDir,
+    port: Number(new URL(url).port),
+    // stop ends the process; keepData leaves its data dir for a restart on the same port.
+    async stop({ keepData = false } = {}) {
       if (proc.exitCode === null) {
         const exited = new Promise((ok) => proc.once('exit', ok));
         proc.kill('SIGTERM');
         await exited;
       }
-      removeDir(dataDir);
+      if (!keepData) removeDir(dataDir);
     },
   };
 }

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -242,6 +243,70 @@ describe('issue 14', () => {
     await page.getByTestId('composer-answering').waitFor(WAIT);
     await send(page, 'blue');
     await page.locator(`[data-testid="task-state"][data-task-id="${askTask}"][data-state="completed"]`).waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('4. errors read as one sentence with a fix, details folded, Retry; an AgentVault card at /agent-card.json is found', async (t) => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    const header = page.locator('header.page-head');
+    await header.waitFor(WAIT);
+    const before = await header.boundingBox();
+
+    // Nothing listens there: a sentence and a fix; the Go error chain only under Details.
+    const closed = createServer();
+    await new Promise((ok) => closed.listen(0, '127.0.0.1', ok));
+    const deadPort = closed.address().port;
+    await new Promise((ok) => closed.close(ok));
+    await page.getByLabel('Agent URL').fill(`http://127.0.0.1:${deadPort}`);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const box = page.getByTestId('error-box');
+    await box.getByText('Nothing answers at that address.').waitFor(WAIT);
+    await box.getByText(/Check that the agent is running/).waitFor(WAIT);
+    const details = box.locator('details');
+    assert.equal(await details.evaluate((d) => d.open), false);
+    assert.equal(await box.getByText(/connection refused/).isVisible(), false);
+    await box.getByRole('button', { name: 'Retry' }).waitFor(WAIT);
+    assert.deepEqual(await header.boundingBox(), before, 'the error changed the page header');
+    await page.screenshot({ path: join(SHOTS, 'newuser-4-error.png') });
+
+    // AgentVault serves its card at the base URL's /agent-card.json.
+    const vault = createServer((req, res) => {
+      if (req.url === '/agent-card.json') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ name: 'Vault test agent', description: 'serves /agent-card.json', url: 'http://127.0.0.1:1/a2a', version: '1', capabilities: {}, skills: [] }));
+      } else {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise((ok) => vault.listen(0, '127.0.0.1', ok));
+    t.after(() => vault.close());
+    await page.getByLabel('Agent URL').fill(`http://127.0.0.1:${vault.address().port}`);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    await page.getByTestId('agent-detail').getByRole('heading', { name: 'Vault test agent' }).waitFor(WAIT);
+    assert.equal(await page.getByTestId('error-box').count(), 0);
+
+    // A failed send: the agent is down; Retry once it is back sends the same message.
+    const other = await otherAgent();
+    t.after(() => other.stop());
+    await page.getByLabel('Agent URL').fill(other.url);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    await page.waitForURL(/#\/agents\/[0-9a-f-]{36}$/, WAIT);
+    await page.getByTestId('agent-detail').getByRole('button', { name: 'Chat', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+    await other.stop({ keepData: true });
+    await send(page, 'are you there?');
+    const failed = page.getByTestId('chat-error');
+    await failed.getByText(/Could not reach/).waitFor(WAIT);
+    await failed.getByText(/Check that the agent is running/).waitFor(WAIT);
+    assert.equal(await failed.getByText(/connection refused/).isVisible(), false);
+    const again = await otherAgent({ port: other.port, dataDir: other.dataDir });
+    t.after(() => again.stop());
+    await failed.getByRole('button', { name: 'Retry' }).click();
+    await page.getByTestId('task-state').filter({ hasText: 'Completed' }).first().waitFor(WAIT);
+    assert.equal(await page.getByTestId('chat-message').filter({ hasText: 'are you there?' }).count(), 2);
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

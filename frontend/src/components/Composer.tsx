@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Message, OutgoingFile } from '../api/types';
 import { base64Size } from '../lib/format';
 import { Attachments } from './Attachments';
+import { ErrorBox } from './ErrorBox';
 import { textOf } from '../lib/parts';
 import { filesToOutgoing, hasNativeFilePicker, openFiles } from '../native';
 
@@ -198,11 +199,7 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
           ))}
         </div>
       )}
-      {error && (
-        <p className="reply-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorBox message={error} context="send" onRetry={empty ? undefined : () => void send()} retryLabel="Send again" busy={busy} />}
       <div className="reply-actions">
         <button type="button" className="btn" disabled={disabled || busy} onClick={attach} title={`Files up to ${MAX_LABEL} each`}>
           Attach files

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { InboxAction, OutgoingFile, TaskSummary } from '../api/types';
 import { isTerminal } from '../api/types';
 import { Attachments } from './Attachments';
+import { ErrorBox } from './ErrorBox';
 import { openFiles } from '../native';
 
 /** Why the owner cannot act on a task now, or null when they can. */
@@ -121,11 +122,7 @@ export function ReplyBox({ task, onAct, pickFiles = openFiles, undoMs = UNDO_MS 
           {reason}
         </p>
       )}
-      {error && (
-        <p className="reply-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorBox message={error} />}
       {pending && (
         <p className="reply-pending" role="status" data-testid="reply-pending">
           {pending.action === 'complete' ? 'Completing' : 'Rejecting'} in {Math.round(undoMs / 1000)} s…{' '}

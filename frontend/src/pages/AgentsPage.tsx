@@ -1,8 +1,9 @@
-import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { Credentials } from '../components/Credentials';
 import { EmptyState } from '../components/EmptyState';
+import { ErrorBox } from '../components/ErrorBox';
 import { ExternalLink } from '../components/ExternalLink';
 import { JsonTree } from '../components/JsonTree';
 import { WireLog } from '../components/WireLog';
@@ -100,11 +101,7 @@ function CardChatButton({ agent }: { agent: AgentInfo }) {
       >
         {chat.busy ? 'Starting…' : 'Chat'}
       </button>
-      {chat.error && (
-        <span className="add-agent-error small" role="alert">
-          {chat.error}
-        </span>
-      )}
+      {chat.error && <ErrorBox message={chat.error} context="agent" />}
     </div>
   );
 }
@@ -189,23 +186,22 @@ function Skills({ card, agent }: { card: CardView; agent: AgentInfo }) {
           </article>
         ))}
       </div>
-      {chat.error && (
-        <p className="add-agent-error" role="alert">
-          Could not start a chat: {chat.error}
-        </p>
-      )}
+      {chat.error && <ErrorBox message={chat.error} context="agent" />}
     </section>
   );
 }
 
-/** Adds a remote agent by its URL: a base URL or the card's own URL. */
-function AddAgentForm() {
+/**
+ * Adds a remote agent by its URL: a base URL or the card's own URL. Its error shows below the page
+ * header (onError), where it can wrap, not inside the header.
+ */
+function AddAgentForm({ onError, retryRef }: { onError: (message: string) => void; retryRef: { current: (() => void) | null } }) {
   const { client } = useHub();
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const setError = onError;
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
     if (!url.trim() || busy) return;
     setBusy(true);
     setError('');
@@ -219,6 +215,7 @@ function AddAgentForm() {
       setBusy(false);
     }
   };
+  retryRef.current = () => void submit();
   return (
     <form className="add-agent" onSubmit={submit} aria-label="Add an agent">
       <input
@@ -233,11 +230,6 @@ function AddAgentForm() {
       <button type="submit" className="btn btn-primary" disabled={busy || !url.trim()}>
         {busy ? 'Adding…' : 'Add agent'}
       </button>
-      {error && (
-        <p className="add-agent-error" role="alert">
-          {error}
-        </p>
-      )}
     </form>
   );
 }
@@ -262,9 +254,7 @@ function AgentActions({ agent }: { agent: AgentInfo }) {
   return (
     <div className="remote-actions">
       {agent.lastError ? (
-        <p className="add-agent-error" role="status">
-          Unreachable: {agent.lastError}
-        </p>
+        <ErrorBox message={agent.lastError} context="agent" role="status" onRetry={() => act('agents.refresh')} busy={busy === 'agents.refresh'} />
       ) : null}
       <button type="button" className="btn btn-primary" disabled={chat.busy} onClick={() => void chat.start(agent.id)}>
         {chat.busy ? 'Starting…' : 'Chat'}
@@ -280,11 +270,7 @@ function AgentActions({ agent }: { agent: AgentInfo }) {
           </button>
         </>
       )}
-      {chat.error && (
-        <p className="add-agent-error" role="alert">
-          Could not start a chat: {chat.error}
-        </p>
-      )}
+      {chat.error && <ErrorBox message={chat.error} context="agent" onRetry={() => void chat.start(agent.id)} />}
     </div>
   );
 }
@@ -566,6 +552,8 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
 export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentView }) {
   const { agents, agentsLoaded } = useHub();
   const [filter, setFilter] = useState('');
+  const [addError, setAddError] = useState('');
+  const retryAdd = useRef<(() => void) | null>(null);
   const sorted = useMemo(() => {
     const rank = (a: AgentInfo) => (a.kind === 'hub' ? 0 : a.kind === 'local' ? 1 : 2);
     return [...agents].sort((a, b) => rank(a) - rank(b) || (a.name || a.id).localeCompare(b.name || b.id));
@@ -590,7 +578,7 @@ export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentVi
         <h1>Agents</h1>
         <span className="muted">{agents.length} known</span>
         <span className="spacer" />
-        <AddAgentForm />
+        <AddAgentForm onError={setAddError} retryRef={retryAdd} />
         <input
           id="page-filter"
           className="filter"
@@ -601,6 +589,11 @@ export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentVi
           onChange={(e) => setFilter(e.target.value)}
         />
       </header>
+      {addError && (
+        <div className="page-errors">
+          <ErrorBox message={addError} context="add-agent" onRetry={() => retryAdd.current?.()} />
+        </div>
+      )}
       {agentsLoaded && agents.length === 0 ? (
         <div className="page-scroll">
           <EmptyState title="No agents yet">

@@ -13,6 +13,8 @@ import { hrefOf, navigate } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { isDisconnect, useHub, useTopic } from '../state/hub';
 import { useConversation, useStartChat } from '../state/useChat';
+import { explain } from '../lib/errors';
+import { ErrorBox } from '../components/ErrorBox';
 
 const KNOWN_STATES = new Set<string>(TASK_STATES);
 
@@ -95,11 +97,7 @@ function NewChatDialog({ onClose }: { onClose: () => void }) {
           </ul>
         </>
       )}
-      {error && (
-        <p className="reply-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorBox message={error} context="agent" />}
     </Dialog>
   );
 }
@@ -119,8 +117,35 @@ function errorLead(err: ChatError, agentName: string): string {
   }
 }
 
-function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { type: 'error' }>; agentId: string; agentName: string }) {
+/** The owner's message a failed call was sending: the newest out entry before it. */
+export function failedSend(entries: ChatEntry[], seq: number): ComposerSend | null {
+  let out: ChatEntry | undefined;
+  for (const e of entries) if (e.direction === 'out' && e.seq < seq && (!out || e.seq > out.seq)) out = e;
+  const parts = out?.message?.parts;
+  if (!out || !Array.isArray(parts)) return null;
+  const text = parts.map((p) => (p?.kind === 'text' ? p.text : '')).join('');
+  const files = parts.flatMap((p) =>
+    p?.kind === 'file' && typeof p.bytes === 'string' ? [{ name: p.name || 'file', mediaType: p.mediaType || 'application/octet-stream', bytes: p.bytes }] : [],
+  );
+  if (!text && files.length === 0) return null;
+  return { text, files, ...(out.taskId ? { taskId: out.taskId } : {}) };
+}
+
+function ErrorNotice({
+  item,
+  agentId,
+  agentName,
+  onRetry,
+}: {
+  item: Extract<ChatItem, { type: 'error' }>;
+  agentId: string;
+  agentName: string;
+  /** sends the failed message again */
+  onRetry?: () => Promise<unknown>;
+}) {
   const e = item.error;
+  const [retrying, setRetrying] = useState(false);
+  const fix = explain(e.message, 'send').fix;
   return (
     <li className={`chat-error kind-${e.kind}`} data-testid="chat-error" data-kind={e.kind}>
       <span className="chat-error-icon" aria-hidden="true">
@@ -128,14 +153,31 @@ function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { t
       </span>
       <div>
         <p className="chat-error-lead">{errorLead(e, agentName)}</p>
-        <p className="small chat-error-detail">
-          {e.message}
-          {typeof e.code === 'number' ? <span className="muted"> (code {e.code})</span> : null}
-        </p>
+        {fix && e.kind !== 'auth' && <p className="small chat-error-fix">{fix}</p>}
+        <details className="error-details">
+          <summary>Details</summary>
+          <code className="break chat-error-detail">
+            {e.message}
+            {typeof e.code === 'number' ? ` (code ${e.code})` : ''}
+          </code>
+        </details>
         {e.kind === 'auth' && (
           <a className="btn btn-small" href={hrefOf({ area: 'agents', agentId, view: 'credentials' })}>
             Set credentials
           </a>
+        )}
+        {onRetry && e.kind !== 'auth' && (
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={retrying}
+            onClick={() => {
+              setRetrying(true);
+              onRetry().finally(() => setRetrying(false));
+            }}
+          >
+            {retrying ? 'Sending again…' : 'Retry'}
+          </button>
         )}
       </div>
       {item.at && (
@@ -220,11 +262,7 @@ function TaskLine({
       <a className="btn btn-small" href={hrefOf({ area: 'tasks', agent: agentId, taskId: item.taskId })}>
         Open in Tasks
       </a>
-      {error && (
-        <span className="reply-error small" role="alert">
-          {error}
-        </span>
-      )}
+      {error && <ErrorBox message={error} context="agent" />}
       {showTimeline && (
         <div className="task-line-timeline" ref={timelineRef}>
           <Timeline events={taskTimeline(entries, item.taskId)} showRaw={false} />
@@ -364,6 +402,13 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
     [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
   );
   const cancel = useCallback((taskId: string) => client.call('chats.cancel', { id, taskId }), [client, id]);
+  // Retry on a failed send: the same message again (only the newest failure offers it).
+  const lastError = useMemo(() => Math.max(-1, ...transcript.items.filter((i) => i.type === 'error').map((i) => (i as { seq: number }).seq)), [transcript]);
+  const retryOf = (seq: number) => {
+    if (seq !== lastError) return undefined;
+    const msg = failedSend(entries, seq);
+    return msg ? () => send(msg).catch(() => undefined) : undefined;
+  };
 
   if (view.deleted) {
     return (
@@ -445,11 +490,7 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
             Delete
           </button>
         </div>
-        {startError && (
-          <p className="reply-error small" role="alert">
-            {startError}
-          </p>
-        )}
+        {startError && <ErrorBox message={startError} context="agent" />}
       </header>
 
       <ol className="conversation chat-transcript" aria-label="Transcript" ref={scrollRef} onScroll={onScroll} tabIndex={0}>
@@ -471,7 +512,13 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
               }
             />
           ) : it.type === 'error' ? (
-            <ErrorNotice key={it.key} item={it} agentId={conversation.agentId} agentName={agentName} />
+            <ErrorNotice
+              key={it.key}
+              item={it}
+              agentId={conversation.agentId}
+              agentName={agentName}
+              onRetry={retryOf(it.seq)}
+            />
           ) : (
             <Bubble key={it.key} item={it} agentName={agentName} endedTasks={endedTasks} />
           ),

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InboxAction, InboxItem, Message, OutgoingFile } from '../api/types';
 import { CodeBlock, CopyButton } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
+import { ErrorBox } from '../components/ErrorBox';
 import { Parts } from '../components/Parts';
 import { ReplyBox } from '../components/ReplyBox';
 import { StateBadge } from '../components/StateBadge';
@@ -240,9 +241,9 @@ export function InboxPage({ taskId }: { taskId?: string }) {
         />
       </header>
       {error && (
-        <p className="error-line" role="alert">
-          Could not load the inbox: {error}
-        </p>
+        <div className="page-errors">
+          <ErrorBox message={`Could not load the inbox: ${error}`} onRetry={() => setNonce((n) => n + 1)} />
+        </div>
       )}
       {loaded && items.length === 0 && !taskId ? (
         <div className="page-scroll">

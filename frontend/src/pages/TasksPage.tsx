@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { TASK_STATES, isTerminal, type TaskSummary } from '../api/types';
 import { CodeBlock } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
+import { ErrorBox } from '../components/ErrorBox';
 import { StateBadge } from '../components/StateBadge';
 import { TaskDetailView } from '../components/TaskDetailView';
 import { UnreadableTag } from '../components/Unreadable';
@@ -186,9 +187,7 @@ export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }
         <div className="two-pane">
           <div className="pane-list task-list-pane">
             {list.error && (
-              <p className="error-line" role="alert">
-                Could not load tasks: {list.error}
-              </p>
+              <ErrorBox message={`Could not load tasks: ${list.error}`} />
             )}
             {list.loaded && shown.length === 0 && !list.hasMore ? (
               <EmptyState title="No tasks match">
