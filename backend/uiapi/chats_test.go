@@ -16,6 +16,7 @@ import (
 type conversation struct {
 	ID, AgentID, AgentName, ContextID, Title, State, Dialect string
 	Busy                                                     bool
+	Preview                                                  *struct{ From, Text string }
 }
 
 type chatEntry struct {
@@ -73,6 +74,10 @@ func TestChatWithARemoteAgentThroughTheGateway(t *testing.T) {
 	c.result("chats.list", map[string]any{"agentId": agent.ID}, &list)
 	if len(list.Conversations) != 1 || list.Conversations[0].Title != "hello over the gateway" {
 		t.Fatalf("chats.list: %+v", list)
+	}
+	// The list previews the newest words: the agent's streamed echo, its chunks joined.
+	if p := list.Conversations[0].Preview; p == nil || p.From != "agent" || !strings.Contains(p.Text, "hello over the gateway") {
+		t.Fatalf("preview: %+v", p)
 	}
 
 	// The raw log has the streaming call: request, response, events.

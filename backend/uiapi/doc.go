@@ -111,7 +111,8 @@
 //	AuthScheme   {name, kind: "apiKey"|"bearer"|"oauth2"|"unsupported", in?, paramName?, tokenUrl?,
 //	              scopes?, description?, unsupported?, saved: bool}
 //	Conversation {id, agentId, agentName, contextId?, title, createdAt, updatedAt, state?, busy: bool,
-//	              dialect?}
+//	              dialect?, preview?: {from: "you"|"agent", text}}   preview: the newest words
+//	              exchanged (a message, a status's message, or an artifact's streamed text joined)
 //	ChatEntry    TimelineEvent (without raw) & {direction: "out"|"in"|"local", taskId?,
 //	              error?: {kind: "auth"|"network"|"remote"|"protocol", message}}
 //	              out: the owner's message; in: an event from the agent (kind task | status | artifact |

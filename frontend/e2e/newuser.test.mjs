@@ -310,4 +310,74 @@ describe('issue 14', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('6. chat basics: unread marker, previews, plain titles, jump to latest, drop and paste, sent files downloadable, progress ends in its final state', async () => {
+    const page = await openUI(s.browser, s.hub);
+    const newChat = async () => {
+      await nav(page, 'Chats').click();
+      await page.getByRole('button', { name: 'New chat' }).first().click();
+      await page.getByRole('list', { name: 'Agents to chat with' }).getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+      return new URL(page.url()).hash.split('/')[2];
+    };
+    // A title without Markdown marks, and a preview of the newest words.
+    const first = await newChat();
+    await send(page, '**Plain** title please');
+    const item = page.locator(`[data-testid="chat-item"][data-conversation-id="${first}"]`);
+    await item.locator('.task-title', { hasText: 'Plain title please' }).waitFor(WAIT);
+    await page.getByTestId('task-state').filter({ hasText: 'Completed' }).first().waitFor(WAIT);
+    await item.getByTestId('chat-preview').filter({ hasText: 'Plain' }).waitFor(WAIT);
+
+    // The progress bubble ends with how the task ended, and the task says how long it took.
+    await send(page, 'slow 2');
+    const done = page.getByTestId('task-state').filter({ hasText: 'Completed' }).nth(1);
+    await done.waitFor(WAIT);
+    await done.getByText(/took \d/).waitFor(WAIT);
+    const progress = page.getByTestId('chat-message').filter({ hasText: 'Working for 2 seconds' });
+    await progress.getByTestId('progress-final').filter({ hasText: /Completed · took \d/ }).waitFor(WAIT);
+
+    // Jump to latest: scrolled up while the agent works.
+    for (let i = 0; i < 3; i++) await send(page, `a long line ${i} `.repeat(60));
+    await page.getByTestId('task-state').filter({ hasText: 'Completed' }).nth(4).waitFor(WAIT);
+    await send(page, 'slow 3');
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await transcript.evaluate((el) => {
+      el.scrollTop = 0;
+      el.dispatchEvent(new Event('scroll'));
+    });
+    await page.getByTestId('jump-latest').click();
+    assert.ok(await transcript.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 160), 'not at the end after Jump to latest');
+
+    // Files dropped or pasted are attached; what I sent can be downloaded again.
+    await page.evaluate(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['dropped notes'], 'dropped.txt', { type: 'text/plain' }));
+      document.querySelector('form[aria-label="Composer"]').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await page.getByRole('list', { name: 'Attachments' }).getByText('dropped.txt').waitFor(WAIT);
+    await page.getByRole('textbox', { name: 'Message' }).evaluate((el) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['png'], 'pasted.png', { type: 'image/png' }));
+      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    });
+    await page.getByRole('list', { name: 'Attachments' }).getByText('pasted.png').waitFor(WAIT);
+    await send(page, 'two files');
+    const mine = page.getByTestId('chat-message').filter({ hasText: 'two files' });
+    await mine.getByRole('button', { name: 'Download dropped.txt' }).waitFor(WAIT);
+    const download = page.waitForEvent('download');
+    await mine.getByRole('button', { name: 'Download dropped.txt' }).click();
+    assert.equal((await download).suggestedFilename(), 'dropped.txt');
+
+    // Unread: the first chat changes while another is open; opening it clears the mark.
+    await send(page, 'slow 2');
+    const second = await newChat();
+    assert.notEqual(second, first);
+    await item.and(page.locator('[data-unread="true"]')).waitFor(WAIT);
+    await item.getByRole('img', { name: 'new activity' }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'newuser-6-chats.png') });
+    await item.click();
+    await page.locator(`[data-testid="chat-item"][data-conversation-id="${first}"]:not([data-unread])`).waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });

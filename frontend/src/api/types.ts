@@ -212,6 +212,8 @@ export interface Conversation {
   /** a call to the agent is in flight */
   busy: boolean;
   dialect?: '1.0' | '0.3' | '0.1' | string;
+  /** the newest words exchanged, for the list */
+  preview?: { from: 'you' | 'agent' | string; text: string };
 }
 
 export type ChatErrorKind = 'auth' | 'network' | 'protocol' | 'remote';

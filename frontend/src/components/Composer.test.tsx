@@ -73,5 +73,15 @@ describe('Composer', () => {
     await userEvent.type(box(), 'blue{Enter}');
     expect(onSend).toHaveBeenLastCalledWith({ text: 'blue', files: [], taskId: 't1' });
   });
+
+  it('attaches files dropped on it or pasted into it', async () => {
+    render(<Composer agentName="Agent" onSend={vi.fn()} />);
+    const dropped = new File(['dropped'], 'dropped.txt', { type: 'text/plain' });
+    fireEvent.drop(screen.getByRole('form', { name: 'Composer' }), { dataTransfer: { files: [dropped], types: ['Files'] } });
+    expect(await screen.findByText('dropped.txt')).toBeTruthy();
+    const pasted = new File(['png'], 'pasted.png', { type: 'image/png' });
+    fireEvent.paste(box(), { clipboardData: { files: [pasted] } });
+    expect(await screen.findByText('pasted.png')).toBeTruthy();
+  });
 });
 

@@ -99,7 +99,8 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
     }
   };
 
-  const onInputFiles = (list: FileList | null) => {
+  const [dragging, setDragging] = useState(false);
+  const onInputFiles = (list: FileList | File[] | null) => {
     const all = Array.from(list ?? []);
     // check sizes before reading anything into memory
     const refused = all.filter((f) => f.size > MAX_ATTACHMENT_BYTES).map((f) => tooBig(f.name));
@@ -131,11 +132,32 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
   const question = answering?.question ? textOf(answering.question).trim() : '';
   return (
     <form
-      className={`composer ${answering ? 'is-answering' : ''}`}
+      className={`composer ${answering ? 'is-answering' : ''} ${dragging ? 'is-dragging' : ''}`}
       aria-label="Composer"
       onSubmit={(e) => {
         e.preventDefault();
         void send();
+      }}
+      // Files dropped on the composer, or pasted into it, are attached like picked ones.
+      onDragOver={(e) => {
+        if (disabled || !Array.from(e.dataTransfer?.types ?? []).includes('Files')) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        setDragging(false);
+        if (disabled || !e.dataTransfer?.files?.length) return;
+        e.preventDefault();
+        setError(null);
+        onInputFiles(e.dataTransfer.files);
+      }}
+      onPaste={(e) => {
+        const pasted = Array.from(e.clipboardData?.files ?? []);
+        if (disabled || pasted.length === 0) return;
+        e.preventDefault(); // a pasted image is attached, not inserted as its file name
+        setError(null);
+        onInputFiles(pasted);
       }}
     >
       {answering && !disabled && (
@@ -201,9 +223,10 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
       )}
       {error && <ErrorBox message={error} context="send" onRetry={empty ? undefined : () => void send()} retryLabel="Send again" busy={busy} />}
       <div className="reply-actions">
-        <button type="button" className="btn" disabled={disabled || busy} onClick={attach} title={`Files up to ${MAX_LABEL} each`}>
+        <button type="button" className="btn" disabled={disabled || busy} onClick={attach} title={`Files up to ${MAX_LABEL} each; or drop or paste them here`}>
           Attach files
         </button>
+        {dragging && <span className="muted small">Drop to attach</span>}
         <input
           ref={inputRef}
           type="file"

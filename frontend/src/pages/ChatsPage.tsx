@@ -8,7 +8,8 @@ import { EmptyState } from '../components/EmptyState';
 import { StateBadge } from '../components/StateBadge';
 import { Timeline } from '../components/Timeline';
 import { buildTranscript, isActiveState, taskStateText, type ChatItem } from '../lib/chat';
-import { formatChatTime, formatDateTime, formatRelative, parseTime } from '../lib/format';
+import { formatChatTime, formatDateTime, formatDuration, formatRelative, parseTime, plainTitle } from '../lib/format';
+import { adopt, isUnread, loadSeen, markSeen, saveSeen, type Seen } from '../lib/chatseen';
 import { hrefOf, navigate } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { isDisconnect, useHub, useTopic } from '../state/hub';
@@ -27,7 +28,7 @@ export function chatAgents(agents: AgentInfo[]): AgentInfo[] {
 }
 
 function titleOf(c: Pick<Conversation, 'title' | 'agentName' | 'agentId'>): string {
-  return c.title?.trim() || `New chat with ${c.agentName || c.agentId}`;
+  return plainTitle(c.title ?? '') || `New chat with ${c.agentName || c.agentId}`;
 }
 
 function byActivity(a: Conversation, b: Conversation): number {
@@ -35,6 +36,14 @@ function byActivity(a: Conversation, b: Conversation): number {
   const tb = parseTime(b.updatedAt);
   if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return tb - ta;
   return (b.updatedAt || '').localeCompare(a.updatedAt || '');
+}
+
+function safeLocalStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
 }
 
 /** Re-renders every 30 s so that "5 min ago" stays true. */
@@ -200,6 +209,7 @@ function TaskLine({
   entries,
   onCancel,
   onAnswer,
+  took,
 }: {
   item: Extract<ChatItem, { type: 'task' }>;
   agentId: string;
@@ -207,6 +217,8 @@ function TaskLine({
   onCancel: (taskId: string) => Promise<unknown>;
   /** set while the task asks a question the composer is not answering: answer it from here */
   onAnswer?: (taskId: string) => void;
+  /** how long the task took, once it ended */
+  took?: string;
 }) {
   const [canceling, setCanceling] = useState(false);
   const [error, setError] = useState('');
@@ -223,6 +235,7 @@ function TaskLine({
     <li className={`task-line state state-${KNOWN_STATES.has(item.state) ? item.state : 'unknown'}`} data-testid="task-state" data-task-id={item.taskId} data-state={item.state}>
       {active && <span className="working-dots" aria-hidden="true" />}
       <span className="task-line-text">{taskStateText(item.state)}</span>
+      {took && <span className="muted small task-took">took {took}</span>}
       {item.at && (
         <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
           {formatChatTime(item.at)}
@@ -272,14 +285,33 @@ function TaskLine({
   );
 }
 
-function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Set<string> }) {
+/** How an ended task finished: its final state and how long it took, e.g. "Completed · took 5.0s". */
+type Ended = Map<string, { state: string; took: string }>;
+
+/** The ended tasks of a transcript, each timed from the message that started it to its final state. */
+export function endedTasksOf(entries: ChatEntry[], tasks: { taskId: string; state?: string; ended: boolean; firstSeq: number; at: string }[]): Ended {
+  const out: Ended = new Map();
+  for (const t of tasks) {
+    if (!t.ended || !t.state) continue;
+    let start: string | undefined;
+    for (const e of entries) if (e.direction === 'out' && e.seq < t.firstSeq) start = e.at;
+    start ??= entries.find((e) => e.seq === t.firstSeq)?.at;
+    const ms = parseTime(t.at) - parseTime(start ?? '');
+    out.set(t.taskId, { state: t.state, took: Number.isFinite(ms) && ms >= 0 ? formatDuration(ms) : '' });
+  }
+  return out;
+}
+
+function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Ended }) {
   const from = item.from;
+  // A progress bubble ("Working… 4/5") of a task that has ended shows how it ended, not its last tick.
+  const ended = item.type === 'status' && item.state === 'working' && item.taskId ? endedTasks.get(item.taskId) : undefined;
   const streaming = item.type === 'artifact' && !item.complete && !(item.taskId && endedTasks.has(item.taskId));
   const parts = item.type === 'artifact' ? item.artifact.parts : item.message.parts;
   const label = item.type === 'artifact' ? item.artifact.name : undefined;
   return (
     <li
-      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''}`}
+      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''} ${ended ? 'progress-ended' : ''}`}
       data-testid={item.type === 'artifact' ? 'chat-artifact' : 'chat-message'}
       data-from={from}
       data-task-id={item.taskId}
@@ -295,6 +327,12 @@ function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { typ
           </time>
         )}
       </div>
+      {ended && (
+        <p className="progress-final" data-testid="progress-final">
+          {taskStateText(ended.state)}
+          {ended.took ? ` · took ${ended.took}` : ''}
+        </p>
+      )}
       <Parts parts={parts} from={from} />
       {streaming && (
         <span className="stream-caret" aria-label="still arriving">
@@ -365,7 +403,7 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setDeleteError] = useState('');
   const transcript = useMemo(() => buildTranscript(entries), [entries]);
-  const endedTasks = useMemo(() => new Set(transcript.tasks.filter((t) => t.ended).map((t) => t.taskId)), [transcript]);
+  const endedTasks = useMemo(() => endedTasksOf(entries, transcript.tasks), [entries, transcript]);
   // A question the owner chose to answer from its task line (an older one, or one set aside).
   const [target, setTarget] = useState<{ taskId: string; key: number } | null>(null);
   const targetTask = target ? transcript.tasks.find((t) => t.taskId === target.taskId && t.state === 'input-required') : undefined;
@@ -378,14 +416,22 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
   // Follow the conversation while the person is at its end; leave them alone when they scrolled up.
   const scrollRef = useRef<HTMLOListElement>(null);
   const stick = useRef(true);
+  const [away, setAway] = useState(false); // scrolled up: offer "Jump to latest"
   const onScroll = () => {
     const el = scrollRef.current;
     if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 160;
+    setAway(!stick.current);
   };
   useEffect(() => {
     const el = scrollRef.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   }, [entries, conversation?.busy]);
+  const jump = () => {
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    stick.current = true;
+    setAway(false);
+  };
 
   const send = useCallback(
     async ({ text, files, taskId }: ComposerSend) => {
@@ -507,6 +553,7 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
               agentId={conversation.agentId}
               entries={entries}
               onCancel={cancel}
+              took={endedTasks.get(it.taskId)?.took}
               onAnswer={
                 it.state === 'input-required' && answering?.taskId !== it.taskId ? (taskId) => setTarget((t) => ({ taskId, key: (t?.key ?? 0) + 1 })) : undefined
               }
@@ -530,6 +577,11 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
           </li>
         )}
       </ol>
+      {away && (
+        <button type="button" className="btn btn-small jump-latest" onClick={jump} data-testid="jump-latest">
+          ↓ Jump to latest
+        </button>
+      )}
       <p className="sr-only" role="status" aria-live="polite">
         {newest?.state ? `${agentName}: ${taskStateText(newest.state)}` : ''}
       </p>
@@ -576,6 +628,17 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
   const [filter, setFilter] = useState('');
   const [picking, setPicking] = useState(false);
   const now = useNow();
+  // Conversations that changed while the owner was elsewhere are marked until opened.
+  const [seen, setSeen] = useState<Seen>(() => loadSeen(safeLocalStorage()));
+  useEffect(() => {
+    setSeen((cur) => {
+      let next = adopt(cur, list);
+      const open = conversationId ? list.find((c) => c.id === conversationId) : undefined;
+      if (open) next = markSeen(next, open);
+      if (next !== cur) saveSeen(safeLocalStorage(), next);
+      return next;
+    });
+  }, [list, conversationId]);
 
   useEffect(() => {
     let live = true;
@@ -613,6 +676,7 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
     navigate('#/chats');
   }, []);
 
+  const unread = (c: Conversation) => c.id !== conversationId && isUnread(seen, c);
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
     if (!f) return list;
@@ -667,18 +731,26 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
                 <li key={c.id}>
                   <a
                     href={hrefOf({ area: 'chats', conversationId: c.id })}
-                    className={`inbox-item chat-item ${c.id === conversationId ? 'selected' : ''}`}
+                    className={`inbox-item chat-item ${c.id === conversationId ? 'selected' : ''} ${unread(c) ? 'unread' : ''}`}
                     data-testid="chat-item"
                     data-conversation-id={c.id}
+                    data-unread={unread(c) ? 'true' : undefined}
                     aria-current={c.id === conversationId ? 'true' : undefined}
                   >
                     <div className="inbox-item-top">
+                      {unread(c) && <span className="unread-dot" role="img" aria-label="new activity" />}
                       <span className="task-title">{titleOf(c)}</span>
                       {c.busy && (
                         <span className="working-dots" role="img" aria-label="busy" />
                       )}
                       {c.state && <StateBadge state={c.state} />}
                     </div>
+                    {c.preview?.text && (
+                      <p className="preview muted small" data-testid="chat-preview">
+                        {c.preview.from === 'you' ? 'You: ' : ''}
+                        {plainTitle(c.preview.text)}
+                      </p>
+                    )}
                     <div className="muted small inbox-item-bottom">
                       <span className="chat-item-agent">{c.agentName || c.agentId}</span>
                       <span aria-hidden="true">·</span>
