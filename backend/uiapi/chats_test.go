@@ -404,3 +404,45 @@ func TestTasksListsWhatTheOwnerSentFromChats(t *testing.T) {
 		t.Fatalf("an unknown task: %+v", f.Error)
 	}
 }
+
+// Cancel from a task's page: a task someone else sent the demo agent is canceled over A2A; one the
+// owner sent from a chat is canceled through its chat, which records the answer.
+func TestTasksCancelReachesTheAgent(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	res, err := client(t, h.Demo.BaseURL).SendMessage(t.Context(), &a2a.SendMessageRequest{
+		Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 60")), Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := res.(*a2a.Task)
+	c.result("tasks.cancel", map[string]any{"agent": "demo", "id": stranger.ID}, nil)
+	var detail struct{ Summary taskRow }
+	c.result("tasks.get", map[string]any{"agent": "demo", "id": stranger.ID}, &detail)
+	if detail.Summary.State != "canceled" {
+		t.Fatalf("the stranger's task after cancel: %+v", detail.Summary)
+	}
+
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": "demo"}, &conv)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": "slow 60"}, nil)
+	var taskID string
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		if up.ConversationID != conv.ID || up.Entry == nil || up.Entry.State != "working" {
+			return false
+		}
+		taskID = up.Entry.TaskID
+		return true
+	})
+	c.result("tasks.cancel", map[string]any{"agent": "demo", "id": taskID}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.State == "canceled"
+	})
+	if f := c.call("tasks.cancel", map[string]any{"agent": "nope", "id": "x"}); f.Error == nil || f.Error.Code != "not_found" {
+		t.Fatalf("canceling at an unknown agent: %+v", f.Error)
+	}
+}

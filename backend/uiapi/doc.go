@@ -45,6 +45,8 @@
 //	                every agent the owner sent a task to from a chat (the Tasks filter)
 //	tasks.get     {agent, id}                 → TaskDetail   (a task sent to an added agent: what its
 //	                chat recorded, events numbered 1..n; it changes with "chat" pushes, not "task")
+//	tasks.cancel  {agent, id}                 → {}   asks the task's agent to cancel it over A2A (through
+//	                its chat when the owner sent it from one); a refusal is agent_error
 //	tasks.events  {agent, id, after}          → {events: TimelineEvent[]}   (log entries with seq > after)
 //	inbox.list    {}                          → {tasks: InboxItem[], unread: number}
 //	inbox.act     {id, action, text, files?}  → TaskSummary

@@ -87,6 +87,12 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		return g.listTasks(ctx, params)
 	case "tasks.get":
 		return g.getTask(ctx, params)
+	case "tasks.cancel":
+		var p taskRef
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return map[string]any{}, g.cancelTask(ctx, p)
 	case "tasks.agents":
 		if err := decode(params, &struct{}{}); err != nil {
 			return nil, err
@@ -349,6 +355,30 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 	}
 	out["tasks"] = list
 	return out, nil
+}
+
+// cancelTask asks the task's agent to cancel it, over A2A as any client would: through its chat when
+// the owner sent it from one (the chat records the answer), else with a call of its own.
+func (g *Gateway) cancelTask(ctx context.Context, ref taskRef) error {
+	if ref.Agent == "" || ref.ID == "" {
+		return invalid("agent and id are required")
+	}
+	convs, err := g.cfg.Chats.TaskConversations(ctx, ref.Agent, []string{ref.ID})
+	if err != nil {
+		return err
+	}
+	if conv, ok := convs[ref.ID]; ok {
+		return g.cfg.Chats.Cancel(ctx, conv, a2a.TaskID(ref.ID))
+	}
+	conn, err := g.cfg.Clients.Conn(ctx, ref.Agent)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Cancel(ctx, a2a.TaskID(ref.ID)); err != nil {
+		kind, message := agents.Classify(err)
+		return &chats.CallError{Kind: kind, Message: message}
+	}
+	return nil
 }
 
 // taskAgents is who the Tasks list's agent filter offers: the hub's own agents, then every agent the

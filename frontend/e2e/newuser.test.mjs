@@ -380,4 +380,69 @@ describe('issue 14', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('9. layout: no sideways scroll at 1280 px, tooltips and a narrower list at 900 px, equal headers; the live timeline follows, folds, cancels, shows the whole id', async () => {
+    const page = await openUI(s.browser, s.hub);
+    const base = s.hub.uiURL.split('#')[0];
+    // Every page's header is the same height.
+    const heights = new Set();
+    for (const area of ['agents', 'chats', 'tasks', 'inbox', 'settings']) {
+      await page.goto(`${base}#/${area}`);
+      const head = page.locator('header.page-head').first();
+      await head.waitFor(WAIT);
+      heights.add(Math.round((await head.boundingBox()).height));
+    }
+    assert.equal(heights.size, 1, `header heights differ: ${[...heights]}`);
+    // The demo agent's detail (MIME types and all) fits the pane.
+    await page.goto(`${base}#/agents/demo`);
+    const pane = page.locator('.pane-detail');
+    await page.getByTestId('agent-detail').waitFor(WAIT);
+    assert.ok(await pane.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the agent detail scrolls sideways at 1280 px');
+
+    // 900 px: icon-only navigation with tooltips, and a list narrower than 330 px.
+    await page.setViewportSize({ width: 900, height: 800 });
+    for (const name of ['Agents', 'Chats', 'Tasks', 'Inbox', 'Settings']) {
+      assert.match((await nav(page, name).getAttribute('title')) ?? '', new RegExp(`^${name} \\(g [acits]\\)$`));
+    }
+    const list = await page.locator('.pane-list').boundingBox();
+    assert.ok(list.width < 330, `the list pane is ${list.width} px wide at 900 px`);
+    assert.ok(await pane.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the agent detail scrolls sideways at 900 px');
+    await page.screenshot({ path: join(SHOTS, 'newuser-9-narrow.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // A long job someone else started: its timeline folds the ticks, follows, and can be canceled.
+    const sender = await sdkClient(s.hub.demoURL);
+    const msg = userMessage('slow 30');
+    msg.configuration = { acceptedOutputModes: [], pushNotificationConfig: undefined, historyLength: undefined, returnImmediately: true };
+    const task = await sender.sendMessage(msg);
+    const taskId = task.payload?.value?.id ?? task.id ?? task.task?.id;
+    assert.ok(taskId, `no task id in ${JSON.stringify(task).slice(0, 200)}`);
+    await page.goto(`${base}#/tasks/demo/${taskId}`);
+    const detail = page.getByTestId('task-detail');
+    await detail.getByTestId('task-id').filter({ hasText: taskId }).waitFor(WAIT);
+    await detail.getByRole('button', { name: 'Copy task ID' }).waitFor(WAIT);
+    await detail.getByTestId('timeline-fold').waitFor({ timeout: 30_000 });
+    // Scroll to the end; the newest event stays in view as more arrive.
+    await pane.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    const lastSeq = () => detail.getByTestId('timeline-event').last().getAttribute('data-seq');
+    const before = Number(await lastSeq());
+    // A newer event arrives, and it is in view without scrolling.
+    await page.waitForFunction(
+      (n) => {
+        const rows = document.querySelectorAll('[data-testid="timeline-event"]');
+        const last = rows[rows.length - 1];
+        if (Number(last.dataset.seq) <= n) return false;
+        const b = last.getBoundingClientRect();
+        const p = document.querySelector('.pane-detail').getBoundingClientRect();
+        return b.bottom <= p.bottom + 2 && b.top >= p.top;
+      },
+      before,
+      WAIT,
+    );
+    await page.screenshot({ path: join(SHOTS, 'newuser-9-timeline.png') });
+    await detail.getByRole('button', { name: 'Cancel task' }).click();
+    await detail.getByRole('heading', { name: 'slow 30' }).locator('..').getByText('canceled').waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });

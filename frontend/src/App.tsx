@@ -90,6 +90,9 @@ const NAV: { area: Area; label: string; icon: string }[] = [
   { area: 'inbox', label: 'Inbox', icon: '✉' },
 ];
 
+/** The shortcut of each area, shown in the navigation's tooltips (the labels hide in a narrow window). */
+const NAV_KEYS: Record<Area, string> = { agents: 'g a', chats: 'g c', tasks: 'g t', inbox: 'g i', settings: 'g s' };
+
 function Shell() {
   const route = useRoute();
   const { conn, inbox, client } = useHub();
@@ -170,7 +173,12 @@ function Shell() {
         <ul className="nav-list">
           {NAV.map((n) => (
             <li key={n.area}>
-              <a href={hrefOf({ area: n.area } as Route)} className="nav-link" aria-current={route.area === n.area ? 'page' : undefined}>
+              <a
+                href={hrefOf({ area: n.area } as Route)}
+                className="nav-link"
+                aria-current={route.area === n.area ? 'page' : undefined}
+                title={`${n.label} (${NAV_KEYS[n.area]})`}
+              >
                 <span className="nav-icon" aria-hidden="true">
                   {n.icon}
                 </span>
@@ -187,7 +195,7 @@ function Shell() {
         <span className="spacer-v" />
         <ul className="nav-list">
           <li>
-            <a href="#/settings" className="nav-link" aria-current={route.area === 'settings' ? 'page' : undefined}>
+            <a href="#/settings" className="nav-link" aria-current={route.area === 'settings' ? 'page' : undefined} title={`Settings (${NAV_KEYS.settings})`}>
               <span className="nav-icon" aria-hidden="true">
                 ⚙
               </span>

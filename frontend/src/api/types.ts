@@ -302,6 +302,7 @@ export interface Methods {
   ];
   'tasks.get': [{ agent: string; id: string }, TaskDetail];
   'tasks.agents': [Record<string, never>, { agents: { id: string; name: string }[] }];
+  'tasks.cancel': [{ agent: string; id: string }, Record<string, never>];
   'tasks.events': [{ agent: string; id: string; after: number }, { events: TimelineEvent[] | null }];
   'inbox.list': [Record<string, never>, { tasks: InboxItem[] | null; unread: number }];
   'inbox.act': [{ id: string; action: InboxAction; text: string; files?: OutgoingFile[] }, TaskSummary];

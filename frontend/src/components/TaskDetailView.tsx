@@ -1,13 +1,14 @@
 import { useMemo, useState } from 'react';
 import { isTerminal } from '../api/types';
 import { openingMessages } from '../lib/conversation';
-import { formatDateTime, formatDuration, parseTime, shortId } from '../lib/format';
+import { formatDateTime, formatDuration, parseTime } from '../lib/format';
 import { artifactsOf, prettyJson } from '../lib/parts';
 import { hrefOf } from '../lib/router';
 import { saveFile, utf8ToBase64 } from '../native';
 import { agentName, useHub } from '../state/hub';
 import { useTask } from '../state/useTask';
 import { CopyButton } from './CopyButton';
+import { ErrorBox } from './ErrorBox';
 import { EmptyState } from './EmptyState';
 import { Parts } from './Parts';
 import { StateBadge } from './StateBadge';
@@ -21,7 +22,9 @@ function fileNameFor(title: string, id: string): string {
 
 /** A task: header, artifacts and its live timeline. */
 export function TaskDetailView({ agent, taskId }: { agent: string; taskId: string }) {
-  const { agents } = useHub();
+  const { agents, client } = useHub();
+  const [canceling, setCanceling] = useState(false);
+  const [cancelError, setCancelError] = useState('');
   const view = useTask(agent, taskId);
   const [showRaw, setShowRaw] = useState(false);
   const [note, setNote] = useState('');
@@ -91,8 +94,12 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           </div>
           <div>
             <dt>Task</dt>
-            <dd>
-              <code title={s.id}>{shortId(s.id)}</code> <CopyButton text={s.id} label="Copy task ID" />
+            <dd className="task-id">
+              {/* the whole id, selectable at a click; wraps rather than being cut */}
+              <code className="break select-all" data-testid="task-id">
+                {s.id}
+              </code>{' '}
+              <CopyButton text={s.id} label="Copy task ID" />
             </dd>
           </div>
         </dl>
@@ -112,11 +119,32 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
               Answer in Inbox
             </a>
           )}
+          {!ended && s.state !== 'unknown' && !s.waitingForOwner && s.agent !== 'hub' && (
+            <button
+              type="button"
+              className="btn btn-danger"
+              disabled={canceling}
+              onClick={() => {
+                setCanceling(true);
+                setCancelError('');
+                client.call('tasks.cancel', { agent: s.agent, id: s.id }).then(
+                  () => setCanceling(false),
+                  (e: Error) => {
+                    setCanceling(false);
+                    setCancelError(e?.message || 'Could not cancel.');
+                  },
+                );
+              }}
+            >
+              {canceling ? 'Canceling…' : 'Cancel task'}
+            </button>
+          )}
           <button type="button" className="btn" onClick={exportJson}>
             Export JSON
           </button>
         </div>
         <UnreadableNotice task={s} />
+        {cancelError && <ErrorBox message={cancelError} context="agent" />}
         {note && (
           <p className="muted small" role="status">
             {note}

@@ -114,7 +114,7 @@ function YesNo({ v }: { v: boolean | undefined }) {
 function Modes({ modes, isDefault }: { modes: string[]; isDefault: boolean }) {
   if (modes.length === 0) return <span className="muted">none stated</span>;
   return (
-    <span>
+    <span className="modes">
       {modes.map((m, i) => (
         <code key={i} className="mode">
           {m}
