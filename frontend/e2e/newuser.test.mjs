@@ -445,4 +445,54 @@ describe('issue 14', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('8. the raw log: each event by kind and state, grouped by call and task, filter, search, clear, export, beside the chat and from a task', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    await cardOf(page, 'AgentHub demo agent').getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
+    await send(page, 'slow 2');
+    await page.getByTestId('task-state').filter({ hasText: 'Completed' }).first().waitFor(WAIT);
+
+    // Beside the conversation.
+    await page.getByRole('button', { name: 'Raw log', exact: true }).click();
+    const log = page.getByRole('complementary', { name: 'Raw log beside the conversation' });
+    await log.waitFor(WAIT);
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    const [t, l] = [await transcript.boundingBox(), await log.boundingBox()];
+    assert.ok(l.x >= t.x + t.width - 1 && l.width > 250, `the log is not beside the conversation: ${JSON.stringify({ t, l })}`);
+    // Events say what they are and their state; the call is headed with its task.
+    const what = log.getByTestId('wire-what');
+    await what.filter({ hasText: 'status-update' }).first().waitFor(WAIT);
+    await log.getByTestId('wire-entry').filter({ hasText: 'status-update' }).getByText('completed', { exact: true }).first().waitFor(WAIT);
+    await log.getByTestId('wire-call').filter({ hasText: /task [0-9a-f]{8}/ }).first().waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'newuser-8-raw-log.png') });
+
+    // Filter by kind, search, export, clear.
+    await log.getByLabel('Kind').selectOption('event');
+    const kinds = await log.getByTestId('wire-entry').evaluateAll((els) => [...new Set(els.map((e) => e.dataset.kind))]);
+    assert.deepEqual(kinds, ['event']);
+    await log.getByLabel('Kind').selectOption('');
+    const all = await log.getByTestId('wire-entry').count();
+    await log.getByRole('searchbox', { name: 'Search the raw log' }).fill('TASK_STATE_COMPLETED');
+    await page.waitForFunction((n) => {
+      const rows = document.querySelectorAll('.chat-log [data-testid="wire-entry"]');
+      return rows.length > 0 && rows.length < n;
+    }, all, WAIT);
+    const download = page.waitForEvent('download');
+    await log.getByRole('button', { name: 'Export' }).click();
+    assert.match((await download).suggestedFilename(), /^raw-log-demo-.*\.json$/);
+    await log.getByRole('searchbox', { name: 'Search the raw log' }).fill('');
+    await log.getByRole('button', { name: 'Clear' }).click();
+    await log.getByText('Nothing matches (cleared).').waitFor(WAIT);
+
+    // From a task: the log of that task's calls.
+    const taskId = await page.getByTestId('task-state').first().getAttribute('data-task-id');
+    await page.goto(`${s.hub.uiURL.split('#')[0]}#/tasks/demo/${taskId}`);
+    await page.getByTestId('task-detail').getByRole('button', { name: 'Raw log' }).click();
+    const taskLog = page.getByRole('region', { name: 'Raw log of this task' });
+    await taskLog.getByTestId('wire-entry').first().waitFor(WAIT);
+    assert.equal(await taskLog.getByRole('searchbox', { name: 'Search the raw log' }).inputValue(), taskId);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });

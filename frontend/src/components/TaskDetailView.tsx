@@ -9,6 +9,7 @@ import { agentName, useHub } from '../state/hub';
 import { useTask } from '../state/useTask';
 import { CopyButton } from './CopyButton';
 import { ErrorBox } from './ErrorBox';
+import { WireLog } from './WireLog';
 import { EmptyState } from './EmptyState';
 import { Parts } from './Parts';
 import { StateBadge } from './StateBadge';
@@ -25,6 +26,7 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
   const { agents, client } = useHub();
   const [canceling, setCanceling] = useState(false);
   const [cancelError, setCancelError] = useState('');
+  const [showLog, setShowLog] = useState(false);
   const view = useTask(agent, taskId);
   const [showRaw, setShowRaw] = useState(false);
   const [note, setNote] = useState('');
@@ -139,6 +141,9 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
               {canceling ? 'Canceling…' : 'Cancel task'}
             </button>
           )}
+          <button type="button" className="btn" aria-pressed={showLog} onClick={() => setShowLog((v) => !v)}>
+            Raw log
+          </button>
           <button type="button" className="btn" onClick={exportJson}>
             Export JSON
           </button>
@@ -175,6 +180,11 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
         </h3>
         {view.events.length === 0 ? <p className="muted">No events recorded yet.</p> : <Timeline events={view.events} showRaw={showRaw} opening={opening} />}
       </section>
+
+      {showLog && (
+        // what went over the wire with the task's agent, searched for this task
+        <WireLog agentId={s.agent} title="Raw log of this task" initialSearch={s.id} />
+      )}
 
       {showRaw && view.detail && (
         <section className="section" aria-labelledby="rawtask-h">

@@ -16,6 +16,7 @@ import { isDisconnect, useHub, useTopic } from '../state/hub';
 import { useConversation, useStartChat } from '../state/useChat';
 import { explain } from '../lib/errors';
 import { ErrorBox } from '../components/ErrorBox';
+import { WireLog } from '../components/WireLog';
 
 const KNOWN_STATES = new Set<string>(TASK_STATES);
 
@@ -394,7 +395,20 @@ function TitleEditor({ conversation, onDone }: { conversation: Conversation; onD
   );
 }
 
-function ChatView({ id, onConversation, onDeleted }: { id: string; onConversation: (c: Conversation) => void; onDeleted: (id: string) => void }) {
+function ChatView({
+  id,
+  onConversation,
+  onDeleted,
+  logOpen = false,
+  onToggleLog,
+}: {
+  id: string;
+  onConversation: (c: Conversation) => void;
+  onDeleted: (id: string) => void;
+  /** the raw log shows beside the conversation */
+  logOpen?: boolean;
+  onToggleLog?: () => void;
+}) {
   const { client, agents, agentsLoaded } = useHub();
   const view = useConversation(id);
   const { conversation, entries } = view;
@@ -529,6 +543,11 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
           <button type="button" className="btn btn-small" disabled={!!blocked || starting} onClick={() => void start(conversation.agentId)}>
             New conversation
           </button>
+          {onToggleLog && (
+            <button type="button" className="btn btn-small" aria-pressed={logOpen} onClick={onToggleLog}>
+              Raw log
+            </button>
+          )}
           <button type="button" className="btn btn-small" onClick={() => setRenaming(true)} disabled={renaming}>
             Rename
           </button>
@@ -677,6 +696,8 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
   }, []);
 
   const unread = (c: Conversation) => c.id !== conversationId && isUnread(seen, c);
+  const [logOpen, setLogOpen] = useState(false);
+  const logAgent = conversationId ? list.find((c) => c.id === conversationId)?.agentId : undefined;
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
     if (!f) return list;
@@ -689,7 +710,7 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
   );
 
   return (
-    <div className={`page ${conversationId ? 'has-detail' : ''}`}>
+    <div className={`page ${conversationId ? 'has-detail' : ''} ${conversationId && logOpen && logAgent ? 'log-open' : ''}`}>
       <header className="page-head">
         <h1>Chats</h1>
         <span className="muted">{loaded ? `${list.length} conversation${list.length === 1 ? '' : 's'}` : 'Loading…'}</span>
@@ -771,7 +792,21 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
                 <a className="back-link" href="#/chats">
                   ← Chats
                 </a>
-                <ChatView key={conversationId} id={conversationId} onConversation={upsert} onDeleted={removed} />
+                <div className={`chat-with-log ${logOpen && logAgent ? 'log-open' : ''}`}>
+                  <ChatView
+                    key={conversationId}
+                    id={conversationId}
+                    onConversation={upsert}
+                    onDeleted={removed}
+                    logOpen={logOpen}
+                    onToggleLog={() => setLogOpen((o) => !o)}
+                  />
+                  {logOpen && logAgent && (
+                    <aside className="chat-log" aria-label="Raw log beside the conversation">
+                      <WireLog agentId={logAgent} title="Raw log of this agent" />
+                    </aside>
+                  )}
+                </div>
               </>
             ) : (
               <div className="pane-placeholder muted">
