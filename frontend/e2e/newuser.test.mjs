@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 
 import { SHOTS, nav, openUI, otherAgent, sdkClient, suite, userMessage } from './harness.mjs';
@@ -23,6 +24,8 @@ async function send(page, text) {
 
 const cardOf = (page, name) =>
   page.getByTestId('agent-card').filter({ has: page.getByRole('heading', { name, exact: true }) });
+// The hub's own demo agent (test 4 adds independent agents of the same name).
+const demoCard = (page) => page.locator('[data-testid="agent-card"][data-agent-id="demo"]');
 
 describe('issue 14', () => {
   test('1. the demo agent and the hub are chat-ready out of the box, listed once, with "Try it" on examples', async () => {
@@ -219,7 +222,7 @@ describe('issue 14', () => {
   test('7. after the agent asks back, ✕ on the answer chip sends a new message instead; the question stays open', async () => {
     const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').click();
-    await cardOf(page, 'AgentHub demo agent').getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
+    await demoCard(page).getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
     await send(page, 'ask');
     const asking = page.getByTestId('task-state').filter({ hasText: 'Waiting for your answer' });
     await asking.waitFor(WAIT);
@@ -316,7 +319,8 @@ describe('issue 14', () => {
     const newChat = async () => {
       await nav(page, 'Chats').click();
       await page.getByRole('button', { name: 'New chat' }).first().click();
-      await page.getByRole('list', { name: 'Agents to chat with' }).getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
+      // the hub's own demo agent is listed first
+      await page.getByRole('list', { name: 'Agents to chat with' }).getByRole('button', { name: 'Chat with AgentHub demo agent' }).first().click();
       await page.getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
       return new URL(page.url()).hash.split('/')[2];
     };
@@ -449,7 +453,7 @@ describe('issue 14', () => {
   test('8. the raw log: each event by kind and state, grouped by call and task, filter, search, clear, export, beside the chat and from a task', async () => {
     const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').click();
-    await cardOf(page, 'AgentHub demo agent').getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
+    await demoCard(page).getByRole('button', { name: 'Chat with AgentHub demo agent' }).click();
     await send(page, 'slow 2');
     await page.getByTestId('task-state').filter({ hasText: 'Completed' }).first().waitFor(WAIT);
 
@@ -494,5 +498,46 @@ describe('issue 14', () => {
     assert.equal(await taskLog.getByRole('searchbox', { name: 'Search the raw log' }).inputValue(), taskId);
     assert.deepEqual(page.errors, []);
     await page.context().close();
+  });
+
+  test('axe: no serious or critical accessibility violations on any page, light and dark', async () => {
+    const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+    // Pages with something in them: the earlier tests left chats, tasks and inbox items.
+    const probe = await openUI(s.browser, s.hub);
+    await nav(probe, 'Chats').click();
+    const chat = await probe.getByTestId('chat-item').first().getAttribute('data-conversation-id');
+    await nav(probe, 'Inbox').click();
+    const inboxItem = await probe.getByTestId('inbox-item').first().getAttribute('data-task-id');
+    await nav(probe, 'Tasks').click();
+    const taskRow = probe.getByTestId('task-row').first();
+    await taskRow.waitFor(WAIT);
+    const taskHref = await taskRow.getAttribute('href');
+    await probe.context().close();
+    const routes = ['#/agents', '#/agents/demo', '#/agents/demo/log', '#/chats', `#/chats/${chat}`, '#/tasks', taskHref, '#/inbox', `#/inbox/${inboxItem}`, '#/settings'];
+
+    const found = [];
+    for (const colorScheme of ['light', 'dark']) {
+      // The page's CSP forbids inline scripts, axe's among them: this context bypasses it.
+      const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(s.hub.uiURL);
+      const base = s.hub.uiURL.split('#')[0];
+      for (const route of routes) {
+        await page.goto(base + route);
+        await page.locator('header.page-head').first().waitFor(WAIT);
+        await page.waitForFunction(() => !document.body.innerText.includes('Loading…'), null, WAIT).catch(() => undefined);
+        await page.addScriptTag({ path: axePath });
+        const violations = await page.evaluate(async () => {
+          const r = await window.axe.run(document, { resultTypes: ['violations'] });
+          return r.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        });
+        for (const v of violations) found.push(`${colorScheme} ${route}: ${v}`);
+      }
+      await page.screenshot({ path: join(SHOTS, `newuser-axe-${colorScheme}.png`) });
+      await page.context().close();
+    }
+    assert.deepEqual(found, []);
   });
 });
