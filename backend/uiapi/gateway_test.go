@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -748,5 +749,53 @@ func TestAnInboxTaskTheOwnerAnsweredWaitsForTheSender(t *testing.T) {
 	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":1,"waiting":1}` })
 	if it, _ := inboxItem(); !it.WaitingForOwner || !it.Unread {
 		t.Fatalf("after the sender's follow-up: %+v", it)
+	}
+}
+
+// A hub that had the demo agent's URL added by hand (before the demo agent was pinned) keeps one
+// row for it once it runs the demo there itself, and the conversations follow it.
+func TestAHandAddedDemoAgentBecomesThePinnedOne(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoAddr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	cfg := hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"}
+
+	standalone, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := cfg
+	first.NoDemo = true
+	h, err := hub.Start(t.Context(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, h)
+	var added struct{ ID string }
+	c.result("agents.add", map[string]any{"url": standalone.BaseURL}, &added)
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": added.ID}, &conv)
+	h.Stop()
+	standalone.Stop()
+
+	h, err = hub.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	c = dial(t, h)
+	var list struct{ Agents []struct{ ID string } }
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 {
+		t.Fatalf("agents: %+v", list.Agents)
+	}
+	var got conversation
+	c.result("chats.get", map[string]any{"id": conv.ID}, &struct{ Conversation *conversation }{&got})
+	if got.AgentID != "demo" || got.AgentName != "AgentHub demo agent" {
+		t.Fatalf("the conversation after the demo agent was pinned: %+v", got)
 	}
 }
