@@ -430,6 +430,15 @@ describe('the Chats page', () => {
   });
 });
 
+describe('a failed task', () => {
+  it('offers Retry, which sends the message that started it again as a new message', async () => {
+    const { socket } = await open([outEntry(1, 'do the thing'), statusEntry(2, 'T', 'submitted'), statusEntry(3, 'T', 'failed', 'interrupted by a restart')]);
+    const line = screen.getAllByTestId('task-state').find((l) => l.getAttribute('data-task-id') === 'T')!;
+    await userEvent.click(within(line).getByRole('button', { name: 'Retry' }));
+    expect(socket.request('chats.send').params).toEqual({ id: 'c1', text: 'do the thing' });
+  });
+});
+
 describe('chat helpers', () => {
   const entry = (seq: number, at: string, direction: 'out' | 'in' | 'local', extra: object = {}) => ({ seq, at, kind: 'message', final: false, direction, raw: undefined, ...extra }) as never;
   it('times an ended task from the message that started it', () => {

@@ -211,6 +211,7 @@ function TaskLine({
   onCancel,
   onAnswer,
   took,
+  onRetry,
 }: {
   item: Extract<ChatItem, { type: 'task' }>;
   agentId: string;
@@ -220,6 +221,8 @@ function TaskLine({
   onAnswer?: (taskId: string) => void;
   /** how long the task took, once it ended */
   took?: string;
+  /** a failed (or interrupted) task: send the message that started it again */
+  onRetry?: () => Promise<unknown>;
 }) {
   const [canceling, setCanceling] = useState(false);
   const [error, setError] = useState('');
@@ -263,6 +266,19 @@ function TaskLine({
           }}
         >
           {canceling ? 'Canceling…' : 'Cancel'}
+        </button>
+      )}
+      {onRetry && item.state === 'failed' && (
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={canceling}
+          onClick={() => {
+            setCanceling(true);
+            onRetry().finally(() => setCanceling(false));
+          }}
+        >
+          Retry
         </button>
       )}
       {onAnswer && (
@@ -464,6 +480,12 @@ function ChatView({
   const cancel = useCallback((taskId: string) => client.call('chats.cancel', { id, taskId }), [client, id]);
   // Retry on a failed send: the same message again (only the newest failure offers it).
   const lastError = useMemo(() => Math.max(-1, ...transcript.items.filter((i) => i.type === 'error').map((i) => (i as { seq: number }).seq)), [transcript]);
+  // Retry on a failed task (the agent failed it, or it was interrupted): the message that started it.
+  const retryTask = (taskId: string) => {
+    const t = transcript.tasks.find((x) => x.taskId === taskId);
+    const msg = t && t.state === 'failed' ? failedSend(entries, t.firstSeq) : null;
+    return msg ? () => send({ ...msg, taskId: undefined }).catch(() => undefined) : undefined;
+  };
   const retryOf = (seq: number) => {
     if (seq !== lastError) return undefined;
     const msg = failedSend(entries, seq);
@@ -573,6 +595,7 @@ function ChatView({
               entries={entries}
               onCancel={cancel}
               took={endedTasks.get(it.taskId)?.took}
+              onRetry={retryTask(it.taskId)}
               onAnswer={
                 it.state === 'input-required' && answering?.taskId !== it.taskId ? (taskId) => setTarget((t) => ({ taskId, key: (t?.key ?? 0) + 1 })) : undefined
               }
