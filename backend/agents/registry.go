@@ -26,8 +26,9 @@ var migrations embed.FS
 // Topic is the bus topic of registry changes; Key is the agent id.
 const Topic = "agent"
 
-// Well-known card paths, newest first: v0.3 and v1.0 serve agent-card.json, the v0.1 draft agent.json.
-var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json"}
+// Card paths under a base URL, newest first: v0.3 and v1.0 serve agent-card.json, the v0.1 draft
+// agent.json, both under /.well-known/; some servers (AgentVault) serve agent-card.json at the base.
+var cardPaths = []string{"/.well-known/agent-card.json", "/.well-known/agent.json", "/agent-card.json"}
 
 // MaxCardBytes bounds a fetched card; real cards are a few kilobytes.
 const MaxCardBytes = 1 << 20
@@ -282,4 +283,36 @@ func nameOf(card json.RawMessage) string {
 		return "(unnamed agent)"
 	}
 	return c.Name
+}
+
+// Pin registers an agent running in this process (the hub itself, the demo agent) under a fixed id,
+// with the card it serves, so the owner can chat with it like any agent, out of the box. No network
+// I/O: the card is the one the agent serves at cardURL. Its port may differ from the last run's, so
+// the row is rewritten every time. A row the owner added by hand for the same card URL (before it was
+// pinned) is removed, so the agent is listed once; its id is returned so what referred to it (the
+// conversations) can be moved to id. Adding the agent's URL later finds the pinned row.
+func (r *Registry) Pin(ctx context.Context, id, cardURL string, card json.RawMessage) (displaced string, err error) {
+	now := r.now().UnixNano()
+	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM remote_agents WHERE card_url = ? AND id <> ?`, cardURL, id).Scan(&displaced)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if displaced != "" {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM remote_agents WHERE id = ?`, displaced); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO remote_agents(id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')
+			ON CONFLICT(id) DO UPDATE SET added_url = excluded.added_url, card_url = excluded.card_url, card_json = excluded.card_json,
+				name = excluded.name, fetched_at = excluded.fetched_at, checked_at = excluded.checked_at, fetch_error = ''`,
+			id, cardURL, cardURL, []byte(card), nameOf(card), now, now, now)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	r.publish(id)
+	return displaced, nil
 }

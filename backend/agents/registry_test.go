@@ -48,6 +48,8 @@ func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
 	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
 	v1 := cardServer(t, map[string]string{"/.well-known/agent-card.json": `{"name": "Current agent", "version": "1"}`,
 		"/.well-known/agent.json": draftCard})
+	// AgentVault serves its card at the base URL's /agent-card.json.
+	vault := cardServer(t, map[string]string{"/agent-card.json": `{"name": "Vault agent"}`})
 	draft := cardServer(t, map[string]string{"/api/.well-known/agent.json": draftCard})
 	custom := cardServer(t, map[string]string{"/cards/weather.json": `{"name": "Weather"}`})
 
@@ -55,6 +57,7 @@ func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
 		{v1.URL, v1.URL + "/.well-known/agent-card.json", "Current agent"},
 		{draft.URL + "/api/", draft.URL + "/api/.well-known/agent.json", "Draft agent"},
 		{custom.URL + "/cards/weather.json", custom.URL + "/cards/weather.json", "Weather"},
+		{vault.URL + "/", vault.URL + "/agent-card.json", "Vault agent"},
 	}
 	for _, c := range cases {
 		got, err := r.Add(t.Context(), c.input)
@@ -71,7 +74,7 @@ func TestAddResolvesTheCardAtEitherWellKnownPathOrAtItsOwnURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _ := r.List(t.Context())
-	if len(list) != 3 || list[0].ID != again.ID {
+	if len(list) != 4 || list[0].ID != again.ID {
 		t.Fatalf("after adding twice: %+v", list)
 	}
 	if rep := agents.CheckCard(list[1].Card); rep.Versions[0] != "0.1" || len(rep.Problems) != 0 {
@@ -186,5 +189,34 @@ func TestCardFetchFollowsRedirectsWithinItsOriginOnly(t *testing.T) {
 	got, err = r.Refresh(t.Context(), got.ID)
 	if !errors.Is(err, agents.ErrCardRedirected) || got.Name != "Mine" || !strings.Contains(got.FetchError, other.URL) {
 		t.Fatalf("refresh after the card moved away: %v %+v", err, got)
+	}
+}
+
+// An agent of this process is pinned under its own id: a row added by hand for the same card is
+// replaced (its id returned, so conversations can follow), a new port rewrites the row, and adding
+// the pinned card's URL later finds the pinned row.
+func TestPinKeepsOneRowPerLocalAgent(t *testing.T) {
+	r, _ := openRegistry(t, filepath.Join(t.TempDir(), "hub.db"))
+	card := `{"name": "Demo", "version": "1"}`
+	first := cardServer(t, map[string]string{"/.well-known/agent-card.json": card})
+	byHand, err := r.Add(t.Context(), first.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	displaced, err := r.Pin(t.Context(), "demo", first.URL+"/.well-known/agent-card.json", []byte(card))
+	if err != nil || displaced != byHand.ID {
+		t.Fatalf("pin over a row added by hand: displaced %q, %v; want %q", displaced, err, byHand.ID)
+	}
+	second := cardServer(t, map[string]string{"/.well-known/agent-card.json": card})
+	if displaced, err = r.Pin(t.Context(), "demo", second.URL+"/.well-known/agent-card.json", []byte(card)); err != nil || displaced != "" {
+		t.Fatalf("pin on a new port: displaced %q, %v", displaced, err)
+	}
+	again, err := r.Add(t.Context(), second.URL)
+	if err != nil || again.ID != "demo" {
+		t.Fatalf("adding the pinned agent's URL: %+v, %v", again, err)
+	}
+	list, err := r.List(t.Context())
+	if err != nil || len(list) != 1 || list[0].ID != "demo" || list[0].CardURL != second.URL+"/.well-known/agent-card.json" || list[0].Name != "Demo" {
+		t.Fatalf("rows: %+v, %v", list, err)
 	}
 }

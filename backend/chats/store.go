@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -30,6 +32,13 @@ type Conversation struct {
 	UpdatedAt time.Time
 	State     a2a.TaskState // of its newest task; "" when none
 	Busy      bool          // a call to the agent is in flight
+	Preview   Preview       // the newest words exchanged, for the list
+}
+
+// Preview is the newest text of a conversation: who wrote it and its first words.
+type Preview struct {
+	Direction string // Out (the owner) or In (the agent); "" when nothing was said yet
+	Text      string
 }
 
 // Entry is one recorded exchange: a message out, an event in, or a failed call.
@@ -80,6 +89,10 @@ func (s *Service) conversation(ctx context.Context, id string) (Conversation, er
 		return Conversation{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	c.Busy = s.isBusy(id)
+	if err != nil {
+		return c, err
+	}
+	c.Preview, err = s.preview(ctx, id)
 	return c, err
 }
 
@@ -104,7 +117,97 @@ func (s *Service) conversations(ctx context.Context, agentID string) ([]Conversa
 		c.Busy = s.isBusy(c.ID)
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for i := range out {
+		if out[i].Preview, err = s.preview(ctx, out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// previewScan bounds how far back a preview looks for words (a stream of data or file entries).
+const previewScan = 40
+
+// preview is the newest text of a conversation: a message, a status's message, or an artifact's
+// text (its streamed chunks joined back together).
+func (s *Service) preview(ctx context.Context, id string) (Preview, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT direction, kind, body FROM chat_entries
+		WHERE conversation_id = ? AND kind <> 'error' ORDER BY seq DESC LIMIT ?`, id, previewScan)
+	if err != nil {
+		return Preview{}, err
+	}
+	defer rows.Close()
+	var chunks []string // of the newest artifact, newest first
+	var artifact a2a.ArtifactID
+	for rows.Next() {
+		var dir, kind string
+		var body []byte
+		if err := rows.Scan(&dir, &kind, &body); err != nil {
+			return Preview{}, err
+		}
+		ev, err := tasks.DecodeEvent(kind, body)
+		if err != nil {
+			continue
+		}
+		if a, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok && a.Artifact != nil {
+			if artifact != "" && a.Artifact.ID != artifact {
+				break
+			}
+			artifact = a.Artifact.ID
+			chunks = append(chunks, textOf(a.Artifact.Parts))
+			if !a.Append {
+				break
+			}
+			continue
+		}
+		if artifact != "" {
+			break
+		}
+		var text string
+		switch v := ev.(type) {
+		case *a2a.Message:
+			text = textOf(v.Parts)
+		case *a2a.TaskStatusUpdateEvent:
+			if v.Status.Message != nil {
+				text = textOf(v.Status.Message.Parts)
+			}
+		case *a2a.Task:
+			if v.Status.Message != nil {
+				text = textOf(v.Status.Message.Parts)
+			}
+		}
+		if strings.TrimSpace(text) != "" {
+			return Preview{Direction: dir, Text: shortText(text)}, rows.Err()
+		}
+	}
+	if artifact != "" {
+		slices.Reverse(chunks)
+		return Preview{Direction: In, Text: shortText(strings.Join(chunks, ""))}, rows.Err()
+	}
+	return Preview{}, rows.Err()
+}
+
+func textOf(parts a2a.ContentParts) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if t, ok := p.Content.(a2a.Text); ok {
+			b.WriteString(string(t))
+		}
+	}
+	return b.String()
+}
+
+// shortText is the first 140 characters of text on one line.
+func shortText(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > 140 {
+		return string(r[:139]) + "…"
+	}
+	return text
 }
 
 // errEnded means an entry not recorded: the state of a task that had already ended. A cancel is
@@ -231,4 +334,11 @@ func stateOf(ev a2a.Event) (a2a.TaskState, bool) {
 		return v.Status.State, true
 	}
 	return "", false
+}
+
+// MoveAgent points every conversation with agent from at agent to instead: the same agent, now
+// registered under another id (the demo agent added by hand before it was pinned).
+func (s *Service) MoveAgent(ctx context.Context, from, to string) error {
+	_, err := s.db.Writer.ExecContext(ctx, `UPDATE conversations SET agent_id = ? WHERE agent_id = ?`, to, from)
+	return err
 }

@@ -374,7 +374,6 @@ type Hub struct {
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog
-	token   string
 }
 
 // openClients opens what the hub needs to talk to remote agents: their registry, the owner's saved
@@ -382,6 +381,10 @@ type Hub struct {
 func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	db := h.Agent.DB
 	if h.Agents, err = agents.OpenRegistry(ctx, db, nil, h.Bus); err != nil {
+		return err
+	}
+	displaced, err := h.pinLocal(ctx)
+	if err != nil {
 		return err
 	}
 	secrets, err := agents.OpenSecrets(cfg.DataDir, cfg.Secrets)
@@ -410,7 +413,35 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
+	for from, to := range displaced {
+		if err := h.Chats.MoveAgent(ctx, from, to); err != nil {
+			return err
+		}
+	}
 	return h.Chats.Resume(ctx)
+}
+
+// pinLocal registers the hub's own agent and the demo agent with the registry under their ids, so the
+// owner chats with them (over A2A, on loopback) like with any agent they add. It returns the ids of
+// rows the owner had added by hand for them, mapped to the id that replaces each.
+func (h *Hub) pinLocal(ctx context.Context) (map[string]string, error) {
+	displaced := map[string]string{}
+	pin := func(id string, a *Agent) error {
+		old, err := h.Agents.Pin(ctx, id, a.BaseURL+a2asrv.WellKnownAgentCardPath, a.Server.CardJSON)
+		if old != "" {
+			displaced[old] = id
+		}
+		return err
+	}
+	if err := pin(HubID, h.Agent); err != nil {
+		return nil, err
+	}
+	if h.Demo != nil {
+		if err := pin(DemoID, h.Demo); err != nil {
+			return nil, err
+		}
+	}
+	return displaced, nil
 }
 
 // Agent IDs on the bus and in the UI.
@@ -506,7 +537,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	h := &Hub{DataDir: cfg.DataDir, Bus: bus.New(), token: uiapi.NewToken()}
+	h := &Hub{DataDir: cfg.DataDir, Bus: bus.New()}
 	spec := HubSpec(cfg, h)
 	spec.Bus = h.Bus
 	agent, err := StartAgent(ctx, spec)
@@ -514,6 +545,15 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.Agent = agent
+	// After the hub's lock is held: one process at a time writes the token file.
+	token, fresh, err := loadUIToken(cfg.DataDir)
+	if err != nil {
+		agent.Stop()
+		return nil, err
+	}
+	if fresh {
+		cfg.Logger.Info("new UI token", "file", UITokenPath(cfg.DataDir))
+	}
 	if !cfg.NoDemo {
 		spec := DemoSpec(cfg)
 		spec.Bus = h.Bus
@@ -532,7 +572,8 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		local = append(local, localAgent(DemoID, "local", h.Demo))
 	}
 	h.gateway = uiapi.New(uiapi.Config{
-		Token: h.token, Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir, UIURL: h.UIURL(),
+		Token: token, SaveToken: func(t string) error { return saveUIToken(cfg.DataDir, t) }, UIBase: agent.LocalURL,
+		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth,
 	})
@@ -545,14 +586,14 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 
 func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 	return uiapi.LocalAgent{ID: id, Name: a.Name, Description: a.Server.Card.Description, Kind: kind,
-		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Push: a.Push}
+		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Push: a.Push, Chat: true}
 }
 
-// UIToken is this run's UI access token.
-func (h *Hub) UIToken() string { return h.token }
+// UIToken is the UI access token, kept in the data dir across runs until regenerated in Settings.
+func (h *Hub) UIToken() string { return h.gateway.Token() }
 
 // UIURL opens the UI in a browser; the token rides in the fragment, which browsers never send.
-func (h *Hub) UIURL() string { return h.Agent.LocalURL + "/#token=" + h.token }
+func (h *Hub) UIURL() string { return h.gateway.UIURL() }
 
 // WSURL is the UI gateway's websocket address (the token goes in its ?token= query).
 func (h *Hub) WSURL() string { return "ws" + strings.TrimPrefix(h.Agent.LocalURL, "http") + uiapi.Path }

@@ -185,6 +185,9 @@ func (in *Inbox) Act(ctx context.Context, id a2a.TaskID, action Action, text str
 	if err := in.act(ctx, id, action, text, files); err != nil {
 		return err
 	}
+	if action == Answer { // open still, but the sender's turn: no longer waiting for the owner
+		return in.mark(ctx, id, true)
+	}
 	return in.MarkRead(ctx, id)
 }
 
@@ -340,19 +343,65 @@ func eventsFor(task *a2a.Task, action Action, text string, files []File) ([]a2a.
 }
 
 // MarkRead records that the owner has seen the task as it stands now.
-func (in *Inbox) MarkRead(ctx context.Context, id a2a.TaskID) error {
+func (in *Inbox) MarkRead(ctx context.Context, id a2a.TaskID) error { return in.mark(ctx, id, false) }
+
+// mark records the task's version as seen and, when answered, as answered by the owner.
+func (in *Inbox) mark(ctx context.Context, id a2a.TaskID, answered bool) error {
 	row, err := in.store.Row(ctx, id)
 	if err != nil {
 		return err
 	}
-	_, err = in.db.Writer.ExecContext(ctx, `INSERT INTO inbox_seen(task_id, seen_version) VALUES (?, ?)
-		ON CONFLICT(task_id) DO UPDATE SET seen_version = MAX(seen_version, excluded.seen_version)`, string(id), int64(row.Version))
+	v := int64(row.Version)
+	a := int64(0)
+	if answered {
+		a = v
+	}
+	_, err = in.db.Writer.ExecContext(ctx, `INSERT INTO inbox_seen(task_id, seen_version, answered_version) VALUES (?, ?, ?)
+		ON CONFLICT(task_id) DO UPDATE SET seen_version = MAX(seen_version, excluded.seen_version),
+			answered_version = MAX(answered_version, excluded.answered_version)`, string(id), v, a)
 	return err
 }
 
 // Unread reports, of the given tasks, which wait for the owner at a version the owner has not seen.
 func (in *Inbox) Unread(ctx context.Context, rows []tasks.Row) (map[a2a.TaskID]bool, error) {
-	seen := map[string]int64{}
+	seen, answered, err := in.marks(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := map[a2a.TaskID]bool{}
+	for _, r := range rows {
+		id := string(r.Task.ID)
+		if waiting(r, answered[id]) && int64(r.Version) > seen[id] {
+			out[r.Task.ID] = true
+		}
+	}
+	return out, nil
+}
+
+// Answered reports, of the given tasks, which are open but answered by the owner: waiting for the
+// sender, until the sender writes again.
+func (in *Inbox) Answered(ctx context.Context, rows []tasks.Row) (map[a2a.TaskID]bool, error) {
+	_, answered, err := in.marks(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := map[a2a.TaskID]bool{}
+	for _, r := range rows {
+		if WaitingForOwner(r.Task.Status.State) && !waiting(r, answered[string(r.Task.ID)]) {
+			out[r.Task.ID] = true
+		}
+	}
+	return out, nil
+}
+
+// waiting: the task is open and nothing was answered since the owner's last answer.
+func waiting(r tasks.Row, answeredAt int64) bool {
+	return WaitingForOwner(r.Task.Status.State) && int64(r.Version) > answeredAt
+}
+
+// marks reads the owner's seen and answered versions of the given tasks.
+func (in *Inbox) marks(ctx context.Context, rows []tasks.Row) (seen, answered map[string]int64, err error) {
+	seen, answered = map[string]int64{}, map[string]int64{}
 	const chunk = 500 // well under SQLite's bound-parameter limit
 	for start := 0; start < len(rows); start += chunk {
 		part := rows[start:min(start+chunk, len(rows))]
@@ -361,31 +410,25 @@ func (in *Inbox) Unread(ctx context.Context, rows []tasks.Row) (map[a2a.TaskID]b
 			args[i] = string(r.Task.ID)
 		}
 		marks := strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")
-		q, err := in.db.Reader.QueryContext(ctx, `SELECT task_id, seen_version FROM inbox_seen WHERE task_id IN (`+marks+`)`, args...)
+		q, err := in.db.Reader.QueryContext(ctx, `SELECT task_id, seen_version, answered_version FROM inbox_seen WHERE task_id IN (`+marks+`)`, args...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for q.Next() {
 			var id string
-			var v int64
-			if err := q.Scan(&id, &v); err != nil {
+			var v, a int64
+			if err := q.Scan(&id, &v, &a); err != nil {
 				q.Close()
-				return nil, err
+				return nil, nil, err
 			}
-			seen[id] = v
+			seen[id], answered[id] = v, a
 		}
 		q.Close()
 		if err := q.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	out := map[a2a.TaskID]bool{}
-	for _, r := range rows {
-		if WaitingForOwner(r.Task.Status.State) && int64(r.Version) > seen[string(r.Task.ID)] {
-			out[r.Task.ID] = true
-		}
-	}
-	return out, nil
+	return seen, answered, nil
 }
 
 // Waiting returns every task waiting for the owner, newest first.
@@ -403,5 +446,9 @@ func (in *Inbox) Counts(ctx context.Context) (waiting, unread int, err error) {
 		return 0, 0, err
 	}
 	u, err := in.Unread(ctx, rows)
-	return len(rows), len(u), err
+	if err != nil {
+		return 0, 0, err
+	}
+	a, err := in.Answered(ctx, rows)
+	return len(rows) - len(a), len(u), err
 }

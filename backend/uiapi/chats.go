@@ -26,6 +26,14 @@ type Conversation struct {
 	State     string `json:"state,omitempty"`
 	Busy      bool   `json:"busy"`
 	Dialect   string `json:"dialect,omitempty"`
+	// Preview is the newest words exchanged: {from: "you"|"agent", text}; absent before any.
+	Preview *ConversationPreview `json:"preview,omitempty"`
+}
+
+// ConversationPreview is the newest text of a conversation, for the list.
+type ConversationPreview struct {
+	From string `json:"from"`
+	Text string `json:"text"`
 }
 
 // ChatEntry is one recorded exchange of a conversation: a timeline event with who it came from.
@@ -67,6 +75,13 @@ func (g *Gateway) conversationOf(ctx context.Context, c chats.Conversation) Conv
 		Dialect: string(g.cfg.Clients.Dialect(c.AgentID))}
 	if c.State != "" {
 		out.State = stateName(c.State)
+	}
+	if c.Preview.Text != "" {
+		from := "agent"
+		if c.Preview.Direction == chats.Out {
+			from = "you"
+		}
+		out.Preview = &ConversationPreview{From: from, Text: c.Preview.Text}
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 type conversation struct {
 	ID, AgentID, AgentName, ContextID, Title, State, Dialect string
 	Busy                                                     bool
+	Preview                                                  *struct{ From, Text string }
 }
 
 type chatEntry struct {
@@ -41,7 +42,7 @@ func TestChatWithARemoteAgentThroughTheGateway(t *testing.T) {
 		Streaming   bool
 		Auth        struct{ Required, Satisfied bool }
 	}
-	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &agent)
+	c.result("agents.add", map[string]any{"url": otherDemo(t)}, &agent)
 	if agent.Dialect != "1.0" || !agent.Streaming || agent.Auth.Required || !agent.Auth.Satisfied {
 		t.Fatalf("the demo agent as added: %+v", agent)
 	}
@@ -73,6 +74,10 @@ func TestChatWithARemoteAgentThroughTheGateway(t *testing.T) {
 	c.result("chats.list", map[string]any{"agentId": agent.ID}, &list)
 	if len(list.Conversations) != 1 || list.Conversations[0].Title != "hello over the gateway" {
 		t.Fatalf("chats.list: %+v", list)
+	}
+	// The list previews the newest words: the agent's streamed echo, its chunks joined.
+	if p := list.Conversations[0].Preview; p == nil || p.From != "agent" || !strings.Contains(p.Text, "hello over the gateway") {
+		t.Fatalf("preview: %+v", p)
 	}
 
 	// The raw log has the streaming call: request, response, events.
@@ -291,5 +296,153 @@ func TestAKeyEchoedByAnAgentIsMaskedInTheConversation(t *testing.T) {
 	if got.Error != nil || strings.Contains(string(got.Result), key) || !strings.Contains(string(got.Result), "You sent me the key •••.") ||
 		!strings.Contains(string(got.Result), "key=•••") {
 		t.Fatalf("chats.get returns %s %+v", got.Result, got.Error)
+	}
+}
+
+type taskRow struct {
+	Agent, ID, Title, Direction, State, ConversationID string
+}
+
+// chatTo starts a conversation with an agent, sends text and waits for the task to end.
+func chatTo(t *testing.T, c *ui, agentID, text string) conversation {
+	t.Helper()
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": agentID}, &conv)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": text}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.Direction == "in" && up.Entry.State == "completed"
+	})
+	return conv
+}
+
+// Tasks is one list of every task, in and out, from the owner's side: what they sent from chats (to
+// an added agent or to the demo agent) is outgoing and names its chat; what others sent the hub's
+// agents is incoming. The agent filter offers the agents with tasks, and takes an added one.
+func TestTasksListsWhatTheOwnerSentFromChats(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	var remote struct{ ID, Name string }
+	c.result("agents.add", map[string]any{"url": otherDemo(t)}, &remote)
+	toRemote := chatTo(t, c, remote.ID, "hello far agent")
+	toDemo := chatTo(t, c, "demo", "hello near agent")
+	direct := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello from a stranger"))
+	if _, err := client(t, h.Demo.BaseURL).SendMessage(t.Context(), &a2a.SendMessageRequest{Message: direct}); err != nil {
+		t.Fatal(err)
+	}
+
+	var all struct {
+		Tasks []taskRow
+		Next  string
+	}
+	c.result("tasks.list", nil, &all)
+	want := []taskRow{
+		{Agent: "demo", Title: "hello from a stranger", Direction: "incoming", State: "completed"},
+		{Agent: "demo", Title: "hello near agent", Direction: "outgoing", State: "completed", ConversationID: toDemo.ID},
+		{Agent: remote.ID, Title: "hello far agent", Direction: "outgoing", State: "completed", ConversationID: toRemote.ID},
+	}
+	if len(all.Tasks) != len(want) {
+		t.Fatalf("tasks: %+v", all.Tasks)
+	}
+	for i, w := range want {
+		got := all.Tasks[i]
+		w.ID = got.ID
+		if got != w || got.ID == "" {
+			t.Errorf("task %d: %+v, want %+v", i, got, w)
+		}
+	}
+	// Paging one by one walks the same list.
+	var walked []string
+	for cursor := ""; ; {
+		var page struct {
+			Tasks []taskRow
+			Next  string
+		}
+		c.result("tasks.list", map[string]any{"limit": 1, "cursor": cursor}, &page)
+		for _, r := range page.Tasks {
+			walked = append(walked, r.Title)
+		}
+		if cursor = page.Next; cursor == "" || len(walked) > 5 {
+			break
+		}
+	}
+	if strings.Join(walked, ",") != "hello from a stranger,hello near agent,hello far agent" {
+		t.Fatalf("paged: %v", walked)
+	}
+
+	var filter struct{ Agents []struct{ ID, Name string } }
+	c.result("tasks.agents", nil, &filter)
+	if len(filter.Agents) != 3 || filter.Agents[0].ID != "hub" || filter.Agents[1].ID != "demo" || filter.Agents[2].ID != remote.ID || filter.Agents[2].Name != remote.Name {
+		t.Fatalf("tasks.agents: %+v", filter.Agents)
+	}
+	var only struct{ Tasks []taskRow }
+	c.result("tasks.list", map[string]any{"agent": remote.ID}, &only)
+	if len(only.Tasks) != 1 || only.Tasks[0].Title != "hello far agent" {
+		t.Fatalf("the added agent's tasks: %+v", only.Tasks)
+	}
+
+	// The task sent to the added agent opens with what the chat recorded of it.
+	var detail struct {
+		Summary taskRow
+		Events  []struct {
+			Seq     int64
+			Kind    string
+			Message *struct{ Role string }
+		}
+	}
+	c.result("tasks.get", map[string]any{"agent": remote.ID, "id": only.Tasks[0].ID}, &detail)
+	if detail.Summary != only.Tasks[0] || len(detail.Events) < 3 || detail.Events[0].Kind != "message" || detail.Events[0].Message.Role != "user" {
+		t.Fatalf("detail: %+v", detail)
+	}
+	var after struct{ Events []struct{ Seq int64 } }
+	c.result("tasks.events", map[string]any{"agent": remote.ID, "id": only.Tasks[0].ID, "after": 1}, &after)
+	if len(after.Events) != len(detail.Events)-1 || after.Events[0].Seq != 2 {
+		t.Fatalf("events after 1: %+v", after.Events)
+	}
+	if f := c.call("tasks.get", map[string]any{"agent": remote.ID, "id": "nope"}); f.Error == nil || f.Error.Code != "not_found" {
+		t.Fatalf("an unknown task: %+v", f.Error)
+	}
+}
+
+// Cancel from a task's page: a task someone else sent the demo agent is canceled over A2A; one the
+// owner sent from a chat is canceled through its chat, which records the answer.
+func TestTasksCancelReachesTheAgent(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	res, err := client(t, h.Demo.BaseURL).SendMessage(t.Context(), &a2a.SendMessageRequest{
+		Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 60")), Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := res.(*a2a.Task)
+	c.result("tasks.cancel", map[string]any{"agent": "demo", "id": stranger.ID}, nil)
+	var detail struct{ Summary taskRow }
+	c.result("tasks.get", map[string]any{"agent": "demo", "id": stranger.ID}, &detail)
+	if detail.Summary.State != "canceled" {
+		t.Fatalf("the stranger's task after cancel: %+v", detail.Summary)
+	}
+
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": "demo"}, &conv)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": "slow 60"}, nil)
+	var taskID string
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		if up.ConversationID != conv.ID || up.Entry == nil || up.Entry.State != "working" {
+			return false
+		}
+		taskID = up.Entry.TaskID
+		return true
+	})
+	c.result("tasks.cancel", map[string]any{"agent": "demo", "id": taskID}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.State == "canceled"
+	})
+	if f := c.call("tasks.cancel", map[string]any{"agent": "nope", "id": "x"}); f.Error == nil || f.Error.Code != "not_found" {
+		t.Fatalf("canceling at an unknown agent: %+v", f.Error)
 	}
 }

@@ -6,7 +6,9 @@
 //
 //	ws://127.0.0.1:PORT/ui/ws?token=TOKEN
 //
-// TOKEN is random per run. `agenthub serve` prints a UI URL carrying it in the fragment
+// TOKEN is random, kept owner-only (0600) in the data dir's ui-token file so that open tabs and printed
+// links survive a restart, until ui.regenerateToken replaces it. `agenthub serve` prints a UI URL
+// carrying it in the fragment
 // (http://127.0.0.1:PORT/#token=TOKEN); the desktop window gets it from a Wails binding. A wrong or
 // missing token is refused with HTTP 401 before the upgrade, a foreign Origin with 403, and (by the
 // hub server's guard, on every route) a Host header that is not an allowed name (DNS rebinding) with
@@ -29,14 +31,23 @@
 //	agents.list   {}                          → {agents: AgentInfo[]}
 //	agents.get    {id}                        → AgentInfo
 //	agents.add    {url}                       → AgentInfo   (a base URL or the card's own URL; the card
-//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json)
+//	                is read from /.well-known/agent-card.json, then /.well-known/agent.json, then
+//	                /agent-card.json (where AgentVault serves it); the URL of
+//	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)
-//	agents.remove {id}                        → {}
+//	agents.remove {id}                        → {}   (conflict for the hub's own agents)
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
-//	                newest first (by creation); limit 1..200, default 50; pass next back as cursor
-//	tasks.get     {agent, id}                 → TaskDetail
+//	                every task, in and out: the hub's own agents' tasks, and the tasks the owner sent
+//	                other agents from chats; newest first (by creation); limit 1..200, default 50;
+//	                pass next back as cursor. agent: one of this hub's agents, or an added one
+//	tasks.agents  {}                          → {agents: [{id, name}]}   the hub's own agents, then
+//	                every agent the owner sent a task to from a chat (the Tasks filter)
+//	tasks.get     {agent, id}                 → TaskDetail   (a task sent to an added agent: what its
+//	                chat recorded, events numbered 1..n; it changes with "chat" pushes, not "task")
+//	tasks.cancel  {agent, id}                 → {}   asks the task's agent to cancel it over A2A (through
+//	                its chat when the owner sent it from one); a refusal is agent_error
 //	tasks.events  {agent, id, after}          → {events: TimelineEvent[]}   (log entries with seq > after)
 //	inbox.list    {}                          → {tasks: InboxItem[], unread: number}
 //	inbox.act     {id, action, text, files?}  → TaskSummary
@@ -44,6 +55,8 @@
 //	                        "complete" | "reject"; text may be empty for complete and reject;
 //	                files: [{name, mediaType, bytes (base64)}], attached to the reply
 //	inbox.markRead {id}                       → {unread: number}
+//	ui.regenerateToken {}                     → {token, uiUrl}   a new UI token, kept in ui-token; every
+//	                other UI connection is closed, and the old token is refused (401) from then on
 //	chats.list    {agentId?}                  → {conversations: Conversation[]}  most recently active first
 //	chats.start   {agentId}                   → Conversation  (nothing is sent until the first message)
 //	chats.get     {id}                        → {conversation: Conversation, entries: ChatEntry[]}
@@ -95,13 +108,16 @@
 //	              its endpoints are in the card's interfaces), cardUrl, online: bool,
 //	              protocolVersions: string[], card: object (the agent-card.json document as served),
 //	              problems: Problem[], fetchedAt?, lastError?,     (fetchedAt, lastError: remote only)
-//	              dialect?: "1.0"|"0.3"|"0.1", streaming: bool, auth?: AuthInfo}   (remote only)
+//	              dialect?: "1.0"|"0.3"|"0.1", streaming: bool, auth?: AuthInfo,   (remote only)
+//	              canChat: bool}   (chats.start accepts its id: every remote agent, and the hub and the
+//	              demo agent, which are registered for chats under the ids "hub" and "demo")
 //	AuthInfo     {schemes: AuthScheme[], alternatives: string[][] (any one list of scheme names will do),
 //	              required: bool, satisfied: bool (saved credentials cover an alternative), store}
 //	AuthScheme   {name, kind: "apiKey"|"bearer"|"oauth2"|"unsupported", in?, paramName?, tokenUrl?,
 //	              scopes?, description?, unsupported?, saved: bool}
 //	Conversation {id, agentId, agentName, contextId?, title, createdAt, updatedAt, state?, busy: bool,
-//	              dialect?}
+//	              dialect?, preview?: {from: "you"|"agent", text}}   preview: the newest words
+//	              exchanged (a message, a status's message, or an artifact's streamed text joined)
 //	ChatEntry    TimelineEvent (without raw) & {direction: "out"|"in"|"local", taskId?,
 //	              error?: {kind: "auth"|"network"|"remote"|"protocol", message}}
 //	              out: the owner's message; in: an event from the agent (kind task | status | artifact |
@@ -114,7 +130,9 @@
 //	              current key), lastUsedAt? (absent: never; to the minute)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
-//	              title, createdAt, updatedAt, waitingForOwner: bool}
+//	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}
+//	              direction is the owner's: outgoing for what they sent from a chat (conversationId
+//	              names it), incoming for what others sent the hub or its agents
 //	              state: submitted | working | input-required | auth-required | completed | canceled |
 //	                     failed | rejected | unknown
 //	TaskDetail   {summary: TaskSummary, history: Message[], artifacts: Artifact[], status: Status,
@@ -130,7 +148,11 @@
 //	              kind "task" is the task as created (state, status); its opening message is the
 //	              first of TaskDetail.history (and in raw.history)
 //	TaskUpdate   {agent, taskId, summary: TaskSummary, event: TimelineEvent}
-//	InboxItem    TaskSummary & {unread: bool, lastMessage?: Message}
+//	InboxItem    TaskSummary & {unread: bool, sender, lastMessage?: Message}
+//	              sender: who sent it as the owner reads it: the principal's name, "You (from Chats)",
+//	              or "Anonymous (this computer)"; waitingForOwner is false for an open task the owner
+//	              answered (the sender's turn) until the sender writes again, and such a task is not
+//	              in the inbox's waiting count
 //	              lastMessage: the status message if the task's status carries one (a question
 //	              asked back, closing words), else the newest history message (a task waiting
 //	              for the owner: the newest user message)

@@ -57,17 +57,22 @@ type LocalAgent struct {
 	Tasks       *tasks.Store
 	// Push is the agent's push outbox: a task's delivery status is part of its detail (nil: none).
 	Push *pushout.Outbox
+	// Chat: it is also registered under ID with the registry (agents.Registry.Pin), so the owner
+	// chats with it like with an added agent; that row is not listed a second time.
+	Chat bool
 }
 
 // Config configures the gateway.
 type Config struct {
-	Token   string   // this run's secret; required
-	Origins []string // page origins allowed besides the hub's own (the desktop webview's)
-	Version string
-	DataDir string
-	UIURL   string
-	Agents  []LocalAgent
-	Inbox   *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
+	Token string // the secret that opens the UI; required
+	// SaveToken keeps a regenerated token (ui.regenerateToken) for the next runs; nil: not kept.
+	SaveToken func(string) error
+	Origins   []string // page origins allowed besides the hub's own (the desktop webview's)
+	Version   string
+	DataDir   string
+	UIBase    string // the hub's base URL: the UI URL is UIBase/#token=TOKEN
+	Agents    []LocalAgent
+	Inbox     *inbox.Inbox // the owner's inbox, over the tasks of InboxAgent
 	// Registry holds the remote agents the owner added by URL; required.
 	Registry *agents.Registry
 	// Chats are the owner's conversations with remote agents; Clients their connections and saved
@@ -93,6 +98,40 @@ type Gateway struct {
 	ctx   context.Context // cancelled by Close: ends every connection
 	close context.CancelFunc
 	conns sync.WaitGroup
+
+	mu    sync.Mutex
+	token string
+	open  map[*conn]context.CancelFunc // ends one connection (a regenerated token ends the others)
+}
+
+// Token is the secret that opens the UI now.
+func (g *Gateway) Token() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.token
+}
+
+// UIURL opens the UI in a browser; the token rides in the fragment, which browsers never send.
+func (g *Gateway) UIURL() string { return g.cfg.UIBase + "/#token=" + g.Token() }
+
+// regenerate replaces the token, keeps it, and ends every connection but keep's: what was opened
+// with the old token (other tabs, a link someone copied) is refused from now on.
+func (g *Gateway) regenerate(keep *conn) (string, error) {
+	token := NewToken()
+	if g.cfg.SaveToken != nil {
+		if err := g.cfg.SaveToken(token); err != nil {
+			return "", err
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.token = token
+	for c, end := range g.open {
+		if c != keep {
+			end()
+		}
+	}
+	return token, nil
 }
 
 // NewToken returns a fresh random token for Config.Token.
@@ -107,7 +146,8 @@ func New(cfg Config) *Gateway {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	g := &Gateway{cfg: cfg, agents: map[string]*LocalAgent{}, refusals: &refusalLog{log: cfg.Logger, interval: refusalInterval}}
+	g := &Gateway{cfg: cfg, agents: map[string]*LocalAgent{}, token: cfg.Token, open: map[*conn]context.CancelFunc{},
+		refusals: &refusalLog{log: cfg.Logger, interval: refusalInterval}}
 	g.ctx, g.close = context.WithCancel(context.Background())
 	for i := range cfg.Agents {
 		g.agents[cfg.Agents[i].ID] = &cfg.Agents[i]
@@ -132,8 +172,8 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusForbidden, "origin not allowed: "+origin)
 		return
 	}
-	token := r.URL.Query().Get("token")
-	if g.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(g.cfg.Token)) != 1 {
+	token, want := r.URL.Query().Get("token"), g.Token()
+	if want == "" || subtle.ConstantTimeCompare([]byte(token), []byte(want)) != 1 {
 		refuse(http.StatusUnauthorized, "missing or wrong UI token: open the UI with the link `agenthub serve` printed")
 		return
 	}
@@ -158,6 +198,9 @@ func (g *Gateway) Close() {
 func (g *Gateway) originAllowed(origin, host string) bool {
 	return origin == "http://"+host || slices.Contains(g.cfg.Origins, origin)
 }
+
+// connKey carries the calling connection in a call's context.
+type connKey struct{}
 
 // conn is one UI connection: a reader dispatching calls, a writer draining out, and a forwarder
 // turning bus events into pushed frames.
@@ -192,6 +235,14 @@ type push struct {
 func (c *conn) serve(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	c.g.mu.Lock()
+	c.g.open[c] = cancel
+	c.g.mu.Unlock()
+	defer func() {
+		c.g.mu.Lock()
+		delete(c.g.open, c)
+		c.g.mu.Unlock()
+	}()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
 		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
 			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic
@@ -230,7 +281,7 @@ func (c *conn) serve(parent context.Context) {
 		}
 		go func() {
 			defer func() { <-c.calls }()
-			result, err := c.g.call(ctx, req.Method, req.Params)
+			result, err := c.g.call(context.WithValue(ctx, connKey{}, c), req.Method, req.Params)
 			rep := reply{ID: req.ID, Result: result}
 			if err != nil {
 				rep = reply{ID: req.ID, Error: errorOf(err, c.g.cfg.Logger, req.Method)}

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -522,8 +524,9 @@ func TestAgentsAddedByURLAreListedRefreshedAndRemoved(t *testing.T) {
 		Problems                           []any
 	}
 	var added info
-	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &added)
-	if added.Kind != "remote" || added.Name != "AgentHub demo agent" || !added.Online || added.CardURL != h.Demo.BaseURL+"/.well-known/agent-card.json" ||
+	other := otherDemo(t)
+	c.result("agents.add", map[string]any{"url": other}, &added)
+	if added.Kind != "remote" || added.Name != "AgentHub demo agent" || !added.Online || added.CardURL != other+"/.well-known/agent-card.json" ||
 		len(added.Problems) != 0 || strings.Join(added.ProtocolVersions, ",") != "1.0,0.3" {
 		t.Fatalf("added: %+v", added)
 	}
@@ -557,5 +560,242 @@ func TestAgentsAddedByURLAreListedRefreshedAndRemoved(t *testing.T) {
 	c.result("agents.list", nil, &list)
 	if len(list.Agents) != 2 {
 		t.Fatalf("after remove: %+v", list)
+	}
+}
+
+// otherDemo runs a demo agent of its own, outside the hub: a remote agent to add by URL.
+func otherDemo(t *testing.T) string {
+	t.Helper()
+	a, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Stop() })
+	return a.BaseURL
+}
+
+// The hub and its demo agent are chat-ready out of the box, each listed once: adding the demo
+// agent's URL by hand finds it, and a conversation with either goes over A2A like any other.
+func TestLocalAgentsAreChatReadyAndListedOnce(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	type info struct {
+		ID, Kind string
+		CanChat  bool
+	}
+	var list struct{ Agents []info }
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 || list.Agents[0] != (info{"hub", "hub", true}) || list.Agents[1] != (info{"demo", "local", true}) {
+		t.Fatalf("agents: %+v", list.Agents)
+	}
+	var added info
+	c.result("agents.add", map[string]any{"url": h.Demo.BaseURL}, &added)
+	if added != (info{"demo", "local", true}) {
+		t.Fatalf("adding the demo agent's URL: %+v", added)
+	}
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 {
+		t.Fatalf("after adding the demo agent's URL: %+v", list.Agents)
+	}
+	if f := c.call("agents.remove", map[string]any{"id": "demo"}); f.Error == nil || f.Error.Code != "conflict" {
+		t.Fatalf("removing the demo agent: %+v", f.Error)
+	}
+
+	for _, agent := range []struct{ id, text, state string }{
+		{"demo", "hello demo", "completed"},
+		{"hub", "a note to myself", "working"}, // in the owner's inbox until they act on it
+	} {
+		var conv conversation
+		c.result("chats.start", map[string]any{"agentId": agent.id}, &conv)
+		c.result("chats.send", map[string]any{"id": conv.ID, "text": agent.text}, nil)
+		c.await("chat", func(data json.RawMessage) bool {
+			var up chatUpdate
+			json.Unmarshal(data, &up)
+			return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.Direction == "in" && up.Entry.State == agent.state
+		})
+	}
+	var inbox struct {
+		Tasks []struct{ Title string }
+	}
+	c.result("inbox.list", nil, &inbox)
+	if len(inbox.Tasks) != 1 || inbox.Tasks[0].Title != "a note to myself" {
+		t.Fatalf("inbox: %+v", inbox)
+	}
+}
+
+// The UI token is kept owner-only in the data dir, so a restart keeps open tabs and printed links
+// working; Regenerate replaces it, keeps the caller's connection, and ends every other one, whose
+// token is refused from then on, also after the next restart.
+func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *hub.Hub {
+		h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", NoDemo: true,
+			Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := start()
+	first := h.UIToken()
+	fi, err := os.Stat(hub.UITokenPath(dir))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file: %v, %v", fi, err)
+	}
+	h.Stop()
+	h = start()
+	t.Cleanup(func() { h.Stop() })
+	if h.UIToken() != first {
+		t.Fatal("a restart changed the UI token")
+	}
+	var info struct{ UIURL string }
+	me, other := dial(t, h), dial(t, h)
+	me.result("hub.info", nil, &info)
+	if info.UIURL != h.Agent.BaseURL+"/#token="+first {
+		t.Fatalf("uiUrl %q", info.UIURL)
+	}
+
+	var regen struct{ Token, UIURL string }
+	me.result("ui.regenerateToken", nil, &regen)
+	if regen.Token == first || regen.Token != h.UIToken() || regen.UIURL != h.Agent.BaseURL+"/#token="+regen.Token {
+		t.Fatalf("regenerated: %+v (was %s)", regen, first)
+	}
+	for ended := false; !ended; { // the other connection is ended
+		select {
+		case _, open := <-other.pushes:
+			ended = !open
+		case <-time.After(10 * time.Second):
+			t.Fatal("the other connection is still open")
+		}
+	}
+	me.result("hub.info", nil, &info) // the caller's goes on
+	if _, resp, err := websocket.DefaultDialer.Dial(h.WSURL()+"?token="+first, nil); err == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the old token: %v %v", resp, err)
+	}
+	h.Stop()
+	if b, _ := os.ReadFile(hub.UITokenPath(dir)); strings.TrimSpace(string(b)) != regen.Token {
+		t.Fatal("the regenerated token was not kept")
+	}
+
+	// A token file others may read is not trusted: a new token replaces it.
+	if err := os.Chmod(hub.UITokenPath(dir), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h = start()
+	if h.UIToken() == regen.Token {
+		t.Fatal("a world-readable token file was trusted")
+	}
+	if fi, _ := os.Stat(hub.UITokenPath(dir)); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the new token file's mode: %v", fi.Mode())
+	}
+}
+
+// After the owner answers, the task stays open (working) but is the sender's turn: not waiting for
+// the owner, not counted, until the sender writes again. The sender is named.
+func TestAnInboxTaskTheOwnerAnsweredWaitsForTheSender(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	sender := client(t, h.Agent.BaseURL)
+	res, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2a.Task)
+	type item struct {
+		ID, State, Sender       string
+		Unread, WaitingForOwner bool
+	}
+	inboxItem := func() (item, int) {
+		var list struct {
+			Tasks  []item
+			Unread int
+		}
+		c.result("inbox.list", nil, &list)
+		if len(list.Tasks) != 1 {
+			t.Fatalf("inbox: %+v", list)
+		}
+		return list.Tasks[0], list.Unread
+	}
+	c.await("task", func(d json.RawMessage) bool { return strings.Contains(string(d), `"state":"working"`) })
+	if it, unread := inboxItem(); it != (item{string(task.ID), "working", "Anonymous (this computer)", true, true}) || unread != 1 {
+		t.Fatalf("before the answer: %+v, %d unread", it, unread)
+	}
+
+	var acted struct {
+		State           string
+		WaitingForOwner bool
+	}
+	c.result("inbox.act", map[string]any{"id": task.ID, "action": "answer", "text": "Yes!"}, &acted)
+	if acted.State != "working" || acted.WaitingForOwner {
+		t.Fatalf("inbox.act answer returned %+v", acted)
+	}
+	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":0,"waiting":0}` })
+	if it, unread := inboxItem(); it.WaitingForOwner || it.Unread || it.State != "working" || unread != 0 {
+		t.Fatalf("after the answer: %+v, %d unread", it, unread)
+	}
+	var listed struct{ Tasks []item }
+	c.result("tasks.list", map[string]any{"agent": "hub"}, &listed)
+	if len(listed.Tasks) != 1 || listed.Tasks[0].WaitingForOwner {
+		t.Fatalf("tasks.list after the answer: %+v", listed.Tasks)
+	}
+
+	// The sender writes again in the task: the owner's turn again.
+	more := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Great, where?"))
+	more.TaskID, more.ContextID = task.ID, task.ContextID
+	if _, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: more, Config: &a2a.SendMessageConfig{ReturnImmediately: true}}); err != nil {
+		t.Fatal(err)
+	}
+	c.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":1,"waiting":1}` })
+	if it, _ := inboxItem(); !it.WaitingForOwner || !it.Unread {
+		t.Fatalf("after the sender's follow-up: %+v", it)
+	}
+}
+
+// A hub that had the demo agent's URL added by hand (before the demo agent was pinned) keeps one
+// row for it once it runs the demo there itself, and the conversations follow it.
+func TestAHandAddedDemoAgentBecomesThePinnedOne(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demoAddr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	cfg := hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"}
+
+	standalone, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := cfg
+	first.NoDemo = true
+	h, err := hub.Start(t.Context(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, h)
+	var added struct{ ID string }
+	c.result("agents.add", map[string]any{"url": standalone.BaseURL}, &added)
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": added.ID}, &conv)
+	h.Stop()
+	standalone.Stop()
+
+	h, err = hub.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	c = dial(t, h)
+	var list struct{ Agents []struct{ ID string } }
+	c.result("agents.list", nil, &list)
+	if len(list.Agents) != 2 {
+		t.Fatalf("agents: %+v", list.Agents)
+	}
+	var got conversation
+	c.result("chats.get", map[string]any{"id": conv.ID}, &struct{ Conversation *conversation }{&got})
+	if got.AgentID != "demo" || got.AgentName != "AgentHub demo agent" {
+		t.Fatalf("the conversation after the demo agent was pinned: %+v", got)
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -54,6 +56,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err != nil {
 			return nil, err
 		}
+		if a, ok := g.agents[rem.ID]; ok {
+			return agentInfo(a), nil // the URL of an agent on this hub: already there, listed once
+		}
 		return g.remoteInfo(rem), nil
 	case "agents.refresh":
 		var p struct{ ID string }
@@ -70,6 +75,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
+		if _, ok := g.agents[p.ID]; ok {
+			return nil, &Error{Code: CodeConflict, Message: fmt.Sprintf("%q runs on this hub and cannot be removed", p.ID)}
+		}
 		if err := g.cfg.Registry.Remove(ctx, p.ID); err != nil {
 			return nil, err
 		}
@@ -79,6 +87,17 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		return g.listTasks(ctx, params)
 	case "tasks.get":
 		return g.getTask(ctx, params)
+	case "tasks.cancel":
+		var p taskRef
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return map[string]any{}, g.cancelTask(ctx, p)
+	case "tasks.agents":
+		if err := decode(params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return g.taskAgents(ctx)
 	case "tasks.events":
 		return g.taskEvents(ctx, params)
 	case "inbox.list":
@@ -87,6 +106,16 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		return g.inboxAct(ctx, params)
 	case "inbox.markRead":
 		return g.inboxMarkRead(ctx, params)
+	case "ui.regenerateToken":
+		if err := decode(params, &struct{}{}); err != nil {
+			return nil, err
+		}
+		c, _ := ctx.Value(connKey{}).(*conn)
+		token, err := g.regenerate(c)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"token": token, "uiUrl": g.UIURL()}, nil
 	}
 	if result, err, ok := g.chatCall(ctx, method, params); ok {
 		return result, err
@@ -135,11 +164,12 @@ type AgentInfo struct {
 	Dialect          string           `json:"dialect,omitempty"`   // remote: the protocol the hub speaks to it
 	Streaming        bool             `json:"streaming"`
 	Auth             *authInfo        `json:"auth,omitempty"` // remote: the credentials its card asks for
+	CanChat          bool             `json:"canChat"`        // chats.start accepts it
 }
 
 func (g *Gateway) hubInfo(ctx context.Context) (HubInfo, error) {
 	all, err := g.allAgents(ctx)
-	return HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.cfg.UIURL, Agents: all}, err
+	return HubInfo{Version: g.cfg.Version, DataDir: g.cfg.DataDir, UIURL: g.UIURL(), Agents: all}, err
 }
 
 // allAgents is the agents on this hub, then the registered remote ones in the order they were added.
@@ -150,6 +180,9 @@ func (g *Gateway) allAgents(ctx context.Context) ([]AgentInfo, error) {
 	}
 	remotes, err := g.cfg.Registry.List(ctx)
 	for _, r := range remotes {
+		if _, local := g.agents[r.ID]; local {
+			continue // a local agent pinned for chats: listed once, as itself
+		}
 		out = append(out, g.remoteInfo(r))
 	}
 	return out, err
@@ -172,7 +205,7 @@ func (g *Gateway) remoteInfo(r agents.Remote) AgentInfo {
 	return AgentInfo{ID: r.ID, Name: r.Name, Description: card.Description, Kind: "remote", URL: r.AddedURL,
 		CardURL: r.CardURL, Online: r.FetchError == "", ProtocolVersions: versions, Card: r.Card, Problems: problems,
 		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError,
-		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r)}
+		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r), CanChat: true}
 }
 
 // dialectOf is the dialect the hub talks to the agent in: the one in use, else the card's best.
@@ -200,7 +233,7 @@ func agentInfo(a *LocalAgent) AgentInfo {
 	}
 	return AgentInfo{ID: a.ID, Name: a.Name, Description: a.Description, Kind: a.Kind, URL: a.BaseURL,
 		CardURL: a.BaseURL + "/.well-known/agent-card.json", Online: true, ProtocolVersions: versions,
-		Card: a.CardJSON, Problems: problems}
+		Card: a.CardJSON, Problems: problems, Streaming: agents.Streaming(a.CardJSON), CanChat: a.Chat}
 }
 
 func (g *Gateway) agent(id string) (*LocalAgent, error) {
@@ -260,17 +293,23 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		}
 		q.After = &pos
 	}
+	// Every task, in and out: the local agents' own (a task the owner sent one of them from a chat is
+	// marked outgoing) and the tasks the owner sent other agents from chats.
 	sources := g.cfg.Agents
+	sent := chats.TaskQuery{States: q.States, After: q.After, Limit: q.Limit}
+	for _, a := range g.cfg.Agents {
+		sent.Skip = append(sent.Skip, a.ID)
+	}
 	if p.Agent != "" {
-		a, err := g.agent(p.Agent)
-		if err != nil {
-			return nil, err
+		if a, ok := g.agents[p.Agent]; ok {
+			sources, sent.Limit = []LocalAgent{*a}, 0
+		} else {
+			sources, sent.AgentID = nil, p.Agent // an added agent: what the owner sent it
 		}
-		sources = []LocalAgent{*a}
 	}
 	type sourced struct {
-		agent string
-		row   tasks.Row
+		pos     tasks.Position
+		summary TaskSummary
 	}
 	var all []sourced
 	for _, a := range sources {
@@ -278,17 +317,29 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			all = append(all, sourced{a.ID, r})
+		list, err := g.summaries(ctx, a.ID, rows)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			all = append(all, sourced{tasks.PositionOf(r), list[i]})
 		}
 	}
-	// Merge the agents' pages in one creation order, newest first.
+	if sent.Limit > 0 {
+		rows, err := g.cfg.Chats.Tasks(ctx, sent)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range rows {
+			all = append(all, sourced{tasks.Position{CreatedAt: t.CreatedAt.UnixNano(), ID: t.TaskID}, g.sentSummary(t)})
+		}
+	}
+	// Merge the sources' pages in one creation order, newest first.
 	slices.SortFunc(all, func(x, y sourced) int {
-		px, py := tasks.PositionOf(x.row), tasks.PositionOf(y.row)
 		switch {
-		case px.Newer(py):
+		case x.pos.Newer(y.pos):
 			return -1
-		case py.Newer(px):
+		case y.pos.Newer(x.pos):
 			return 1
 		}
 		return 0
@@ -297,13 +348,151 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 	list := make([]TaskSummary, 0, min(len(all), p.Limit))
 	for i, s := range all {
 		if i == p.Limit {
-			out["next"] = tasks.PositionOf(all[i-1].row).Token()
+			out["next"] = all[i-1].pos.Token()
 			break
 		}
-		list = append(list, g.summary(s.agent, s.row))
+		list = append(list, s.summary)
 	}
 	out["tasks"] = list
 	return out, nil
+}
+
+// cancelTask asks the task's agent to cancel it, over A2A as any client would: through its chat when
+// the owner sent it from one (the chat records the answer), else with a call of its own.
+func (g *Gateway) cancelTask(ctx context.Context, ref taskRef) error {
+	if ref.Agent == "" || ref.ID == "" {
+		return invalid("agent and id are required")
+	}
+	convs, err := g.cfg.Chats.TaskConversations(ctx, ref.Agent, []string{ref.ID})
+	if err != nil {
+		return err
+	}
+	if conv, ok := convs[ref.ID]; ok {
+		return g.cfg.Chats.Cancel(ctx, conv, a2a.TaskID(ref.ID))
+	}
+	conn, err := g.cfg.Clients.Conn(ctx, ref.Agent)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Cancel(ctx, a2a.TaskID(ref.ID)); err != nil {
+		kind, message := agents.Classify(err)
+		return &chats.CallError{Kind: kind, Message: message}
+	}
+	return nil
+}
+
+// taskAgents is who the Tasks list's agent filter offers: the hub's own agents, then every agent the
+// owner sent a task to from a chat (named as registered, or "(removed agent)").
+func (g *Gateway) taskAgents(ctx context.Context) (any, error) {
+	type named struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	out := []named{}
+	for _, a := range g.cfg.Agents {
+		out = append(out, named{a.ID, a.Name})
+	}
+	ids, err := g.cfg.Chats.TaskAgents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, local := g.agents[id]; local {
+			continue
+		}
+		name := "(removed agent)"
+		if rem, err := g.cfg.Registry.Get(ctx, id); err == nil {
+			name = rem.Name
+		}
+		out = append(out, named{id, name})
+	}
+	return map[string]any{"agents": out}, nil
+}
+
+// summaries are the rows of a local agent as the owner sees them: what they sent from a chat is
+// outgoing, and an inbox task they answered (open, the sender's turn) is not waiting for them.
+func (g *Gateway) summaries(ctx context.Context, agent string, rows []tasks.Row) ([]TaskSummary, error) {
+	list := make([]TaskSummary, len(rows))
+	for i, r := range rows {
+		list[i] = g.summary(agent, r)
+	}
+	if err := g.markSent(ctx, agent, list); err != nil {
+		return nil, err
+	}
+	if agent == g.cfg.InboxAgent && g.cfg.Inbox != nil {
+		answered, err := g.cfg.Inbox.Answered(ctx, rows)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			if answered[r.Task.ID] {
+				list[i].WaitingForOwner = false
+			}
+		}
+	}
+	return list, nil
+}
+
+// markSent marks the tasks of a local agent the owner sent it from a chat: outgoing, with the chat.
+func (g *Gateway) markSent(ctx context.Context, agent string, list []TaskSummary) error {
+	ids := make([]string, len(list))
+	for i, t := range list {
+		ids[i] = t.ID
+	}
+	convs, err := g.cfg.Chats.TaskConversations(ctx, agent, ids)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if c, ok := convs[list[i].ID]; ok {
+			list[i].Direction, list[i].ConversationID = "outgoing", c
+		}
+	}
+	return nil
+}
+
+// sentSummary is a task the owner sent an added agent from a chat.
+func (g *Gateway) sentSummary(t chats.SentTask) TaskSummary {
+	return TaskSummary{Agent: t.AgentID, ID: t.TaskID, State: stateName(t.State), Dialect: string(g.cfg.Clients.Dialect(t.AgentID)),
+		Direction: "outgoing", Title: t.Title, CreatedAt: timeString(t.CreatedAt), UpdatedAt: timeString(t.UpdatedAt),
+		ConversationID: t.ConversationID}
+}
+
+// sentDetail is a task the owner sent an added agent, as its conversation recorded it: the message
+// that started it and every event the agent sent for it, numbered in order.
+func (g *Gateway) sentDetail(ctx context.Context, ref taskRef) (TaskDetail, error) {
+	t, err := g.cfg.Chats.Task(ctx, ref.Agent, ref.ID)
+	if errors.Is(err, chats.ErrNotFound) {
+		return TaskDetail{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no task %q with agent %q", ref.ID, ref.Agent)}
+	}
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	entries, err := g.cfg.Chats.TaskEntries(ctx, t.ConversationID, t.TaskID)
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	d := TaskDetail{Summary: g.sentSummary(t), History: []Message{}, Artifacts: []Artifact{}, Events: []TimelineEvent{},
+		Status: Status{State: stateName(t.State)}, Raw: json.RawMessage(`{}`)}
+	for i, e := range entries {
+		if e.Event == nil {
+			continue
+		}
+		ev := eventOf(int64(i+1), e.At, e.Kind, e.Final, e.Event)
+		d.Events = append(d.Events, ev)
+		switch v := e.Event.(type) {
+		case *a2a.Message:
+			if m := messageOf(v); m != nil {
+				d.History = append(d.History, *m)
+			}
+		case *a2a.Task:
+			d.Raw = ev.Raw
+		}
+		if ev.Status != nil {
+			d.Status = *ev.Status
+		}
+	}
+	return d, nil
 }
 
 type taskRef struct {
@@ -332,6 +521,9 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
+	if _, local := g.agents[p.Agent]; !local && p.Agent != "" {
+		return g.sentDetail(ctx, p)
+	}
 	a, r, err := g.task(ctx, p)
 	if err != nil {
 		return nil, err
@@ -344,6 +536,11 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
+	s, err := g.summaries(ctx, a.ID, []tasks.Row{r})
+	if err != nil {
+		return nil, err
+	}
+	d.Summary = s[0]
 	d.Push, err = g.pushSummary(ctx, a, string(r.Task.ID))
 	return d, err
 }
@@ -376,6 +573,19 @@ func (g *Gateway) taskEvents(ctx context.Context, params json.RawMessage) (any, 
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
+	if _, local := g.agents[p.Agent]; !local && p.Agent != "" {
+		d, err := g.sentDetail(ctx, p.taskRef)
+		if err != nil {
+			return nil, err
+		}
+		events := []TimelineEvent{}
+		for _, e := range d.Events {
+			if e.Seq > p.After {
+				events = append(events, e)
+			}
+		}
+		return map[string]any{"events": events}, nil
+	}
 	a, r, err := g.task(ctx, p.taskRef)
 	if err != nil {
 		return nil, err
@@ -398,7 +608,11 @@ func (g *Gateway) taskUpdate(ctx context.Context, e bus.Event) (TaskUpdate, bool
 	if err != nil {
 		return TaskUpdate{}, false
 	}
-	return TaskUpdate{Agent: a.ID, TaskID: string(l.TaskID), Summary: g.summary(a.ID, r), Event: timelineOf(l)}, true
+	sum, err := g.summaries(ctx, a.ID, []tasks.Row{r})
+	if err != nil {
+		return TaskUpdate{}, false
+	}
+	return TaskUpdate{Agent: a.ID, TaskID: string(l.TaskID), Summary: sum[0], Event: timelineOf(l)}, true
 }
 
 // inboxLimit bounds the inbox list: the newest tasks, which is what a person scrolls.
@@ -428,9 +642,13 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	summaries, err := g.summaries(ctx, a.ID, rows)
+	if err != nil {
+		return nil, err
+	}
 	items := make([]InboxItem, 0, len(rows))
-	for _, r := range rows {
-		item := InboxItem{TaskSummary: g.summary(a.ID, r), Unread: unread[r.Task.ID]}
+	for i, r := range rows {
+		item := InboxItem{TaskSummary: summaries[i], Unread: unread[r.Task.ID], Sender: senderOf(summaries[i], r.Owner)}
 		// A task waiting for the owner carries the inbox's note to the sender as its status message;
 		// the owner wants the sender's words instead.
 		if m := r.Task.Status.Message; m != nil && !inbox.WaitingForOwner(r.Task.Status.State) {
@@ -446,6 +664,19 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 		items = append(items, item)
 	}
 	return map[string]any{"tasks": items, "unread": unreadCount}, nil
+}
+
+// senderOf names who sent an inbox task, from the principal that created it (its owner column:
+// "agent://NAME" or "anonymous"; "" before callers were told apart): the owner themselves when it came
+// from one of their chats.
+func senderOf(t TaskSummary, principal string) string {
+	switch {
+	case t.ConversationID != "":
+		return "You (from Chats)"
+	case strings.HasPrefix(principal, "agent://"):
+		return strings.TrimPrefix(principal, "agent://")
+	}
+	return "Anonymous (this computer)"
 }
 
 // File is an attachment as the UI sends it.
@@ -488,7 +719,11 @@ func (g *Gateway) inboxAct(ctx context.Context, params json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return g.summary(a.ID, r), nil
+	s, err := g.summaries(ctx, a.ID, []tasks.Row{r})
+	if err != nil {
+		return nil, err
+	}
+	return s[0], nil
 }
 
 func (g *Gateway) inboxMarkRead(ctx context.Context, params json.RawMessage) (any, error) {

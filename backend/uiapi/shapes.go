@@ -25,6 +25,8 @@ type TaskSummary struct {
 	CreatedAt       string `json:"createdAt"`
 	UpdatedAt       string `json:"updatedAt"`
 	WaitingForOwner bool   `json:"waitingForOwner"`
+	// ConversationID is the chat the owner sent the task from ("" when it did not come from a chat).
+	ConversationID string `json:"conversationId,omitempty"`
 	// Unreadable, when set, says why the stored task could not be read; the other fields are what
 	// the row's columns still tell.
 	Unreadable string `json:"unreadable,omitempty"`
@@ -89,6 +91,7 @@ type TaskUpdate struct {
 type InboxItem struct {
 	TaskSummary
 	Unread      bool     `json:"unread"`
+	Sender      string   `json:"sender"` // who sent it, as the owner reads it
 	LastMessage *Message `json:"lastMessage,omitempty"`
 }
 

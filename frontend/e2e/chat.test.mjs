@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, suite } from './harness.mjs';
+import { SHOTS, nav, openUI, otherAgent, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -21,10 +21,12 @@ async function send(page, text) {
 }
 
 describe('chat', () => {
-  test('chat with the demo agent added by URL: a streamed answer, a question answered in place, files, and the conversation after a restart', async () => {
+  test('chat with the demo agent added by URL: a streamed answer, a question answered in place, files, and the conversation after a restart', async (t) => {
+    const other = await otherAgent();
+    t.after(() => other.stop());
     const page = await openUI(s.browser, s.hub);
     await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(s.hub.demoURL);
+    await page.getByLabel('Agent URL').fill(other.url);
     await page.getByRole('button', { name: 'Add agent' }).click();
     const detail = page.getByTestId('agent-detail');
     await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);

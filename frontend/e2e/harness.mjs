@@ -148,3 +148,38 @@ export function suite({ flags = [] } = {}) {
 
 // nav is the main navigation's link to an area, as a person finds it.
 export const nav = (page, name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: false });
+
+// otherAgent runs `agenthub demo-agent` on its own data dir and port: an agent independent of the
+// hub, for tests that add an agent by URL. Stopped (its data dir removed) by stop().
+export async function otherAgent({ port = 0, dataDir = tempDataDir() } = {}) {
+  const proc = spawn(BINARY, ['demo-agent', '--addr', `127.0.0.1:${port}`, '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr.on('data', (d) => (err += d));
+  const url = await new Promise((ok, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`demo-agent did not start in time: ${out}${err}`)), 20_000);
+    proc.on('exit', (code) => fail(new Error(`demo-agent exited with ${code}: ${out}${err}`)));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /^demo agent: (.*)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1].trim());
+      }
+    });
+  });
+  return {
+    url,
+    dataDir,
+    port: Number(new URL(url).port),
+    // stop ends the process; keepData leaves its data dir for a restart on the same port.
+    async stop({ keepData = false } = {}) {
+      if (proc.exitCode === null) {
+        const exited = new Promise((ok) => proc.once('exit', ok));
+        proc.kill('SIGTERM');
+        await exited;
+      }
+      if (!keepData) removeDir(dataDir);
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 
 import { TaskState } from '@a2a-js/sdk';
 
-import { SHOTS, nav, openUI, partsText, sdkClient, suite, userMessage } from './harness.mjs';
+import { SHOTS, nav, openUI, otherAgent, partsText, sdkClient, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 15_000 };
 
@@ -46,17 +46,19 @@ describe('remote agents', () => {
     await page.getByRole('button', { name: 'Add agent' }).click();
     await page.getByRole('alert').filter({ hasText: 'agent-card.json' }).waitFor(WAIT);
 
-    await page.getByLabel('Agent URL').fill(s.hub.demoURL);
+    const other = await otherAgent();
+    await page.getByLabel('Agent URL').fill(other.url);
     await page.getByRole('button', { name: 'Add agent' }).click();
     const detail = page.getByTestId('agent-detail');
     await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
     await detail.getByText('Remote', { exact: true }).waitFor(WAIT);
-    await detail.getByText(`${s.hub.demoURL}/.well-known/agent-card.json`).first().waitFor(WAIT);
+    await detail.getByText(`${other.url}/.well-known/agent-card.json`).first().waitFor(WAIT);
     assert.equal(await page.getByTestId('agent-card').count(), 3);
     await page.screenshot({ path: join(SHOTS, 'remote-agent.png') });
 
     await detail.getByRole('button', { name: 'Remove' }).click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-card"]').length === 2, null, WAIT);
+    await other.stop();
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

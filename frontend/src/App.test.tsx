@@ -171,8 +171,15 @@ describe('the inbox', () => {
         },
       }),
     );
-    const owner = within(conv).getAllByTestId('conversation-message').filter((li) => li.getAttribute('data-from') === 'owner');
+    // after acting the task is read again (whose turn it is changed with the action); the pushed
+    // answer waits for it, then shows
+    const reread = socket.request('tasks.get');
+    await hub(() => socket.reply(reread.id, { ...detail, summary: { ...item, waitingForOwner: false } }));
+    const owner = within(screen.getByRole('list', { name: 'Conversation' }))
+      .getAllByTestId('conversation-message')
+      .filter((li) => li.getAttribute('data-from') === 'owner');
     expect(owner.map((li) => li.textContent)).toEqual([expect.stringContaining('Approved.')]);
+    expect(within(screen.getByTestId('inbox-detail')).getByText('Answered')).toBeTruthy();
   });
 
   it('explains how agents reach you when it is empty', async () => {

@@ -41,14 +41,26 @@ export function Screen({ title, children }: { title: string; children: ReactNode
   );
 }
 
+/** This page's own address (the hub's real port), for the example link. */
+function hereOrigin(): string {
+  try {
+    const o = window.location.origin;
+    return o && o !== 'null' && /^https?:/.test(o) ? o : 'http://127.0.0.1:47470';
+  } catch {
+    return 'http://127.0.0.1:47470';
+  }
+}
+
 export function NoTokenScreen() {
   return (
     <Screen title="Open AgentHub with its link">
       <p>
-        Open the UI with the link <code>agenthub serve</code> printed (it carries a one-time token), for example{' '}
-        <code>http://127.0.0.1:47470/#token=…</code>.
+        Open the UI with the link <code>agenthub serve</code> printed (it carries the UI token), for example <code>{hereOrigin()}/#token=…</code>.
       </p>
-      <p className="muted small">The token keeps other programs and web pages on this computer away from your hub. It changes every time the hub starts.</p>
+      <p className="muted small">
+        The token keeps other programs and web pages on this computer away from your hub. It stays the same across restarts, in the file{' '}
+        <code>ui-token</code> of the hub’s data directory, until it is regenerated in Settings.
+      </p>
     </Screen>
   );
 }
@@ -64,7 +76,9 @@ function UnauthorizedScreen() {
   return (
     <Screen title="This link has expired">
       <p>
-        The hub did not accept this page’s token. It changes every time the hub starts: open the new link <code>agenthub serve</code> printed.
+        The hub did not accept this page’s token: it was regenerated in Settings, or the link belongs to another hub. Open the link{' '}
+        <code>agenthub serve</code> prints, for example <code>{hereOrigin()}/#token=…</code>, or copy it from Settings in a window that is
+        still connected.
       </p>
     </Screen>
   );
@@ -76,6 +90,9 @@ const NAV: { area: Area; label: string; icon: string }[] = [
   { area: 'tasks', label: 'Tasks', icon: '≡' },
   { area: 'inbox', label: 'Inbox', icon: '✉' },
 ];
+
+/** The shortcut of each area, shown in the navigation's tooltips (the labels hide in a narrow window). */
+const NAV_KEYS: Record<Area, string> = { agents: 'g a', chats: 'g c', tasks: 'g t', inbox: 'g i', settings: 'g s' };
 
 function Shell() {
   const route = useRoute();
@@ -157,7 +174,12 @@ function Shell() {
         <ul className="nav-list">
           {NAV.map((n) => (
             <li key={n.area}>
-              <a href={hrefOf({ area: n.area } as Route)} className="nav-link" aria-current={route.area === n.area ? 'page' : undefined}>
+              <a
+                href={hrefOf({ area: n.area } as Route)}
+                className="nav-link"
+                aria-current={route.area === n.area ? 'page' : undefined}
+                title={`${n.label} (${NAV_KEYS[n.area]})`}
+              >
                 <span className="nav-icon" aria-hidden="true">
                   {n.icon}
                 </span>
@@ -174,7 +196,7 @@ function Shell() {
         <span className="spacer-v" />
         <ul className="nav-list">
           <li>
-            <a href="#/settings" className="nav-link" aria-current={route.area === 'settings' ? 'page' : undefined}>
+            <a href="#/settings" className="nav-link" aria-current={route.area === 'settings' ? 'page' : undefined} title={`Settings (${NAV_KEYS.settings})`}>
               <span className="nav-icon" aria-hidden="true">
                 ⚙
               </span>

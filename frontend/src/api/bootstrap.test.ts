@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { bootstrap, takeToken, tokenFromHash, TOKEN_KEY, withToken } from './bootstrap';
+import { bootstrap, keepToken, takeToken, tokenFromHash, TOKEN_KEY, withToken } from './bootstrap';
 
 describe('tokenFromHash', () => {
   it.each([
@@ -115,6 +115,15 @@ describe('bootstrap', () => {
     off();
     navigateHash('#token=newer');
     expect(onToken).toHaveBeenCalledTimes(1);
+  });
+
+  it('connects with a token regenerated in Settings, kept for this tab', async () => {
+    const { w, store } = fakeWindow('http://127.0.0.1:47470/#token=old');
+    const b = await bootstrap(w, {}, (async () => new Response('', { status: 400 })) as unknown as typeof fetch);
+    if (b.mode !== 'browser') throw new Error(`mode ${b.mode}`);
+    keepToken('regenerated', w.sessionStorage);
+    expect(store.get(TOKEN_KEY)).toBe('regenerated');
+    expect(await b.resolveUrl()).toBe('ws://127.0.0.1:47470/ui/ws?token=regenerated');
   });
 
   it('says so when there is no token', async () => {

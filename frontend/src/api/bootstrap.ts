@@ -84,6 +84,26 @@ export function takeToken(loc: Location, hist: History, storage: Storage | null)
   }
 }
 
+/**
+ * Keeps a regenerated token for this tab (Settings → Regenerate): the next connection uses it. The
+ * desktop window asks its binding for the token each time and needs nothing kept.
+ */
+export function keepToken(token: string, storage: Storage | null = safeSessionStorage()): void {
+  try {
+    storage?.setItem(TOKEN_KEY, token);
+  } catch {
+    /* no storage: this page keeps the old token until reloaded with the new link */
+  }
+}
+
+function safeSessionStorage(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
 function desktopBinding(w: WailsWindow): (() => Promise<DesktopConnection>) | undefined {
   const fn = w.go?.app?.App?.Connection;
   return typeof fn === 'function' ? fn : undefined;
@@ -132,6 +152,14 @@ export async function bootstrap(
   }
   let token = takeToken(w.location, w.history, storage) ?? (env.VITE_HUB_TOKEN || null);
   if (!token) return { mode: 'no-token' };
+  // A token regenerated in Settings lands in storage (keepToken): it wins over the one read at load.
+  const current = () => {
+    try {
+      return storage?.getItem(TOKEN_KEY) || token!;
+    } catch {
+      return token!;
+    }
+  };
 
   const watchToken = (onToken: () => void) => {
     const on = () => {
@@ -148,19 +176,19 @@ export async function bootstrap(
 
   if (env.VITE_HUB_WS) {
     const base = env.VITE_HUB_WS;
-    return { mode: 'dev', resolveUrl: async () => withToken(base, token!), watchToken };
+    return { mode: 'dev', resolveUrl: async () => withToken(base, current()), watchToken };
   }
 
   const secure = w.location.protocol === 'https:';
   const wsBase = `${secure ? 'wss' : 'ws'}://${w.location.host}/ui/ws`;
   return {
     mode: 'browser',
-    resolveUrl: async () => withToken(wsBase, token!),
+    resolveUrl: async () => withToken(wsBase, current()),
     watchToken,
     // A plain GET of /ui/ws with a good token is a failed upgrade (400); with a bad one it is 401.
     probeUnauthorized: async () => {
       try {
-        const r = await fetchImpl(withToken(`${w.location.protocol}//${w.location.host}/ui/ws`, token!), {
+        const r = await fetchImpl(withToken(`${w.location.protocol}//${w.location.host}/ui/ws`, current()), {
           cache: 'no-store',
           credentials: 'omit',
         });

@@ -55,6 +55,8 @@ export interface AgentInfo {
   streaming?: boolean;
   /** Remote agents: what its card asks for, and what the hub holds for it. */
   auth?: AgentAuth;
+  /** chats.start accepts it: every added agent, and the hub's own agents (the hub, the demo agent). */
+  canChat?: boolean;
 }
 
 export type AuthSchemeKind = 'apiKey' | 'bearer' | 'oauth2' | 'unsupported';
@@ -102,6 +104,8 @@ export interface TaskSummary {
   createdAt: string;
   updatedAt: string;
   waitingForOwner: boolean;
+  /** The chat the owner sent it from (absent when it did not come from a chat). */
+  conversationId?: string;
   /** Set when the stored task could not be read: why. The other fields come from its database row. */
   unreadable?: string;
 }
@@ -198,6 +202,8 @@ export interface TaskUpdate {
 
 export interface InboxItem extends TaskSummary {
   unread: boolean;
+  /** Who sent it, as the owner reads it: a principal's name, "You (from Chats)", "Anonymous (this computer)". */
+  sender?: string;
   lastMessage?: Message;
 }
 
@@ -229,6 +235,8 @@ export interface Conversation {
   /** a call to the agent is in flight */
   busy: boolean;
   dialect?: '1.0' | '0.3' | '0.1' | string;
+  /** the newest words exchanged, for the list */
+  preview?: { from: 'you' | 'agent' | string; text: string };
 }
 
 export type ChatErrorKind = 'auth' | 'network' | 'protocol' | 'remote';
@@ -316,10 +324,13 @@ export interface Methods {
     { tasks: TaskSummary[] | null; next?: string },
   ];
   'tasks.get': [{ agent: string; id: string }, TaskDetail];
+  'tasks.agents': [Record<string, never>, { agents: { id: string; name: string }[] }];
+  'tasks.cancel': [{ agent: string; id: string }, Record<string, never>];
   'tasks.events': [{ agent: string; id: string; after: number }, { events: TimelineEvent[] | null }];
   'inbox.list': [Record<string, never>, { tasks: InboxItem[] | null; unread: number }];
   'inbox.act': [{ id: string; action: InboxAction; text: string; files?: OutgoingFile[] }, TaskSummary];
   'inbox.markRead': [{ id: string }, { unread: number }];
+  'ui.regenerateToken': [Record<string, never>, { token: string; uiUrl: string }];
   'chats.list': [{ agentId?: string }, { conversations: Conversation[] | null }];
   'chats.start': [{ agentId: string }, Conversation];
   'chats.get': [{ id: string }, { conversation: Conversation; entries: ChatEntry[] | null }];

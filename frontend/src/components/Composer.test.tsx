@@ -57,4 +57,31 @@ describe('Composer', () => {
     expect(onSend).toHaveBeenCalledWith({ text: '    indented code\nline two', files: [], taskId: 'T' });
     expect(screen.getByTestId('composer-answering').textContent).toContain('answers Agent’s question (same task');
   });
+
+  it('answers the question by default; ✕ sends a new message instead, and the choice can be undone', async () => {
+    const onSend = vi.fn(async () => ({}));
+    const question = { id: 'q', role: 'agent' as const, parts: [{ kind: 'text' as const, text: 'Which colour?' }] };
+    render(<Composer agentName="Agent" onSend={onSend} answering={{ taskId: 't1', question }} />);
+    expect(screen.getByTestId('composer-answering').textContent).toContain('Which colour?');
+    await userEvent.click(screen.getByRole('button', { name: 'Don’t answer: send a new message instead' }));
+    expect(screen.queryByTestId('composer-answering')).toBeNull();
+    expect(document.activeElement).toBe(box());
+    await userEvent.type(box(), 'slow 12{Enter}');
+    expect(onSend).toHaveBeenLastCalledWith({ text: 'slow 12', files: [] });
+
+    await userEvent.click(screen.getByRole('button', { name: 'Answer the question instead' }));
+    await userEvent.type(box(), 'blue{Enter}');
+    expect(onSend).toHaveBeenLastCalledWith({ text: 'blue', files: [], taskId: 't1' });
+  });
+
+  it('attaches files dropped on it or pasted into it', async () => {
+    render(<Composer agentName="Agent" onSend={vi.fn()} />);
+    const dropped = new File(['dropped'], 'dropped.txt', { type: 'text/plain' });
+    fireEvent.drop(screen.getByRole('form', { name: 'Composer' }), { dataTransfer: { files: [dropped], types: ['Files'] } });
+    expect(await screen.findByText('dropped.txt')).toBeTruthy();
+    const pasted = new File(['png'], 'pasted.png', { type: 'image/png' });
+    fireEvent.paste(box(), { clipboardData: { files: [pasted] } });
+    expect(await screen.findByText('pasted.png')).toBeTruthy();
+  });
 });
+

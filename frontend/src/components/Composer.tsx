@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Message, OutgoingFile } from '../api/types';
 import { base64Size } from '../lib/format';
 import { Attachments } from './Attachments';
+import { ErrorBox } from './ErrorBox';
 import { textOf } from '../lib/parts';
 import { filesToOutgoing, hasNativeFilePicker, openFiles } from '../native';
 
@@ -20,6 +21,8 @@ export interface ComposerProps {
   agentName: string;
   /** the newest task asks a question: the message answers it (same task, same context) */
   answering?: { taskId: string; question?: Message };
+  /** changes when the owner picks a question to answer (its task line's Answer): brings the chip back and focuses */
+  answerKey?: number;
   /** why nothing can be sent (e.g. the agent was removed), or undefined */
   blocked?: string;
   onSend: (msg: ComposerSend) => Promise<unknown>;
@@ -40,7 +43,11 @@ function overTotal(name: string): string {
  * Writes to the agent: Enter sends, Shift+Enter starts a new line; files are attached with the native
  * dialog in the desktop window or a file input in a browser, at most 8 MiB each and 8 MiB in all (the hub’s limit for one message).
  */
-export function Composer({ agentName, answering, blocked, onSend, pickNative, autoFocus }: ComposerProps) {
+export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus }: ComposerProps) {
+  // The owner may set the question aside (✕ on its chip) and send a new message instead; a new
+  // question brings the chip back.
+  const [setAside, setSetAside] = useState<string | null>(null);
+  const answering = asked && asked.taskId !== setAside ? asked : undefined;
   const [text, setText] = useState('');
   const [files, setFiles] = useState<OutgoingFile[]>([]);
   const [busy, setBusy] = useState(false);
@@ -56,6 +63,11 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
   useEffect(() => {
     if (autoFocus && !disabled) boxRef.current?.focus();
   }, [autoFocus, disabled]);
+  useEffect(() => {
+    if (answerKey === undefined) return;
+    setSetAside(null);
+    boxRef.current?.focus();
+  }, [answerKey]);
 
   const addFiles = (picked: OutgoingFile[], refused: string[]) => {
     const ok: OutgoingFile[] = [];
@@ -87,7 +99,8 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
     }
   };
 
-  const onInputFiles = (list: FileList | null) => {
+  const [dragging, setDragging] = useState(false);
+  const onInputFiles = (list: FileList | File[] | null) => {
     const all = Array.from(list ?? []);
     // check sizes before reading anything into memory
     const refused = all.filter((f) => f.size > MAX_ATTACHMENT_BYTES).map((f) => tooBig(f.name));
@@ -119,18 +132,61 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
   const question = answering?.question ? textOf(answering.question).trim() : '';
   return (
     <form
-      className={`composer ${answering ? 'is-answering' : ''}`}
+      className={`composer ${answering ? 'is-answering' : ''} ${dragging ? 'is-dragging' : ''}`}
       aria-label="Composer"
       onSubmit={(e) => {
         e.preventDefault();
         void send();
       }}
+      // Files dropped on the composer, or pasted into it, are attached like picked ones.
+      onDragOver={(e) => {
+        if (disabled || !Array.from(e.dataTransfer?.types ?? []).includes('Files')) return;
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => {
+        setDragging(false);
+        if (disabled || !e.dataTransfer?.files?.length) return;
+        e.preventDefault();
+        setError(null);
+        onInputFiles(e.dataTransfer.files);
+      }}
+      onPaste={(e) => {
+        const pasted = Array.from(e.clipboardData?.files ?? []);
+        if (disabled || pasted.length === 0) return;
+        e.preventDefault(); // a pasted image is attached, not inserted as its file name
+        setError(null);
+        onInputFiles(pasted);
+      }}
     >
       {answering && !disabled && (
-        <p id={hintId} className="composer-answering" data-testid="composer-answering">
-          <span aria-hidden="true">↩ </span>
-          Your message answers {agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same task,
-          same context).
+        <div className="composer-answering answer-chip">
+          <p id={hintId} data-testid="composer-answering">
+            <span aria-hidden="true">↩ </span>
+            Your message answers {agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same
+            task, same context).
+          </p>
+          <button
+            type="button"
+            className="btn btn-ghost btn-small chip-close"
+            aria-label="Don’t answer: send a new message instead"
+            title="Don’t answer: send a new message instead"
+            onClick={() => {
+              setSetAside(asked!.taskId);
+              boxRef.current?.focus();
+            }}
+          >
+            ✕
+          </button>
+        </div>
+      )}
+      {asked && !answering && !disabled && (
+        <p className="composer-new muted small" data-testid="composer-new-message">
+          A new message (the question stays open).{' '}
+          <button type="button" className="btn btn-ghost btn-small" onClick={() => setSetAside(null)}>
+            Answer the question instead
+          </button>
         </p>
       )}
       {disabled && (
@@ -165,15 +221,12 @@ export function Composer({ agentName, answering, blocked, onSend, pickNative, au
           ))}
         </div>
       )}
-      {error && (
-        <p className="reply-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorBox message={error} context="send" onRetry={empty ? undefined : () => void send()} retryLabel="Send again" busy={busy} />}
       <div className="reply-actions">
-        <button type="button" className="btn" disabled={disabled || busy} onClick={attach} title={`Files up to ${MAX_LABEL} each`}>
+        <button type="button" className="btn" disabled={disabled || busy} onClick={attach} title={`Files up to ${MAX_LABEL} each; or drop or paste them here`}>
           Attach files
         </button>
+        {dragging && <span className="muted small">Drop to attach</span>}
         <input
           ref={inputRef}
           type="file"

@@ -92,7 +92,8 @@ export function Parts({ parts, from }: { parts: Part[] | null | undefined; from?
               </p>
             );
           case 'file':
-            return <FilePart key={i} view={v} actions={!from ? 'export' : from === 'agent' ? 'download' : 'none'} />;
+            // A file the owner sent can be downloaded again too (its bytes are in the record).
+            return <FilePart key={i} view={v} actions={!from ? 'export' : 'download'} />;
           case 'data':
             return (
               <div key={i} className="part part-data">

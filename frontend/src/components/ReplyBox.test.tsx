@@ -55,30 +55,49 @@ describe('ReplyBox', () => {
     const onAct = vi.fn(async () => {
       throw new Error('task is not waiting for the owner');
     });
-    render(<ReplyBox task={waiting} onAct={onAct} />);
+    render(<ReplyBox task={waiting} onAct={onAct} undoMs={0} />);
     const box = screen.getByLabelText('Reply') as HTMLTextAreaElement;
     await userEvent.type(box, 'Done');
     await userEvent.click(screen.getByRole('button', { name: 'Complete' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('task is not waiting for the owner');
+    expect((await screen.findByRole('alert')).textContent).toContain('task is not waiting for the owner');
     expect(box.value).toBe('Done');
+  });
+
+  it('holds Complete and Reject with Undo before they go out', async () => {
+    const onAct = vi.fn(async () => ({}));
+    render(<ReplyBox task={waiting} onAct={onAct} undoMs={60_000} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Complete' }));
+    expect(screen.getByTestId('reply-pending').textContent).toContain('Completing in 60 s');
+    expect((screen.getByRole('button', { name: 'Reject' }) as HTMLButtonElement).disabled).toBe(true);
+    await userEvent.click(screen.getByRole('button', { name: 'Undo' }));
+    expect(screen.queryByTestId('reply-pending')).toBeNull();
+    expect(onAct).not.toHaveBeenCalled();
+  });
+
+  it('sends a held Complete at once when the task is left', async () => {
+    const onAct = vi.fn(async () => ({}));
+    const r = render(<ReplyBox task={waiting} onAct={onAct} undoMs={60_000} />);
+    await userEvent.click(screen.getByRole('button', { name: 'Complete' }));
+    r.unmount();
+    expect(onAct).toHaveBeenCalledWith('complete', '', []);
   });
 
   it('attaches files and sends them with the action', async () => {
     const onAct = vi.fn(async () => ({}));
     const file = { name: 'plan.txt', mediaType: 'text/plain', bytes: btoa('the plan') };
-    render(<ReplyBox task={waiting} onAct={onAct} pickFiles={async () => [file]} />);
+    render(<ReplyBox task={waiting} onAct={onAct} pickFiles={async () => [file]} undoMs={0} />);
     await userEvent.click(screen.getByRole('button', { name: 'Attach files' }));
     expect(await screen.findByText('plan.txt')).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Reject' }));
-    expect(onAct).toHaveBeenCalledWith('reject', '', [file]);
+    await waitFor(() => expect(onAct).toHaveBeenCalledWith('reject', '', [file]));
     await waitFor(() => expect(screen.queryByText('plan.txt')).toBeNull());
   });
 });
 
 describe('blockedReason', () => {
-  it('is null only when the task waits for the owner', () => {
+  it('is null while the task is open, answered or not', () => {
     expect(blockedReason({ state: 'working', waitingForOwner: true })).toBeNull();
-    expect(blockedReason({ state: 'working', waitingForOwner: false })).toBe('This task is not waiting for you.');
+    expect(blockedReason({ state: 'working', waitingForOwner: false })).toBeNull(); // answered: the sender's turn, still open
     expect(blockedReason({ state: 'auth-required', waitingForOwner: false })).toBe('Waiting for the sender to authenticate.');
   });
 });

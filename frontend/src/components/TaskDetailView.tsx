@@ -1,13 +1,15 @@
 import { useMemo, useState } from 'react';
 import { isTerminal } from '../api/types';
 import { openingMessages } from '../lib/conversation';
-import { formatDateTime, formatDuration, parseTime, shortId } from '../lib/format';
+import { formatDateTime, formatDuration, parseTime } from '../lib/format';
 import { artifactsOf, prettyJson } from '../lib/parts';
 import { hrefOf } from '../lib/router';
 import { saveFile, utf8ToBase64 } from '../native';
 import { agentName, useHub } from '../state/hub';
 import { useTask } from '../state/useTask';
 import { CopyButton } from './CopyButton';
+import { ErrorBox } from './ErrorBox';
+import { WireLog } from './WireLog';
 import { EmptyState } from './EmptyState';
 import { Parts } from './Parts';
 import { PushLine } from './PushLine';
@@ -22,7 +24,10 @@ function fileNameFor(title: string, id: string): string {
 
 /** A task: header, artifacts and its live timeline. */
 export function TaskDetailView({ agent, taskId }: { agent: string; taskId: string }) {
-  const { agents } = useHub();
+  const { agents, client } = useHub();
+  const [canceling, setCanceling] = useState(false);
+  const [cancelError, setCancelError] = useState('');
+  const [showLog, setShowLog] = useState(false);
   const view = useTask(agent, taskId);
   const [showRaw, setShowRaw] = useState(false);
   const [note, setNote] = useState('');
@@ -74,7 +79,7 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           </div>
           <div>
             <dt>Direction</dt>
-            <dd>{s.direction === 'incoming' ? 'Incoming' : s.direction === 'outgoing' ? 'Outgoing' : s.direction}</dd>
+            <dd>{s.direction === 'incoming' ? 'Incoming (sent to you or your agents)' : s.direction === 'outgoing' ? 'Outgoing (sent by you)' : s.direction}</dd>
           </div>
           <div>
             <dt>Dialect</dt>
@@ -92,8 +97,12 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           </div>
           <div>
             <dt>Task</dt>
-            <dd>
-              <code title={s.id}>{shortId(s.id)}</code> <CopyButton text={s.id} label="Copy task ID" />
+            <dd className="task-id">
+              {/* the whole id, selectable at a click; wraps rather than being cut */}
+              <code className="break select-all" data-testid="task-id">
+                {s.id}
+              </code>{' '}
+              <CopyButton text={s.id} label="Copy task ID" />
             </dd>
           </div>
         </dl>
@@ -103,17 +112,46 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
             <span>Show raw JSON</span>
           </label>
           <span className="spacer" />
+          {s.conversationId && (
+            <a className="btn" href={hrefOf({ area: 'chats', conversationId: s.conversationId })}>
+              Open its chat
+            </a>
+          )}
           {s.waitingForOwner && (
             <a className="btn btn-primary" href={hrefOf({ area: 'inbox', taskId: s.id })}>
               Answer in Inbox
             </a>
           )}
+          {!ended && s.state !== 'unknown' && !s.waitingForOwner && s.agent !== 'hub' && (
+            <button
+              type="button"
+              className="btn btn-danger"
+              disabled={canceling}
+              onClick={() => {
+                setCanceling(true);
+                setCancelError('');
+                client.call('tasks.cancel', { agent: s.agent, id: s.id }).then(
+                  () => setCanceling(false),
+                  (e: Error) => {
+                    setCanceling(false);
+                    setCancelError(e?.message || 'Could not cancel.');
+                  },
+                );
+              }}
+            >
+              {canceling ? 'Canceling…' : 'Cancel task'}
+            </button>
+          )}
+          <button type="button" className="btn" aria-pressed={showLog} onClick={() => setShowLog((v) => !v)}>
+            Raw log
+          </button>
           <button type="button" className="btn" onClick={exportJson}>
             Export JSON
           </button>
         </div>
         <UnreadableNotice task={s} />
         <PushLine agent={agent} taskId={taskId} initial={view.detail?.push} />
+        {cancelError && <ErrorBox message={cancelError} context="agent" />}
         {note && (
           <p className="muted small" role="status">
             {note}
@@ -144,6 +182,11 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
         </h3>
         {view.events.length === 0 ? <p className="muted">No events recorded yet.</p> : <Timeline events={view.events} showRaw={showRaw} opening={opening} />}
       </section>
+
+      {showLog && (
+        // what went over the wire with the task's agent, searched for this task
+        <WireLog agentId={s.agent} title="Raw log of this task" initialSearch={s.id} />
+      )}
 
       {showRaw && view.detail && (
         <section className="section" aria-labelledby="rawtask-h">

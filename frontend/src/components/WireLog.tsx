@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import type { WireEntry } from '../api/types';
 import { formatClock, formatDateTime, formatDuration } from '../lib/format';
-import { headerRows, MAX_BODY_SHOWN, mergeWire, prettyBody } from '../lib/wire';
+import { describeWire, groupWire, headerRows, MAX_BODY_SHOWN, mergeWire, prettyBody, wireMatches } from '../lib/wire';
+import { saveFile, utf8ToBase64 } from '../native';
+import { StateBadge } from './StateBadge';
 import { isDisconnect, useHub, useTopic } from '../state/hub';
 import { CopyButton } from './CopyButton';
 
@@ -28,6 +30,7 @@ function WireRow({ entry }: { entry: WireEntry }) {
   const detailId = useId();
   const headers = headerRows(entry.header);
   const kind = typeof entry.kind === 'string' ? entry.kind : 'unknown';
+  const said = useMemo(() => describeWire(entry), [entry]);
   return (
     <li className={`wire-entry kind-${kind}`} data-testid="wire-entry" data-kind={kind}>
       <button type="button" className="wire-row" aria-expanded={open} aria-controls={detailId} onClick={() => setOpen((o) => !o)}>
@@ -38,7 +41,14 @@ function WireRow({ entry }: { entry: WireEntry }) {
           {formatClock(entry.at)}
         </time>
         <span className={`badge wire-kind wire-${kind}`}>{kind}</span>
+        {/* what this entry is: the method of a request, the kind of a streamed event, with its state */}
         <code className="wire-method">{entry.method || '—'}</code>
+        {kind !== 'request' && said.what !== kind && (
+          <span className="wire-what" data-testid="wire-what">
+            {said.what}
+          </span>
+        )}
+        {said.state && <StateBadge state={said.state} />}
         <span className={`wire-status ${typeof entry.status === 'number' && entry.status >= 400 ? 'no' : ''}`}>
           {typeof entry.status === 'number' && entry.status > 0 ? entry.status : ''}
         </span>
@@ -84,8 +94,13 @@ function WireRow({ entry }: { entry: WireEntry }) {
  * Every request the hub sent to one remote agent and everything that came back (responses, streamed
  * events, failures), newest first; the hub masks secrets before they get here.
  */
-export function WireLog({ agentId }: { agentId: string }) {
+export function WireLog({ agentId, title = 'Raw log', initialSearch = '' }: { agentId: string; title?: string; initialSearch?: string }) {
   const { client, refreshKey } = useHub();
+  const [kindFilter, setKindFilter] = useState('');
+  const [search, setSearch] = useState(initialSearch);
+  const [clearedAt, setClearedAt] = useState<number>(-1); // Clear hides what is there now
+  const [note, setNote] = useState('');
+  const headingId = useId();
   const [entries, setEntries] = useState<WireEntry[]>([]);
   const [next, setNext] = useState<number | undefined>(undefined);
   const [loaded, setLoaded] = useState(false);
@@ -132,10 +147,60 @@ export function WireLog({ agentId }: { agentId: string }) {
     );
   }, [client, agentId, next, loadingOlder]);
 
+  const shown = useMemo(
+    () => entries.filter((e) => (typeof e.id !== 'number' || e.id > clearedAt) && wireMatches(e, kindFilter, search)),
+    [entries, clearedAt, kindFilter, search],
+  );
+  const calls = useMemo(() => groupWire(shown), [shown]);
+  const exportLog = () => {
+    const name = `raw-log-${agentId.slice(0, 12)}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+    void saveFile(name, utf8ToBase64(JSON.stringify(shown, null, 2))).then(
+      (r) => setNote(r.saved ? (r.path ? `Saved to ${r.path}` : 'Downloaded') : ''),
+      (e: Error) => setNote(`Could not save: ${e.message}`),
+    );
+  };
+
   return (
-    <section className="section wire-log" aria-labelledby="wire-h">
-      <h3 id="wire-h">Raw log</h3>
-      <p className="small muted">Every request the hub sent to this agent and what came back, newest first. Secrets are masked (•••).</p>
+    <section className="section wire-log" aria-labelledby={headingId}>
+      <h3 id={headingId}>{title}</h3>
+      <p className="small muted">Every request the hub sent to this agent and what came back, newest first, by call. Secrets are masked (•••).</p>
+      <div className="wire-tools" role="group" aria-label="Raw log tools">
+        <label className="select-label">
+          <span>Kind</span>
+          <select value={kindFilter} onChange={(e) => setKindFilter(e.target.value)}>
+            <option value="">All</option>
+            <option value="request">Requests</option>
+            <option value="response">Responses</option>
+            <option value="event">Events</option>
+            <option value="error">Errors</option>
+          </select>
+        </label>
+        <input
+          className="filter"
+          type="search"
+          aria-label="Search the raw log"
+          placeholder="Search method, state, task, body"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
+        <span className="spacer" />
+        <button type="button" className="btn btn-small" disabled={shown.length === 0} onClick={exportLog}>
+          Export
+        </button>
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={entries.length === 0}
+          onClick={() => setClearedAt(Math.max(clearedAt, ...entries.map((e) => (typeof e.id === 'number' ? e.id : -1))))}
+        >
+          Clear
+        </button>
+      </div>
+      {note && (
+        <p className="muted small" role="status">
+          {note}
+        </p>
+      )}
       {error && (
         <p className="error-line" role="alert">
           Could not load the log: {error}
@@ -143,10 +208,24 @@ export function WireLog({ agentId }: { agentId: string }) {
       )}
       {!loaded && !error && <p className="muted">Loading…</p>}
       {loaded && entries.length === 0 && <p className="muted">Nothing yet: the log fills as soon as the hub calls this agent.</p>}
-      {entries.length > 0 && (
+      {loaded && entries.length > 0 && shown.length === 0 && <p className="muted">Nothing matches{clearedAt >= 0 ? ' (cleared)' : ''}.</p>}
+      {shown.length > 0 && (
         <ol className="wire-list" aria-label="Raw log entries">
-          {entries.map((e) => (
-            <WireRow key={String(e.id)} entry={e} />
+          {calls.map((c) => (
+            <li key={c.callId} className="wire-call" data-testid="wire-call">
+              <div className="wire-call-head muted small">
+                <code>{c.method || 'call'}</code>
+                {c.taskIds.length > 0 && <span>task {c.taskIds.map((t) => t.slice(0, 8)).join(', ')}</span>}
+                <span>
+                  {c.entries.length} entr{c.entries.length === 1 ? 'y' : 'ies'}
+                </span>
+              </div>
+              <ol className="wire-call-entries" aria-label={`Call ${c.method || c.callId}`}>
+                {c.entries.map((e) => (
+                  <WireRow key={String(e.id)} entry={e} />
+                ))}
+              </ol>
+            </li>
           ))}
         </ol>
       )}

@@ -32,6 +32,15 @@ export function openingMessages(history: Message[] | null | undefined, events: r
  * messages, artifacts (owner's answers; chunks of one artifact folded together) and notable state
  * changes. Messages are shown once even when several places carry them.
  */
+/** The state item standing for the hub's delivery note. */
+export const DELIVERED = 'delivered';
+
+/** The inbox's status note to a sender (inbox.WaitingMessage). */
+export function isDeliveryNote(m: Message): boolean {
+  const parts = Array.isArray(m.parts) ? m.parts : [];
+  return parts.length === 1 && parts[0]?.kind === 'text' && typeof parts[0].text === 'string' && parts[0].text.startsWith("Delivered to the owner's inbox;");
+}
+
 export function buildConversation(detail: Pick<TaskDetail, 'history'> | null, events: readonly TimelineEvent[]): ConversationItem[] {
   const seen = new Set<string>();
   const out: ConversationItem[] = [];
@@ -40,6 +49,12 @@ export function buildConversation(detail: Pick<TaskDetail, 'history'> | null, ev
     if (m.id) {
       if (seen.has(m.id)) return;
       seen.add(m.id);
+    }
+    // The hub's automatic note to the sender ("Delivered to the owner's inbox…") is not the owner's
+    // word: it is shown as what happened, once.
+    if (fromOf(m) === 'owner' && isDeliveryNote(m)) {
+      if (!out.some((it) => it.type === 'state' && it.state === DELIVERED)) out.push({ key, type: 'state', state: DELIVERED, at });
+      return;
     }
     out.push({ key, type: 'message', from: fromOf(m), message: m, at });
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, parseTime, stripFormatChars } from './format';
+import { base64Size, formatChatTime, formatBytes, formatDelta, formatDuration, formatRelative, maskedUiUrl, parseTime, plainTitle, stripFormatChars, tokenOf } from './format';
 
 describe('parseTime', () => {
   it('reads RFC 3339 with nanoseconds', () => {
@@ -72,5 +72,23 @@ describe('stripFormatChars', () => {
     expect(stripFormatChars('\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069x')).toBe('x');
     expect(stripFormatChars('a\u200Eb\u200Fc\u061Cd\u200Be\u200Cf\u200Dg\uFEFF')).toBe('abcdefg');
     expect(stripFormatChars('héllo wörld ✓ عربي (1).txt')).toBe('héllo wörld ✓ عربي (1).txt');
+  });
+});
+
+describe('the UI link in Settings', () => {
+  it('masks the token but for its last 4 characters', () => {
+    const url = 'http://127.0.0.1:51234/#token=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG';
+    expect(tokenOf(url)).toBe('abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG');
+    expect(maskedUiUrl(url)).toBe('http://127.0.0.1:51234/#token=••••••••DEFG');
+    expect(maskedUiUrl('http://127.0.0.1:51234/')).toBe('http://127.0.0.1:51234/');
+  });
+});
+
+describe('plainTitle', () => {
+  it('reads Markdown source as text', () => {
+    expect(plainTitle('**Deploy** v2.3 today? The plan: [checklist](https://example.com/plan)')).toBe('Deploy v2.3 today? The plan: checklist');
+    expect(plainTitle('# Heading with `code` and _emphasis_ and ~~gone~~')).toBe('Heading with code and emphasis and gone');
+    expect(plainTitle('2 * 3 * 4 stays')).toBe('2 * 3 * 4 stays');
+    expect(plainTitle('snake_case_name stays')).toBe('snake_case_name stays');
   });
 });

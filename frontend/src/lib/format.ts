@@ -119,3 +119,32 @@ export function formatChatTime(iso: string | undefined, now: number = Date.now()
   const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate();
   return sameDay ? hm : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${hm}`;
 }
+
+/** The token in a UI link (…/#token=TOKEN), or "". */
+export function tokenOf(uiUrl: string): string {
+  const i = uiUrl.indexOf('#token=');
+  return i < 0 ? '' : uiUrl.slice(i + '#token='.length);
+}
+
+/** A UI link with its token masked but for its last 4 characters, to tell two tokens apart. */
+export function maskedUiUrl(uiUrl: string): string {
+  const token = tokenOf(uiUrl);
+  if (!token) return uiUrl;
+  return uiUrl.slice(0, uiUrl.length - token.length) + '•'.repeat(8) + token.slice(-4);
+}
+
+/**
+ * A one-line title from Markdown source, as it reads: links become their text, emphasis, code and
+ * heading marks go ("**Deploy** [plan](https://…)" → "Deploy plan").
+ */
+export function plainTitle(s: string): string {
+  return (s || '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[\s(])[*_](\S(?:.*?\S)?)[*_](?=[\s).,!?:;]|$)/g, '$1$2')
+    .replace(/~~(.+?)~~/g, '$1')
+    .replace(/`+([^`]*)`+/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Artifact } from '../api/types';
 import { safeFileName, safeHttpUrl } from '../native';
-import { artifactsOf, describePart, mergeArtifacts, textOf } from './parts';
+import { artifactsOf, describePart, mergeArtifacts, textOf, previewOf } from './parts';
 
 describe('describePart', () => {
   it('keeps text as text, newlines and markup untouched', () => {
@@ -95,5 +95,15 @@ describe('mergeArtifacts', () => {
     expect(artifactsOf([], stored).map((a) => a.id)).toEqual(['s']);
     const log = [{ seq: 1, at: '', kind: 'artifact', final: false, raw: {}, artifact: { id: 'l', parts: [] } }];
     expect(artifactsOf(log, stored).map((a) => a.id)).toEqual(['l']);
+  });
+});
+
+describe('previewOf', () => {
+  it('is the text, else what the message carries, never [object Object]', () => {
+    expect(previewOf({ parts: [{ kind: 'text', text: 'Hello' }] })).toBe('Hello');
+    expect(previewOf({ parts: [{ kind: 'data', data: { build: { id: 42 } } }] })).toBe('Data: {"build":{"id":42}}');
+    expect(previewOf({ parts: [{ kind: 'file', name: 'a.txt', bytes: 'aGk=' }] })).toBe('File: a.txt');
+    expect(previewOf({ parts: [{ kind: 'data', data: { long: 'x'.repeat(300) } }] }, 20)).toHaveLength(20);
+    expect(previewOf(undefined)).toBe('');
   });
 });

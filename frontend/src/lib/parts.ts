@@ -81,6 +81,32 @@ export function partsOf(v: { parts?: Part[] | null } | null | undefined): Part[]
   return Array.isArray(v?.parts) ? (v!.parts as Part[]) : [];
 }
 
+/**
+ * One line for a list: the text of a message, else what it carries ("Data: {…}" compact JSON,
+ * "File: name"), never "[object Object]".
+ */
+export function previewOf(v: { parts?: Part[] | null } | null | undefined, max = 140): string {
+  const text = textOf(v).trim();
+  if (text) return text.length > max ? text.slice(0, max - 1) + '…' : text;
+  const bits: string[] = [];
+  for (const p of partsOf(v)) {
+    const d = describePart(p);
+    if (d.type === 'data') {
+      let json = '';
+      try {
+        json = JSON.stringify((p as { data?: unknown }).data) ?? '';
+      } catch {
+        json = '';
+      }
+      bits.push(`Data: ${json}`);
+    } else if (d.type === 'file') {
+      bits.push(`File: ${d.name}`);
+    }
+  }
+  const line = bits.join(' · ');
+  return line.length > max ? line.slice(0, max - 1) + '…' : line;
+}
+
 /** Plain text of a message or artifact's text parts, for previews. */
 export function textOf(v: { parts?: Part[] | null } | null | undefined): string {
   return partsOf(v)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelineEvent } from '../api/types';
-import { applyPushed, contiguousEnd, hasGap, isFinished, lastSeq, mergeEvents, stateOf } from './timeline';
+import { applyPushed, contiguousEnd, foldRepeats, hasGap, isFinished, lastSeq, mergeEvents, stateOf } from './timeline';
 
 const ev = (seq: number, extra: Partial<TimelineEvent> = {}): TimelineEvent => ({
   seq,
@@ -69,5 +69,17 @@ describe('state of a log', () => {
     const done = [...log, ev(4, { state: 'completed', final: true })];
     expect(stateOf(done)).toBe('completed');
     expect(isFinished(done)).toBe(true);
+  });
+});
+
+describe('foldRepeats', () => {
+  const st = (seq: number, state: string) => ({ seq, at: '', kind: 'status' as const, final: false, state, raw: {} });
+  it('folds the middle of a run of same-state updates, keeping its first and last', () => {
+    const evs = [{ seq: 1, at: '', kind: 'task' as const, final: false, raw: {} }, st(2, 'working'), st(3, 'working'), st(4, 'working'), st(5, 'working'), st(6, 'completed')];
+    const rows = foldRepeats(evs);
+    expect(rows.map((r) => (r.type === 'fold' ? `fold:${r.events.map((e) => e.seq).join(',')}` : r.ev.seq))).toEqual([1, 2, 'fold:3,4', 5, 6]);
+  });
+  it('leaves short runs alone', () => {
+    expect(foldRepeats([st(1, 'working'), st(2, 'working'), st(3, 'working')]).every((r) => r.type === 'event')).toBe(true);
   });
 });

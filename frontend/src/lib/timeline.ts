@@ -71,3 +71,31 @@ export function stateOf(events: readonly TimelineEvent[]): string | undefined {
   }
   return undefined;
 }
+
+/** A timeline row: one event, or a run of repeated status updates folded into one row. */
+export type TimelineRow = { type: 'event'; ev: TimelineEvent; index: number } | { type: 'fold'; key: string; state: string; events: TimelineEvent[] };
+
+/**
+ * Folds runs of consecutive status updates in the same state (a job's "working" ticks): the first and
+ * the last of a run stay, the ones between become one fold row when there are at least `min` of them.
+ */
+export function foldRepeats(events: readonly TimelineEvent[], min = 2): TimelineRow[] {
+  const out: TimelineRow[] = [];
+  const stateOfEv = (e: TimelineEvent) => (e.kind === 'status' ? (e.state ?? e.status?.state ?? '') : '');
+  let i = 0;
+  while (i < events.length) {
+    const st = stateOfEv(events[i]);
+    let j = i + 1;
+    if (st) while (j < events.length && stateOfEv(events[j]) === st) j++;
+    const run = j - i;
+    if (st && run - 2 >= min) {
+      out.push({ type: 'event', ev: events[i], index: i });
+      out.push({ type: 'fold', key: `f:${events[i + 1].seq}`, state: st, events: events.slice(i + 1, j - 1) });
+      out.push({ type: 'event', ev: events[j - 1], index: j - 1 });
+    } else {
+      for (let k = i; k < j; k++) out.push({ type: 'event', ev: events[k], index: k });
+    }
+    i = j;
+  }
+  return out;
+}

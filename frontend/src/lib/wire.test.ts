@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireEntry } from '../api/types';
-import { headerRows, mergeWire, prettyBody } from './wire';
+import { describeWire, groupWire, headerRows, mergeWire, prettyBody, wireMatches } from './wire';
 
 const w = (id: number, extra: Partial<WireEntry> = {}): WireEntry => ({
   id,
@@ -39,5 +39,33 @@ describe('wire log', () => {
       ['X-Api-Key', '•••'],
     ]);
     expect(headerRows(null)).toEqual([]);
+  });
+});
+
+describe('describeWire', () => {
+  it('names each streamed event by its kind and state, in both dialects', () => {
+    const v1 = { kind: 'event', method: 'SendStreamingMessage', body: 'data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"T1","status":{"state":"TASK_STATE_WORKING"}}}}' };
+    expect(describeWire(v1)).toEqual({ what: 'status-update', state: 'working', taskId: 'T1' });
+    const v03 = { kind: 'event', method: 'message/stream', body: '{"jsonrpc":"2.0","id":1,"result":{"kind":"artifact-update","taskId":"T2","artifact":{}}}' };
+    expect(describeWire(v03)).toEqual({ what: 'artifact-update', state: undefined, taskId: 'T2' });
+    const task = { kind: 'response', method: 'GetTask', body: '{"jsonrpc":"2.0","id":1,"result":{"id":"T3","status":{"state":"TASK_STATE_COMPLETED"}}}' };
+    expect(describeWire(task)).toEqual({ what: 'task', state: 'completed', taskId: 'T3' });
+    const err = { kind: 'response', method: 'SendMessage', body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}' };
+    expect(describeWire(err).what).toBe('error -32001: Task not found');
+  });
+
+  it('groups entries by call, with the tasks they name, and filters by kind and words', () => {
+    const e = (id: number, callId: string, kind: string, body: string) => ({ id, at: '', callId, kind, method: 'SendStreamingMessage', url: '', header: {}, body });
+    const list = [
+      e(3, 'b', 'event', 'data: {"result":{"statusUpdate":{"taskId":"T9","status":{"state":"TASK_STATE_COMPLETED"}}}}'),
+      e(2, 'a', 'response', ''),
+      e(1, 'a', 'request', '{"method":"SendStreamingMessage","params":{"message":{"taskId":"T8"}}}'),
+    ];
+    expect(groupWire(list).map((c) => [c.callId, c.entries.map((x) => x.id), c.taskIds])).toEqual([
+      ['b', [3], ['T9']],
+      ['a', [2, 1], ['T8']],
+    ]);
+    expect(list.filter((x) => wireMatches(x, 'event', '')).map((x) => x.id)).toEqual([3]);
+    expect(list.filter((x) => wireMatches(x, '', 'completed')).map((x) => x.id)).toEqual([3]);
   });
 });

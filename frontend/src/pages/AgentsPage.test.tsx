@@ -64,3 +64,45 @@ describe('a remote agent in the Agents page', () => {
     expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'Credentials' }));
   });
 });
+
+const demo: AgentInfo = {
+  id: 'demo',
+  name: 'AgentHub demo agent',
+  description: 'A demo',
+  kind: 'local',
+  url: 'http://127.0.0.1:47471',
+  cardUrl: 'http://127.0.0.1:47471/.well-known/agent-card.json',
+  online: true,
+  protocolVersions: ['1.0'],
+  card: { name: 'AgentHub demo agent', skills: [{ id: 'echo', name: 'Echo', examples: ['hello there'] }] },
+  problems: [],
+  canChat: true,
+};
+
+describe('the demo agent in the Agents page', () => {
+  it('has Chat on its card and in its detail, and no Refresh or Remove', async () => {
+    window.location.hash = '#/agents';
+    const r = await renderWithHub(<AgentsPage />);
+    await hub(() => r.socket.replyAll('agents.list', { agents: [demo] }));
+    expect(screen.getByRole('button', { name: 'Chat with AgentHub demo agent' })).toBeTruthy();
+    r.unmount();
+
+    window.location.hash = '#/agents/demo';
+    const d = await renderWithHub(<AgentsPage agentId="demo" />);
+    await hub(() => d.socket.replyAll('agents.list', { agents: [demo] }));
+    expect(screen.getByRole('button', { name: 'Chat' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Remove' })).toBeNull();
+  });
+
+  it('"Try it" on a skill example opens a new chat and sends the example', async () => {
+    window.location.hash = '#/agents/demo';
+    const { socket } = await renderWithHub(<AgentsPage agentId="demo" />);
+    await hub(() => socket.replyAll('agents.list', { agents: [demo] }));
+    await userEvent.click(screen.getByRole('button', { name: 'Try “hello there” in a new chat' }));
+    const start = socket.request('chats.start');
+    expect(start.params).toEqual({ agentId: 'demo' });
+    await hub(() => socket.reply(start.id, { id: 'c1', agentId: 'demo', agentName: 'AgentHub demo agent', title: '', createdAt: '', updatedAt: '', busy: false }));
+    expect(window.location.hash).toBe('#/chats/c1');
+    expect(socket.request('chats.send').params).toEqual({ id: 'c1', text: 'hello there' });
+  });
+});

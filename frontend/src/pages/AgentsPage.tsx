@@ -1,8 +1,9 @@
-import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
 import { Credentials } from '../components/Credentials';
 import { EmptyState } from '../components/EmptyState';
+import { ErrorBox } from '../components/ErrorBox';
 import { ExternalLink } from '../components/ExternalLink';
 import { JsonTree } from '../components/JsonTree';
 import { WireLog } from '../components/WireLog';
@@ -12,6 +13,9 @@ import { hrefOf, navigate, type AgentView } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { useHub } from '../state/hub';
 import { useStartChat } from '../state/useChat';
+
+/** chats.start accepts it. */
+const chatReady = (a: AgentInfo) => !!a.canChat || a.kind === 'remote';
 
 const KIND_LABEL: Record<string, string> = { hub: 'This hub', local: 'Local', remote: 'Remote' };
 
@@ -78,7 +82,27 @@ function AgentCard({ agent, selected, compact }: { agent: AgentInfo; selected: b
           {skillNames.length === 0 && <span className="muted small">No skills listed</span>}
         </div>
       )}
+      {!compact && chatReady(agent) && <CardChatButton agent={agent} />}
     </article>
+  );
+}
+
+/** Chat, on an agent's card in the grid (above the card's stretched link). */
+function CardChatButton({ agent }: { agent: AgentInfo }) {
+  const chat = useStartChat();
+  return (
+    <div className="agent-card-actions">
+      <button
+        type="button"
+        className="btn btn-small"
+        disabled={chat.busy}
+        aria-label={`Chat with ${agent.name || agent.id}`}
+        onClick={() => void chat.start(agent.id)}
+      >
+        {chat.busy ? 'Starting…' : 'Chat'}
+      </button>
+      {chat.error && <ErrorBox message={chat.error} context="agent" />}
+    </div>
   );
 }
 
@@ -90,7 +114,7 @@ function YesNo({ v }: { v: boolean | undefined }) {
 function Modes({ modes, isDefault }: { modes: string[]; isDefault: boolean }) {
   if (modes.length === 0) return <span className="muted">none stated</span>;
   return (
-    <span>
+    <span className="modes">
       {modes.map((m, i) => (
         <code key={i} className="mode">
           {m}
@@ -101,7 +125,9 @@ function Modes({ modes, isDefault }: { modes: string[]; isDefault: boolean }) {
   );
 }
 
-function Skills({ card }: { card: CardView }) {
+function Skills({ card, agent }: { card: CardView; agent: AgentInfo }) {
+  const chat = useStartChat();
+  const canTry = chatReady(agent);
   return (
     <section className="section" aria-labelledby="skills-h">
       <h3 id="skills-h">Skills ({card.skills.length})</h3>
@@ -130,6 +156,17 @@ function Skills({ card }: { card: CardView }) {
                   {s.examples.map((ex, j) => (
                     <li key={j}>
                       <q>{ex}</q>
+                      {canTry && (
+                        <button
+                          type="button"
+                          className="btn btn-small"
+                          disabled={chat.busy}
+                          aria-label={`Try “${ex.slice(0, 40)}” in a new chat`}
+                          onClick={() => void chat.start(agent.id, ex)}
+                        >
+                          Try it
+                        </button>
+                      )}
                       <CopyButton text={ex} label={`Copy example “${ex.slice(0, 40)}”`} />
                     </li>
                   ))}
@@ -149,18 +186,22 @@ function Skills({ card }: { card: CardView }) {
           </article>
         ))}
       </div>
+      {chat.error && <ErrorBox message={chat.error} context="agent" />}
     </section>
   );
 }
 
-/** Adds a remote agent by its URL: a base URL or the card's own URL. */
-function AddAgentForm() {
+/**
+ * Adds a remote agent by its URL: a base URL or the card's own URL. Its error shows below the page
+ * header (onError), where it can wrap, not inside the header.
+ */
+function AddAgentForm({ onError, retryRef }: { onError: (message: string) => void; retryRef: { current: (() => void) | null } }) {
   const { client } = useHub();
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const setError = onError;
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
     if (!url.trim() || busy) return;
     setBusy(true);
     setError('');
@@ -174,6 +215,7 @@ function AddAgentForm() {
       setBusy(false);
     }
   };
+  retryRef.current = () => void submit();
   return (
     <form className="add-agent" onSubmit={submit} aria-label="Add an agent">
       <input
@@ -188,20 +230,16 @@ function AddAgentForm() {
       <button type="submit" className="btn btn-primary" disabled={busy || !url.trim()}>
         {busy ? 'Adding…' : 'Add agent'}
       </button>
-      {error && (
-        <p className="add-agent-error" role="alert">
-          {error}
-        </p>
-      )}
     </form>
   );
 }
 
-/** Refresh and remove, for agents the owner added. */
-function RemoteActions({ agent }: { agent: AgentInfo }) {
+/** Chat, for every agent the hub can talk to; refresh and remove, for agents the owner added. */
+function AgentActions({ agent }: { agent: AgentInfo }) {
   const { client } = useHub();
   const [busy, setBusy] = useState('');
   const chat = useStartChat();
+  const remote = agent.kind === 'remote';
   const act = async (what: 'agents.refresh' | 'agents.remove') => {
     setBusy(what);
     try {
@@ -216,25 +254,23 @@ function RemoteActions({ agent }: { agent: AgentInfo }) {
   return (
     <div className="remote-actions">
       {agent.lastError ? (
-        <p className="add-agent-error" role="status">
-          Unreachable: {agent.lastError}
-        </p>
+        <ErrorBox message={agent.lastError} context="agent" role="status" onRetry={() => act('agents.refresh')} busy={busy === 'agents.refresh'} />
       ) : null}
       <button type="button" className="btn btn-primary" disabled={chat.busy} onClick={() => void chat.start(agent.id)}>
         {chat.busy ? 'Starting…' : 'Chat'}
       </button>
       {agent.fetchedAt && <span className="muted small">Card read {new Date(agent.fetchedAt).toLocaleString()}</span>}
-      <button type="button" className="btn" disabled={!!busy} onClick={() => act('agents.refresh')}>
-        {busy === 'agents.refresh' ? 'Refreshing…' : 'Refresh card'}
-      </button>
-      <button type="button" className="btn btn-danger" disabled={!!busy} onClick={() => act('agents.remove')}>
-        Remove
-      </button>
-      {chat.error && (
-        <p className="add-agent-error" role="alert">
-          Could not start a chat: {chat.error}
-        </p>
+      {remote && (
+        <>
+          <button type="button" className="btn" disabled={!!busy} onClick={() => act('agents.refresh')}>
+            {busy === 'agents.refresh' ? 'Refreshing…' : 'Refresh card'}
+          </button>
+          <button type="button" className="btn btn-danger" disabled={!!busy} onClick={() => act('agents.remove')}>
+            Remove
+          </button>
+        </>
       )}
+      {chat.error && <ErrorBox message={chat.error} context="agent" onRetry={() => void chat.start(agent.id)} />}
     </div>
   );
 }
@@ -306,7 +342,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
         <ProblemFlag count={problems.length} />
       </DetailHead>
 
-      {remote && <RemoteActions agent={agent} />}
+      {chatReady(agent) && <AgentActions agent={agent} />}
       {remote && <DetailTabs agent={agent} view={view} />}
 
       {problems.length > 0 && (
@@ -422,7 +458,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
 
       {remote && <Credentials agent={agent} />}
 
-      <Skills card={card} />
+      <Skills card={card} agent={agent} />
 
       <section className="section" aria-labelledby="caps-h">
         <h3 id="caps-h">Capabilities</h3>
@@ -516,6 +552,8 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
 export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentView }) {
   const { agents, agentsLoaded } = useHub();
   const [filter, setFilter] = useState('');
+  const [addError, setAddError] = useState('');
+  const retryAdd = useRef<(() => void) | null>(null);
   const sorted = useMemo(() => {
     const rank = (a: AgentInfo) => (a.kind === 'hub' ? 0 : a.kind === 'local' ? 1 : 2);
     return [...agents].sort((a, b) => rank(a) - rank(b) || (a.name || a.id).localeCompare(b.name || b.id));
@@ -540,7 +578,7 @@ export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentVi
         <h1>Agents</h1>
         <span className="muted">{agents.length} known</span>
         <span className="spacer" />
-        <AddAgentForm />
+        <AddAgentForm onError={setAddError} retryRef={retryAdd} />
         <input
           id="page-filter"
           className="filter"
@@ -551,6 +589,11 @@ export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentVi
           onChange={(e) => setFilter(e.target.value)}
         />
       </header>
+      {addError && (
+        <div className="page-errors">
+          <ErrorBox message={addError} context="add-agent" onRetry={() => retryAdd.current?.()} />
+        </div>
+      )}
       {agentsLoaded && agents.length === 0 ? (
         <div className="page-scroll">
           <EmptyState title="No agents yet">

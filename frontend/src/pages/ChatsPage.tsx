@@ -8,21 +8,28 @@ import { EmptyState } from '../components/EmptyState';
 import { StateBadge } from '../components/StateBadge';
 import { Timeline } from '../components/Timeline';
 import { buildTranscript, isActiveState, taskStateText, type ChatItem } from '../lib/chat';
-import { formatChatTime, formatDateTime, formatRelative, parseTime } from '../lib/format';
+import { formatChatTime, formatDateTime, formatDuration, formatRelative, parseTime, plainTitle } from '../lib/format';
+import { adopt, isUnread, loadSeen, markSeen, saveSeen, type Seen } from '../lib/chatseen';
 import { hrefOf, navigate } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { isDisconnect, useHub, useTopic } from '../state/hub';
 import { useConversation, useStartChat } from '../state/useChat';
+import { explain } from '../lib/errors';
+import { ErrorBox } from '../components/ErrorBox';
+import { WireLog } from '../components/WireLog';
 
 const KNOWN_STATES = new Set<string>(TASK_STATES);
 
-/** Agents the owner can chat with: the remote ones (added by URL). */
+/** Agents the owner can chat with: this hub's own (the demo agent, the hub itself), then added ones by name. */
 export function chatAgents(agents: AgentInfo[]): AgentInfo[] {
-  return agents.filter((a) => a.kind === 'remote').sort((a, b) => (a.name || a.id).localeCompare(b.name || b.id));
+  const rank = (a: AgentInfo) => (a.kind === 'local' ? 0 : a.kind === 'hub' ? 1 : 2);
+  return agents
+    .filter((a) => a.canChat || a.kind === 'remote')
+    .sort((a, b) => rank(a) - rank(b) || (a.name || a.id).localeCompare(b.name || b.id));
 }
 
 function titleOf(c: Pick<Conversation, 'title' | 'agentName' | 'agentId'>): string {
-  return c.title?.trim() || `New chat with ${c.agentName || c.agentId}`;
+  return plainTitle(c.title ?? '') || `New chat with ${c.agentName || c.agentId}`;
 }
 
 function byActivity(a: Conversation, b: Conversation): number {
@@ -30,6 +37,14 @@ function byActivity(a: Conversation, b: Conversation): number {
   const tb = parseTime(b.updatedAt);
   if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return tb - ta;
   return (b.updatedAt || '').localeCompare(a.updatedAt || '');
+}
+
+function safeLocalStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
 }
 
 /** Re-renders every 30 s so that "5 min ago" stays true. */
@@ -52,7 +67,7 @@ function NewChatDialog({ onClose }: { onClose: () => void }) {
     <Dialog title="New chat" onClose={onClose}>
       {list.length === 0 ? (
         <p>
-          {agentsLoaded ? 'There is no remote agent to chat with yet. ' : 'Loading agents… '}
+          {agentsLoaded ? 'There is no agent to chat with yet. ' : 'Loading agents… '}
           <a href="#/agents" onClick={onClose}>
             Add one by its URL on the Agents page
           </a>
@@ -92,11 +107,7 @@ function NewChatDialog({ onClose }: { onClose: () => void }) {
           </ul>
         </>
       )}
-      {error && (
-        <p className="reply-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorBox message={error} context="agent" />}
     </Dialog>
   );
 }
@@ -116,8 +127,35 @@ function errorLead(err: ChatError, agentName: string): string {
   }
 }
 
-function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { type: 'error' }>; agentId: string; agentName: string }) {
+/** The owner's message a failed call was sending: the newest out entry before it. */
+export function failedSend(entries: ChatEntry[], seq: number): ComposerSend | null {
+  let out: ChatEntry | undefined;
+  for (const e of entries) if (e.direction === 'out' && e.seq < seq && (!out || e.seq > out.seq)) out = e;
+  const parts = out?.message?.parts;
+  if (!out || !Array.isArray(parts)) return null;
+  const text = parts.map((p) => (p?.kind === 'text' ? p.text : '')).join('');
+  const files = parts.flatMap((p) =>
+    p?.kind === 'file' && typeof p.bytes === 'string' ? [{ name: p.name || 'file', mediaType: p.mediaType || 'application/octet-stream', bytes: p.bytes }] : [],
+  );
+  if (!text && files.length === 0) return null;
+  return { text, files, ...(out.taskId ? { taskId: out.taskId } : {}) };
+}
+
+function ErrorNotice({
+  item,
+  agentId,
+  agentName,
+  onRetry,
+}: {
+  item: Extract<ChatItem, { type: 'error' }>;
+  agentId: string;
+  agentName: string;
+  /** sends the failed message again */
+  onRetry?: () => Promise<unknown>;
+}) {
   const e = item.error;
+  const [retrying, setRetrying] = useState(false);
+  const fix = explain(e.message, 'send').fix;
   return (
     <li className={`chat-error kind-${e.kind}`} data-testid="chat-error" data-kind={e.kind}>
       <span className="chat-error-icon" aria-hidden="true">
@@ -125,14 +163,31 @@ function ErrorNotice({ item, agentId, agentName }: { item: Extract<ChatItem, { t
       </span>
       <div>
         <p className="chat-error-lead">{errorLead(e, agentName)}</p>
-        <p className="small chat-error-detail">
-          {e.message}
-          {typeof e.code === 'number' ? <span className="muted"> (code {e.code})</span> : null}
-        </p>
+        {fix && e.kind !== 'auth' && <p className="small chat-error-fix">{fix}</p>}
+        <details className="error-details">
+          <summary>Details</summary>
+          <code className="break chat-error-detail">
+            {e.message}
+            {typeof e.code === 'number' ? ` (code ${e.code})` : ''}
+          </code>
+        </details>
         {e.kind === 'auth' && (
           <a className="btn btn-small" href={hrefOf({ area: 'agents', agentId, view: 'credentials' })}>
             Set credentials
           </a>
+        )}
+        {onRetry && e.kind !== 'auth' && (
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={retrying}
+            onClick={() => {
+              setRetrying(true);
+              onRetry().finally(() => setRetrying(false));
+            }}
+          >
+            {retrying ? 'Sending again…' : 'Retry'}
+          </button>
         )}
       </div>
       {item.at && (
@@ -149,7 +204,26 @@ function taskTimeline(entries: ChatEntry[], taskId: string): TimelineEvent[] {
   return entries.filter((e) => e.taskId === taskId && e.direction === 'in').map((e) => ({ ...e, raw: undefined }));
 }
 
-function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem, { type: 'task' }>; agentId: string; entries: ChatEntry[]; onCancel: (taskId: string) => Promise<unknown> }) {
+function TaskLine({
+  item,
+  agentId,
+  entries,
+  onCancel,
+  onAnswer,
+  took,
+  onRetry,
+}: {
+  item: Extract<ChatItem, { type: 'task' }>;
+  agentId: string;
+  entries: ChatEntry[];
+  onCancel: (taskId: string) => Promise<unknown>;
+  /** set while the task asks a question the composer is not answering: answer it from here */
+  onAnswer?: (taskId: string) => void;
+  /** how long the task took, once it ended */
+  took?: string;
+  /** a failed (or interrupted) task: send the message that started it again */
+  onRetry?: () => Promise<unknown>;
+}) {
   const [canceling, setCanceling] = useState(false);
   const [error, setError] = useState('');
   const [showTimeline, setShowTimeline] = useState(false);
@@ -165,6 +239,7 @@ function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem
     <li className={`task-line state state-${KNOWN_STATES.has(item.state) ? item.state : 'unknown'}`} data-testid="task-state" data-task-id={item.taskId} data-state={item.state}>
       {active && <span className="working-dots" aria-hidden="true" />}
       <span className="task-line-text">{taskStateText(item.state)}</span>
+      {took && <span className="muted small task-took">took {took}</span>}
       {item.at && (
         <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
           {formatChatTime(item.at)}
@@ -193,14 +268,31 @@ function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem
           {canceling ? 'Canceling…' : 'Cancel'}
         </button>
       )}
+      {onRetry && item.state === 'failed' && (
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={canceling}
+          onClick={() => {
+            setCanceling(true);
+            onRetry().finally(() => setCanceling(false));
+          }}
+        >
+          Retry
+        </button>
+      )}
+      {onAnswer && (
+        <button type="button" className="btn btn-small" onClick={() => onAnswer(item.taskId)}>
+          Answer
+        </button>
+      )}
       <button type="button" className="btn btn-small" aria-expanded={showTimeline} onClick={() => setShowTimeline((v) => !v)}>
         Timeline
       </button>
-      {error && (
-        <span className="reply-error small" role="alert">
-          {error}
-        </span>
-      )}
+      <a className="btn btn-small" href={hrefOf({ area: 'tasks', agent: agentId, taskId: item.taskId })}>
+        Open in Tasks
+      </a>
+      {error && <ErrorBox message={error} context="agent" />}
       {showTimeline && (
         <div className="task-line-timeline" ref={timelineRef}>
           <Timeline events={taskTimeline(entries, item.taskId)} showRaw={false} />
@@ -210,14 +302,33 @@ function TaskLine({ item, agentId, entries, onCancel }: { item: Extract<ChatItem
   );
 }
 
-function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Set<string> }) {
+/** How an ended task finished: its final state and how long it took, e.g. "Completed · took 5.0s". */
+type Ended = Map<string, { state: string; took: string }>;
+
+/** The ended tasks of a transcript, each timed from the message that started it to its final state. */
+export function endedTasksOf(entries: ChatEntry[], tasks: { taskId: string; state?: string; ended: boolean; firstSeq: number; at: string }[]): Ended {
+  const out: Ended = new Map();
+  for (const t of tasks) {
+    if (!t.ended || !t.state) continue;
+    let start: string | undefined;
+    for (const e of entries) if (e.direction === 'out' && e.seq < t.firstSeq) start = e.at;
+    start ??= entries.find((e) => e.seq === t.firstSeq)?.at;
+    const ms = parseTime(t.at) - parseTime(start ?? '');
+    out.set(t.taskId, { state: t.state, took: Number.isFinite(ms) && ms >= 0 ? formatDuration(ms) : '' });
+  }
+  return out;
+}
+
+function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Ended }) {
   const from = item.from;
+  // A progress bubble ("Working… 4/5") of a task that has ended shows how it ended, not its last tick.
+  const ended = item.type === 'status' && item.state === 'working' && item.taskId ? endedTasks.get(item.taskId) : undefined;
   const streaming = item.type === 'artifact' && !item.complete && !(item.taskId && endedTasks.has(item.taskId));
   const parts = item.type === 'artifact' ? item.artifact.parts : item.message.parts;
   const label = item.type === 'artifact' ? item.artifact.name : undefined;
   return (
     <li
-      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''}`}
+      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''} ${ended ? 'progress-ended' : ''}`}
       data-testid={item.type === 'artifact' ? 'chat-artifact' : 'chat-message'}
       data-from={from}
       data-task-id={item.taskId}
@@ -233,6 +344,12 @@ function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { typ
           </time>
         )}
       </div>
+      {ended && (
+        <p className="progress-final" data-testid="progress-final">
+          {taskStateText(ended.state)}
+          {ended.took ? ` · took ${ended.took}` : ''}
+        </p>
+      )}
       <Parts parts={parts} from={from} />
       {streaming && (
         <span className="stream-caret" aria-label="still arriving">
@@ -294,7 +411,20 @@ function TitleEditor({ conversation, onDone }: { conversation: Conversation; onD
   );
 }
 
-function ChatView({ id, onConversation, onDeleted }: { id: string; onConversation: (c: Conversation) => void; onDeleted: (id: string) => void }) {
+function ChatView({
+  id,
+  onConversation,
+  onDeleted,
+  logOpen = false,
+  onToggleLog,
+}: {
+  id: string;
+  onConversation: (c: Conversation) => void;
+  onDeleted: (id: string) => void;
+  /** the raw log shows beside the conversation */
+  logOpen?: boolean;
+  onToggleLog?: () => void;
+}) {
   const { client, agents, agentsLoaded } = useHub();
   const view = useConversation(id);
   const { conversation, entries } = view;
@@ -303,7 +433,11 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setDeleteError] = useState('');
   const transcript = useMemo(() => buildTranscript(entries), [entries]);
-  const endedTasks = useMemo(() => new Set(transcript.tasks.filter((t) => t.ended).map((t) => t.taskId)), [transcript]);
+  const endedTasks = useMemo(() => endedTasksOf(entries, transcript.tasks), [entries, transcript]);
+  // A question the owner chose to answer from its task line (an older one, or one set aside).
+  const [target, setTarget] = useState<{ taskId: string; key: number } | null>(null);
+  const targetTask = target ? transcript.tasks.find((t) => t.taskId === target.taskId && t.state === 'input-required') : undefined;
+  const answering = targetTask ? { taskId: targetTask.taskId, question: targetTask.question } : transcript.answering;
 
   useEffect(() => {
     if (conversation) onConversation(conversation);
@@ -312,14 +446,22 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
   // Follow the conversation while the person is at its end; leave them alone when they scrolled up.
   const scrollRef = useRef<HTMLOListElement>(null);
   const stick = useRef(true);
+  const [away, setAway] = useState(false); // scrolled up: offer "Jump to latest"
   const onScroll = () => {
     const el = scrollRef.current;
     if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 160;
+    setAway(!stick.current);
   };
   useEffect(() => {
     const el = scrollRef.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
   }, [entries, conversation?.busy]);
+  const jump = () => {
+    const el = scrollRef.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    stick.current = true;
+    setAway(false);
+  };
 
   const send = useCallback(
     async ({ text, files, taskId }: ComposerSend) => {
@@ -330,11 +472,25 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
         ...(taskId ? { taskId } : {}),
       });
       if (entry && typeof entry === 'object') view.addEntry(entry);
+      if (taskId) setTarget(null);
       stick.current = true;
     },
     [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
   );
   const cancel = useCallback((taskId: string) => client.call('chats.cancel', { id, taskId }), [client, id]);
+  // Retry on a failed send: the same message again (only the newest failure offers it).
+  const lastError = useMemo(() => Math.max(-1, ...transcript.items.filter((i) => i.type === 'error').map((i) => (i as { seq: number }).seq)), [transcript]);
+  // Retry on a failed task (the agent failed it, or it was interrupted): the message that started it.
+  const retryTask = (taskId: string) => {
+    const t = transcript.tasks.find((x) => x.taskId === taskId);
+    const msg = t && t.state === 'failed' ? failedSend(entries, t.firstSeq) : null;
+    return msg ? () => send({ ...msg, taskId: undefined }).catch(() => undefined) : undefined;
+  };
+  const retryOf = (seq: number) => {
+    if (seq !== lastError) return undefined;
+    const msg = failedSend(entries, seq);
+    return msg ? () => send(msg).catch(() => undefined) : undefined;
+  };
 
   if (view.deleted) {
     return (
@@ -409,6 +565,11 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
           <button type="button" className="btn btn-small" disabled={!!blocked || starting} onClick={() => void start(conversation.agentId)}>
             New conversation
           </button>
+          {onToggleLog && (
+            <button type="button" className="btn btn-small" aria-pressed={logOpen} onClick={onToggleLog}>
+              Raw log
+            </button>
+          )}
           <button type="button" className="btn btn-small" onClick={() => setRenaming(true)} disabled={renaming}>
             Rename
           </button>
@@ -416,11 +577,7 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
             Delete
           </button>
         </div>
-        {startError && (
-          <p className="reply-error small" role="alert">
-            {startError}
-          </p>
-        )}
+        {startError && <ErrorBox message={startError} context="agent" />}
       </header>
 
       <ol className="conversation chat-transcript" aria-label="Transcript" ref={scrollRef} onScroll={onScroll} tabIndex={0}>
@@ -431,9 +588,26 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
         )}
         {transcript.items.map((it) =>
           it.type === 'task' ? (
-            <TaskLine key={it.key} item={it} agentId={conversation.agentId} entries={entries} onCancel={cancel} />
+            <TaskLine
+              key={it.key}
+              item={it}
+              agentId={conversation.agentId}
+              entries={entries}
+              onCancel={cancel}
+              took={endedTasks.get(it.taskId)?.took}
+              onRetry={retryTask(it.taskId)}
+              onAnswer={
+                it.state === 'input-required' && answering?.taskId !== it.taskId ? (taskId) => setTarget((t) => ({ taskId, key: (t?.key ?? 0) + 1 })) : undefined
+              }
+            />
           ) : it.type === 'error' ? (
-            <ErrorNotice key={it.key} item={it} agentId={conversation.agentId} agentName={agentName} />
+            <ErrorNotice
+              key={it.key}
+              item={it}
+              agentId={conversation.agentId}
+              agentName={agentName}
+              onRetry={retryOf(it.seq)}
+            />
           ) : (
             <Bubble key={it.key} item={it} agentName={agentName} endedTasks={endedTasks} />
           ),
@@ -445,13 +619,19 @@ function ChatView({ id, onConversation, onDeleted }: { id: string; onConversatio
           </li>
         )}
       </ol>
+      {away && (
+        <button type="button" className="btn btn-small jump-latest" onClick={jump} data-testid="jump-latest">
+          ↓ Jump to latest
+        </button>
+      )}
       <p className="sr-only" role="status" aria-live="polite">
         {newest?.state ? `${agentName}: ${taskStateText(newest.state)}` : ''}
       </p>
 
       <Composer
         agentName={agentName}
-        answering={transcript.answering}
+        answering={answering}
+        answerKey={target?.key}
         blocked={blocked}
         onSend={send}
         autoFocus={view.loaded && transcript.items.length === 0}
@@ -490,6 +670,17 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
   const [filter, setFilter] = useState('');
   const [picking, setPicking] = useState(false);
   const now = useNow();
+  // Conversations that changed while the owner was elsewhere are marked until opened.
+  const [seen, setSeen] = useState<Seen>(() => loadSeen(safeLocalStorage()));
+  useEffect(() => {
+    setSeen((cur) => {
+      let next = adopt(cur, list);
+      const open = conversationId ? list.find((c) => c.id === conversationId) : undefined;
+      if (open) next = markSeen(next, open);
+      if (next !== cur) saveSeen(safeLocalStorage(), next);
+      return next;
+    });
+  }, [list, conversationId]);
 
   useEffect(() => {
     let live = true;
@@ -527,6 +718,9 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
     navigate('#/chats');
   }, []);
 
+  const unread = (c: Conversation) => c.id !== conversationId && isUnread(seen, c);
+  const [logOpen, setLogOpen] = useState(false);
+  const logAgent = conversationId ? list.find((c) => c.id === conversationId)?.agentId : undefined;
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
     if (!f) return list;
@@ -539,7 +733,7 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
   );
 
   return (
-    <div className={`page ${conversationId ? 'has-detail' : ''}`}>
+    <div className={`page ${conversationId ? 'has-detail' : ''} ${conversationId && logOpen && logAgent ? 'log-open' : ''}`}>
       <header className="page-head">
         <h1>Chats</h1>
         <span className="muted">{loaded ? `${list.length} conversation${list.length === 1 ? '' : 's'}` : 'Loading…'}</span>
@@ -581,18 +775,26 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
                 <li key={c.id}>
                   <a
                     href={hrefOf({ area: 'chats', conversationId: c.id })}
-                    className={`inbox-item chat-item ${c.id === conversationId ? 'selected' : ''}`}
+                    className={`inbox-item chat-item ${c.id === conversationId ? 'selected' : ''} ${unread(c) ? 'unread' : ''}`}
                     data-testid="chat-item"
                     data-conversation-id={c.id}
+                    data-unread={unread(c) ? 'true' : undefined}
                     aria-current={c.id === conversationId ? 'true' : undefined}
                   >
                     <div className="inbox-item-top">
+                      {unread(c) && <span className="unread-dot" role="img" aria-label="new activity" />}
                       <span className="task-title">{titleOf(c)}</span>
                       {c.busy && (
                         <span className="working-dots" role="img" aria-label="busy" />
                       )}
                       {c.state && <StateBadge state={c.state} />}
                     </div>
+                    {c.preview?.text && (
+                      <p className="preview muted small" data-testid="chat-preview">
+                        {c.preview.from === 'you' ? 'You: ' : ''}
+                        {plainTitle(c.preview.text)}
+                      </p>
+                    )}
                     <div className="muted small inbox-item-bottom">
                       <span className="chat-item-agent">{c.agentName || c.agentId}</span>
                       <span aria-hidden="true">·</span>
@@ -613,7 +815,21 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
                 <a className="back-link" href="#/chats">
                   ← Chats
                 </a>
-                <ChatView key={conversationId} id={conversationId} onConversation={upsert} onDeleted={removed} />
+                <div className={`chat-with-log ${logOpen && logAgent ? 'log-open' : ''}`}>
+                  <ChatView
+                    key={conversationId}
+                    id={conversationId}
+                    onConversation={upsert}
+                    onDeleted={removed}
+                    logOpen={logOpen}
+                    onToggleLog={() => setLogOpen((o) => !o)}
+                  />
+                  {logOpen && logAgent && (
+                    <aside className="chat-log" aria-label="Raw log beside the conversation">
+                      <WireLog agentId={logAgent} title="Raw log of this agent" />
+                    </aside>
+                  )}
+                </div>
               </>
             ) : (
               <div className="pane-placeholder muted">

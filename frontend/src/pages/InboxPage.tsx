@@ -1,16 +1,17 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { InboxAction, InboxItem, OutgoingFile } from '../api/types';
+import type { InboxAction, InboxItem, Message, OutgoingFile } from '../api/types';
 import { CodeBlock, CopyButton } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
+import { ErrorBox } from '../components/ErrorBox';
 import { Parts } from '../components/Parts';
 import { ReplyBox } from '../components/ReplyBox';
 import { StateBadge } from '../components/StateBadge';
 import { UnreadableNotice, UnreadableTag } from '../components/Unreadable';
-import { buildConversation, type ConversationItem } from '../lib/conversation';
+import { buildConversation, DELIVERED, type ConversationItem } from '../lib/conversation';
 import { rpcEndpoint } from '../lib/card';
 import { baseUrlOf, curlExample, sdkExample } from '../lib/examples';
-import { formatClock, formatRelative } from '../lib/format';
-import { textOf } from '../lib/parts';
+import { formatClock, formatRelative, plainTitle } from '../lib/format';
+import { previewOf, textOf } from '../lib/parts';
 import { hrefOf } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
 import { isDisconnect, useHub, useTopic } from '../state/hub';
@@ -43,7 +44,15 @@ function InboxEmpty() {
   );
 }
 
-function Bubble({ item }: { item: ConversationItem }) {
+/** An open task the owner answered: the sender's turn. */
+const answered = (t: { state: string; waitingForOwner: boolean }) => !t.waitingForOwner && (t.state === 'working' || t.state === 'submitted');
+
+function InboxState({ t }: { t: { state: string; waitingForOwner: boolean } }) {
+  if (answered(t)) return <span className="badge state state-answered">Answered</span>;
+  return <StateBadge state={t.state} />;
+}
+
+function Bubble({ item, sender }: { item: ConversationItem; sender: string }) {
   if (item.type === 'state') {
     const text: Record<string, string> = {
       'input-required': 'You asked back — waiting for the sender',
@@ -52,6 +61,7 @@ function Bubble({ item }: { item: ConversationItem }) {
       canceled: 'Canceled by the sender',
       failed: 'Failed',
       'auth-required': 'Waiting for the sender to authenticate',
+      [DELIVERED]: 'Delivered to your inbox; the sender was told you answer when you can',
     };
     return (
       <li className="conv-state" data-testid="conversation-state">
@@ -64,7 +74,7 @@ function Bubble({ item }: { item: ConversationItem }) {
   return (
     <li className={`bubble from-${from}`} data-testid="conversation-message" data-from={from}>
       <div className="bubble-head">
-        <span className="bubble-who">{from === 'sender' ? 'Sender' : 'You'}</span>
+        <span className="bubble-who">{from === 'sender' ? sender : 'You'}</span>
         {item.type === 'artifact' && item.artifact.name && item.artifact.name !== 'answer' && <span className="muted small">{item.artifact.name}</span>}
         {item.at && (
           <time className="muted small" dateTime={item.at}>
@@ -72,12 +82,13 @@ function Bubble({ item }: { item: ConversationItem }) {
           </time>
         )}
       </div>
-      <Parts parts={item.type === 'message' ? item.message.parts : item.artifact.parts} />
+      {/* The sender's text is Markdown, as in Chats; the owner's is shown as typed. */}
+      <Parts parts={item.type === 'message' ? item.message.parts : item.artifact.parts} from={from === 'sender' ? 'agent' : 'owner'} />
     </li>
   );
 }
 
-function InboxDetail({ agent, id, onActed }: { agent: string; id: string; onActed: () => void }) {
+function InboxDetail({ agent, id, sender, onActed }: { agent: string; id: string; sender: string; onActed: () => void }) {
   const { client } = useHub();
   const view = useTask(agent, id);
   const items = useMemo(() => buildConversation(view.detail, view.events), [view.detail, view.events]);
@@ -91,8 +102,9 @@ function InboxDetail({ agent, id, onActed }: { agent: string; id: string; onActe
     async (action: InboxAction, text: string, files: OutgoingFile[]) => {
       await client.call('inbox.act', { id, action, text, ...(files.length ? { files } : {}) });
       onActed();
+      view.reload(); // whose turn it is changed with the action, not with the task's last event
     },
-    [client, id, onActed],
+    [client, id, onActed, view.reload],
   );
 
   if (view.error && !view.detail) {
@@ -110,18 +122,18 @@ function InboxDetail({ agent, id, onActed }: { agent: string; id: string; onActe
     <article className="detail inbox-detail" data-testid="inbox-detail" aria-labelledby="inbox-title">
       <header className="detail-head column">
         <div className="title-row">
-          <h2 id="inbox-title">{s.title || '(no text)'}</h2>
-          <StateBadge state={s.state} />
+          <h2 id="inbox-title">{titleOf(s.title, view.detail?.history?.[0])}</h2>
+          <InboxState t={s} />
         </div>
         <p className="muted small">
-          Received {formatRelative(s.createdAt)} · A2A {s.dialect} ·{' '}
+          From <strong data-testid="inbox-sender">{sender}</strong> · received {formatRelative(s.createdAt)} · A2A {s.dialect} ·{' '}
           <a href={hrefOf({ area: 'tasks', agent: s.agent, taskId: s.id })}>Open the task’s timeline</a>
         </p>
         <UnreadableNotice task={s} />
       </header>
       <ol className="conversation" aria-label="Conversation">
         {items.map((it) => (
-          <Bubble key={it.key} item={it} />
+          <Bubble key={it.key} item={it} sender={sender} />
         ))}
         <li ref={endRef} aria-hidden="true" className="conv-end" />
       </ol>
@@ -130,8 +142,14 @@ function InboxDetail({ agent, id, onActed }: { agent: string; id: string; onActe
   );
 }
 
+/** A title for a message without text: what it carries (data, files), not "(no text)". */
+function titleOf(title: string | undefined, first: Message | undefined): string {
+  if (title && title !== '(no text)') return plainTitle(title);
+  return previewOf(first, 80) || '(empty message)';
+}
+
 export function InboxPage({ taskId }: { taskId?: string }) {
-  const { client, refreshKey, agents, setUnread } = useHub();
+  const { client, refreshKey, agents, setUnread, inbox } = useHub();
   const [items, setItems] = useState<InboxItem[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -200,13 +218,17 @@ export function InboxPage({ taskId }: { taskId?: string }) {
   );
 
   const detailAgent = selected?.agent ?? hubId;
-  const waiting = items.filter((t) => t.waitingForOwner).length;
+  // The same counts as the navigation's badge (the hub's "inbox" push), so the two always agree.
+  const unreadCount = inbox?.unread ?? items.filter((t) => t.unread).length;
+  const waiting = inbox?.waiting ?? items.filter((t) => t.waitingForOwner).length;
 
   return (
     <div className={`page ${taskId ? 'has-detail' : ''}`}>
       <header className="page-head">
         <h1>Inbox</h1>
-        <span className="muted">{loaded ? `${waiting} waiting for you` : 'Loading…'}</span>
+        <span className="muted" data-testid="inbox-counts">
+          {loaded ? `${unreadCount} unread · ${waiting} waiting for you` : 'Loading…'}
+        </span>
         <span className="spacer" />
         <input
           id="page-filter"
@@ -219,9 +241,9 @@ export function InboxPage({ taskId }: { taskId?: string }) {
         />
       </header>
       {error && (
-        <p className="error-line" role="alert">
-          Could not load the inbox: {error}
-        </p>
+        <div className="page-errors">
+          <ErrorBox message={`Could not load the inbox: ${error}`} onRetry={() => setNonce((n) => n + 1)} />
+        </div>
       )}
       {loaded && items.length === 0 && !taskId ? (
         <div className="page-scroll">
@@ -244,14 +266,17 @@ export function InboxPage({ taskId }: { taskId?: string }) {
                       {t.unread && (
                         <span className="unread-dot" role="img" aria-label="unread" />
                       )}
-                      <span className="task-title">{t.title || '(no text)'}</span>
-                      <StateBadge state={t.state} />
+                      <span className="task-title">{titleOf(t.title, t.lastMessage)}</span>
+                      <InboxState t={t} />
                     </div>
-                    {t.lastMessage && <p className="preview muted small">{textOf(t.lastMessage) || '(attachment)'}</p>}
+                    {t.lastMessage && <p className="preview muted small">{plainTitle(previewOf(t.lastMessage)) || '(empty message)'}</p>}
                     <div className="muted small inbox-item-bottom">
+                      <span className="inbox-sender">{t.sender || 'Anonymous (this computer)'}</span>
+                      <span aria-hidden="true">·</span>
                       <time dateTime={t.updatedAt}>{formatRelative(t.updatedAt)}</time>
                       <UnreadableTag task={t} />
                       {t.waitingForOwner && <span className="tag tag-accent">waiting for you</span>}
+                      {answered(t) && <span className="tag">waiting for the sender</span>}
                     </div>
                   </a>
                 </li>
@@ -266,7 +291,7 @@ export function InboxPage({ taskId }: { taskId?: string }) {
                   ← Inbox
                 </a>
                 {detailAgent ? (
-                  <InboxDetail key={taskId} agent={detailAgent} id={taskId} onActed={refetchSoon} />
+                  <InboxDetail key={taskId} agent={detailAgent} id={taskId} sender={selected?.sender || 'Anonymous (this computer)'} onActed={refetchSoon} />
                 ) : (
                   <p className="muted pad">Loading…</p>
                 )}

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { TASK_STATES, isTerminal, type TaskSummary } from '../api/types';
 import { CodeBlock } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
+import { ErrorBox } from '../components/ErrorBox';
 import { StateBadge } from '../components/StateBadge';
 import { TaskDetailView } from '../components/TaskDetailView';
 import { UnreadableTag } from '../components/Unreadable';
@@ -20,7 +21,7 @@ const ROW_HEIGHT = 68;
 function DirectionIcon({ direction }: { direction: string }) {
   const incoming = direction === 'incoming';
   return (
-    <span className={`direction ${incoming ? 'in' : 'out'}`} title={incoming ? 'Incoming: sent to this hub' : 'Outgoing: sent by this hub'}>
+    <span className={`direction ${incoming ? 'in' : 'out'}`} title={incoming ? 'Incoming: sent to you or your agents' : 'Outgoing: sent by you'}>
       <span aria-hidden="true">{incoming ? '↙' : '↗'}</span>
       <span className="sr-only">{incoming ? 'incoming' : 'outgoing'}</span>
     </span>
@@ -64,14 +65,32 @@ function useNow(ms: number): number {
   return now;
 }
 
+/** The agents the filter offers: this hub's own, then those the owner sent tasks to (tasks.agents). */
+function useTaskAgents(): { id: string; name: string }[] {
+  const { client, refreshKey, agents } = useHub();
+  const [list, setList] = useState<{ id: string; name: string }[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    client.call('tasks.agents', {}).then(
+      (r) => live && setList(Array.isArray(r?.agents) ? r.agents : []),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, refreshKey]);
+  return list ?? agents.filter((a) => a.kind !== 'remote').map((a) => ({ id: a.id, name: a.name }));
+}
+
 export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }) {
   const { agents } = useHub();
+  const filterAgents = useTaskAgents();
   const [agentFilter, setAgentFilter] = useState('');
   const [stateFilter, setStateFilter] = useState('');
   const [text, setText] = useState('');
   const list = useTaskList({ agent: agentFilter || undefined, state: stateFilter || undefined });
   const now = useNow(30_000);
-  const names = useMemo(() => new Map(agents.map((a) => [a.id, a.name || a.id])), [agents]);
+  const names = useMemo(() => new Map([...filterAgents, ...agents].map((a) => [a.id, a.name || a.id])), [agents, filterAgents]);
 
   const shown = useMemo(() => {
     const f = text.trim().toLowerCase();
@@ -123,7 +142,7 @@ export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }
             <span>Agent</span>
             <select value={agentFilter} onChange={(e) => setAgentFilter(e.target.value)}>
               <option value="">All agents</option>
-              {agents.map((a) => (
+              {filterAgents.map((a) => (
                 <option key={a.id} value={a.id}>
                   {a.name || a.id}
                 </option>
@@ -168,9 +187,7 @@ export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }
         <div className="two-pane">
           <div className="pane-list task-list-pane">
             {list.error && (
-              <p className="error-line" role="alert">
-                Could not load tasks: {list.error}
-              </p>
+              <ErrorBox message={`Could not load tasks: ${list.error}`} />
             )}
             {list.loaded && shown.length === 0 && !list.hasMore ? (
               <EmptyState title="No tasks match">

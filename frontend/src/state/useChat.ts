@@ -81,18 +81,28 @@ export function useConversation(id: string): ConversationView {
   return { conversation, entries, loaded, error, deleted, addEntry, setConversation, reload };
 }
 
-/** Starts a conversation with an agent (local only until the first send) and opens it. */
-export function useStartChat(): { start: (agentId: string) => Promise<Conversation | null>; busy: boolean; error: string | null } {
+/**
+ * Starts a conversation with an agent (local only until the first send) and opens it. With text
+ * (a skill's example, "Try it"), that is sent as the first message.
+ */
+export function useStartChat(): {
+  start: (agentId: string, text?: string) => Promise<Conversation | null>;
+  busy: boolean;
+  error: string | null;
+} {
   const { client } = useHub();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const start = useCallback(
-    async (agentId: string) => {
+    async (agentId: string, text?: string) => {
       setBusy(true);
       setError(null);
       try {
         const c = await client.call('chats.start', { agentId });
-        if (validConversation(c)) navigate({ area: 'chats', conversationId: c.id });
+        if (!validConversation(c)) return null;
+        navigate({ area: 'chats', conversationId: c.id });
+        // The conversation is open either way; a failed send shows there, like any other.
+        if (text) await client.call('chats.send', { id: c.id, text }).catch(() => undefined);
         return c;
       } catch (e) {
         setError((e as Error)?.message || 'Could not start the chat.');

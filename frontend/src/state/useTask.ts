@@ -158,6 +158,16 @@ export function useTask(agent: string | undefined, id: string | undefined, clien
     });
   }, [agent, id, c, fetchMissing, setEvents]);
 
+  // A task sent from a chat to an added agent is the conversation's record: a chat entry about it
+  // reloads it.
+  const local = hub.agents.some((a) => a.id === agent && a.kind !== 'remote'); // its own log is pushed
+  useEffect(() => {
+    if (!agent || !id || local) return;
+    return c.on('chat', (u) => {
+      if (u?.entry?.taskId === id && u.conversation?.agentId === agent) setNonce((n) => n + 1);
+    });
+  }, [agent, id, c, local]);
+
   // The hub dropped pushes for us: ask for what we missed.
   const firstLag = useRef(lagKey);
   useEffect(() => {

@@ -34,6 +34,24 @@ export function useTaskList(filter: TaskFilter): TaskListState {
   const tasksRef = useRef(tasks);
   tasksRef.current = tasks;
 
+  // A task sent from a chat to an added agent changes without a "task" push (its log is the
+  // conversation's): a chat entry about a task refetches the first page, at most every 500 ms.
+  const [chatKey, setChatKey] = useState(0);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const off = client.on('chat', (u) => {
+      if (!u?.entry?.taskId || timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        setChatKey((k) => k + 1);
+      }, 500);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [client]);
+
   // First page: on a new filter replace the list; on a reconnection or "lagged" merge it in.
   useEffect(() => {
     const filterChanged = lastFilterKey.current !== filterKey;
@@ -67,7 +85,7 @@ export function useTaskList(filter: TaskFilter): TaskListState {
       },
     );
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [client, filterKey, refreshKey]);
+  }, [client, filterKey, refreshKey, chatKey]);
 
   const loadMore = useCallback(() => {
     const cursor = nextRef.current;
