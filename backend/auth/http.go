@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -42,6 +43,9 @@ func (s *Service) Resolve(r *http.Request) (Principal, error) {
 	case len(keys) == 1:
 		if len(keys[0]) > MaxAPIKeyHeader {
 			return Principal{}, unauthenticated("X-Api-Key header too large")
+		}
+		if subtle.ConstantTimeCompare([]byte(keys[0]), []byte(s.ownerKey)) == 1 {
+			return Owner, nil // the hub's own client, for the owner
 		}
 		p, err = s.Principals.Authenticate(r.Context(), keys[0])
 	default:

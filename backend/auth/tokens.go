@@ -64,7 +64,16 @@ type Service struct {
 	anonymous AnonymousPolicy
 
 	policyMu sync.Mutex // serialises SetAnonymousPolicy
+
+	// ownerKey is this run's API key of the owner, held in memory only: the hub's own client uses
+	// it when the owner chats with the hub (a note to their inbox), so those tasks are the owner's,
+	// not an anonymous caller's. A new one each run; never stored in hub.db.
+	ownerKey string
 }
+
+// OwnerKey is this run's API key of the owner (see Service.ownerKey). It is a secret: the hub hands
+// it only to its own client.
+func (s *Service) OwnerKey() string { return s.ownerKey }
 
 type signingKey struct {
 	kid         string
@@ -96,7 +105,8 @@ func Open(ctx context.Context, cfg Config) (*Service, error) {
 		return nil, err
 	}
 	ps.now, ps.bus = cfg.Now, cfg.Bus
-	s := &Service{Principals: ps, cfg: cfg}
+	ownerKey, _, _ := newKey()
+	s := &Service{Principals: ps, cfg: cfg, ownerKey: ownerKey}
 	if s.anonymous, err = loadPolicy(ctx, cfg.DB.Writer); err != nil {
 		return nil, err
 	}

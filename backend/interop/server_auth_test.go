@@ -24,7 +24,9 @@ import (
 	legacycard "github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 // startAuthHub runs the whole hub on a temporary data dir with anonymous access off, and gives
@@ -360,5 +362,42 @@ func TestHubRefusesBadCredentials(t *testing.T) {
 		if strings.Contains(logged, secret) {
 			t.Fatal("a credential reached the hub's log")
 		}
+	}
+}
+
+// TestOwnerNotesToTheHubAreTheOwners: with anonymous access off, the owner still chats with the hub
+// itself (a note to their own inbox): the hub's client calls it with this run's owner key. The task is
+// the owner's, so no other caller, anonymous or holding a key, can read it.
+func TestOwnerNotesToTheHubAreTheOwners(t *testing.T) {
+	h, key, _ := startAuthHub(t, "erin")
+	ctx := t.Context()
+	conv, err := h.Chats.Start(ctx, hub.HubID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Chats.Send(ctx, conv.ID, chats.Outgoing{Text: "a note to myself"}); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for deadline := time.Now().Add(20 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		rows, err := h.Agent.Tasks.Page(ctx, tasks.PageQuery{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if tasks.Title(r.Task) == "a note to myself" {
+				id = string(r.Task.ID)
+				if r.Owner != auth.Owner.ID {
+					t.Fatalf("the note's task belongs to %q, want the owner", r.Owner)
+				}
+			}
+		}
+	}
+	if id == "" {
+		t.Fatal("the note never reached the inbox (refused as anonymous?)")
+	}
+	status, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", map[string]string{"X-Api-Key": key}, "GetTask", map[string]any{"id": id})
+	if status != http.StatusOK || e == nil || e.Code != -32001 {
+		t.Fatalf("another principal reads the owner's note: HTTP %d %s", status, body)
 	}
 }
