@@ -426,7 +426,9 @@ describe('issue 14', () => {
     await detail.getByTestId('task-id').filter({ hasText: taskId }).waitFor(WAIT);
     await detail.getByRole('button', { name: 'Copy task ID' }).waitFor(WAIT);
     await detail.getByTestId('timeline-fold').waitFor({ timeout: 30_000 });
-    // Scroll to the end; the newest event stays in view as more arrive.
+    // A short window, so the timeline is longer than its pane and following it means scrolling:
+    // scroll to the end; the newest event stays in view as more arrive.
+    await page.setViewportSize({ width: 1280, height: 460 });
     await pane.evaluate((el) => (el.scrollTop = el.scrollHeight));
     const lastSeq = () => detail.getByTestId('timeline-event').last().getAttribute('data-seq');
     const before = Number(await lastSeq());
@@ -436,14 +438,17 @@ describe('issue 14', () => {
         const rows = document.querySelectorAll('[data-testid="timeline-event"]');
         const last = rows[rows.length - 1];
         if (Number(last.dataset.seq) <= n) return false;
+        const pane = document.querySelector('.pane-detail');
+        if (pane.scrollHeight <= pane.clientHeight) return false; // nothing to follow: this would prove nothing
         const b = last.getBoundingClientRect();
-        const p = document.querySelector('.pane-detail').getBoundingClientRect();
+        const p = pane.getBoundingClientRect();
         return b.bottom <= p.bottom + 2 && b.top >= p.top;
       },
       before,
       WAIT,
     );
     await page.screenshot({ path: join(SHOTS, 'newuser-9-timeline.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await detail.getByRole('button', { name: 'Cancel task' }).click();
     await detail.getByRole('heading', { name: 'slow 30' }).locator('..').getByText('canceled').waitFor(WAIT);
     assert.deepEqual(page.errors, []);
