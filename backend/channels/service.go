@@ -547,7 +547,29 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	default:
 		return nil, invalid(`role is "owner" or "member"`)
 	}
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.changeMembers(ctx, id, who, "addMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+		current := c.roleOf(principal)
+		if current == role {
+			return false, nil // already so: nothing changes, the version stays
+		}
+		if current == RoleOwner && c.owners() == 1 {
+			return false, errorf(CodeConflict, "conflict: %s is the last owner of %s", principal, id)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT(channel_id, principal_id) DO UPDATE SET role = excluded.role`, id, principal, role, s.millis())
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// changeMembers runs a membership change of channel id for who, an owner: change reports whether it
+// changed anything; if it did, the channel's version goes up by one and the action is audited, all in
+// the change's transaction.
+func (s *Service) changeMembers(ctx context.Context, id string, who auth.Principal, action string, change func(*sql.Tx, *channelRow) (bool, error)) error {
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
 			return err
@@ -555,31 +577,25 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 		if err := c.requireOwner(); err != nil {
 			return err
 		}
-		current := ""
-		for _, m := range c.Members {
-			if m.PrincipalID == principal {
-				current = m.Role
-			}
-		}
-		if current == role {
-			return nil // already so: nothing changes, the version stays
-		}
-		if current == RoleOwner && c.owners() == 1 {
-			return errorf(CodeConflict, "conflict: %s is the last owner of %s", principal, id)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT(channel_id, principal_id) DO UPDATE SET role = excluded.role`, id, principal, role, s.millis()); err != nil {
+		changed, err := change(tx, c)
+		if err != nil || !changed {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
 			return err
 		}
-		return audit(ctx, tx, s.millis(), id, "", who.ID, "addMember:"+principal)
+		return audit(ctx, tx, s.millis(), id, "", who.ID, action)
 	})
-	if err != nil {
-		return nil, err
+}
+
+// roleOf is principal's role in the channel, or "" for a non-member.
+func (c *channelRow) roleOf(principal string) string {
+	for _, m := range c.Members {
+		if m.PrincipalID == principal {
+			return m.Role
+		}
 	}
-	return s.Get(ctx, id)
+	return ""
 }
 
 func (c *channelRow) owners() int {
@@ -598,33 +614,15 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 	if principal == "" {
 		return nil, invalid("principalId is required")
 	}
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
-		c, err := load(ctx, tx, id, who)
-		if err != nil {
-			return err
+	err := s.changeMembers(ctx, id, who, "removeMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+		switch role := c.roleOf(principal); {
+		case role == "":
+			return false, errorf(CodeConflict, "conflict: %s is not a member of %s", principal, id)
+		case role == RoleOwner && c.owners() == 1:
+			return false, errorf(CodeConflict, "conflict: %s is the last owner of %s and cannot be removed", principal, id)
 		}
-		if err := c.requireOwner(); err != nil {
-			return err
-		}
-		role := ""
-		for _, m := range c.Members {
-			if m.PrincipalID == principal {
-				role = m.Role
-			}
-		}
-		if role == "" {
-			return errorf(CodeConflict, "conflict: %s is not a member of %s", principal, id)
-		}
-		if role == RoleOwner && c.owners() == 1 {
-			return errorf(CodeConflict, "conflict: %s is the last owner of %s and cannot be removed", principal, id)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
-			return err
-		}
-		return audit(ctx, tx, s.millis(), id, "", who.ID, "removeMember:"+principal)
+		_, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal)
+		return err == nil, err
 	})
 	if err != nil {
 		return nil, err

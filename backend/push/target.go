@@ -104,16 +104,6 @@ func LocalCaller(ctx context.Context) bool {
 	return local
 }
 
-// LoopbackRemoteAddr reports whether an http.Request's RemoteAddr is a loopback address.
-func LoopbackRemoteAddr(remoteAddr string) bool {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		host = remoteAddr
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
-}
-
 // guard is a push config store that checks each config's target when it is set, remembers who set
 // it (for the checks at delivery), and drops what a deleted config had queued.
 type guard struct {

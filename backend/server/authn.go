@@ -8,7 +8,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/auth"
-	hubpush "github.com/agenthub/agenthub/backend/push"
 )
 
 // Authenticator says who a request acts for (backend/auth's Service): the holder of its API key or
@@ -45,7 +44,7 @@ func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next h
 		}
 		if p.Kind == auth.KindAnonymous {
 			switch {
-			case !hubpush.LoopbackRemoteAddr(r.RemoteAddr):
+			case !loopbackRemote(r.RemoteAddr):
 				unauthenticated(w, tokenURL, "unauthenticated: callers that are not on this computer need an API key (X-Api-Key) or a bearer token from "+tokenURL)
 				return
 			case authn.AnonymousPolicy() == auth.AnonymousSend:

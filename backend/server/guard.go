@@ -2,6 +2,7 @@ package server
 
 import (
 	"net"
+	"net/netip"
 	"net/http"
 	"slices"
 	"strings"
@@ -26,6 +27,12 @@ func LoopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackRemote reports whether a request's RemoteAddr (ip:port) is on this computer.
+func loopbackRemote(remoteAddr string) bool {
+	ip, err := netip.ParseAddrPort(remoteAddr)
+	return err == nil && ip.Addr().Unmap().IsLoopback()
 }
 
 func hostOnly(hostport string) string {

@@ -537,6 +537,6 @@ func (h boundedSend) await(ctx context.Context, id a2a.TaskID, done func(a2a.Tas
 // where its push configs may point (backend/push's target rules).
 func callerLocality(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(hubpush.WithLocalCaller(r.Context(), hubpush.LoopbackRemoteAddr(r.RemoteAddr))))
+		h.ServeHTTP(w, r.WithContext(hubpush.WithLocalCaller(r.Context(), loopbackRemote(r.RemoteAddr))))
 	})
 }
