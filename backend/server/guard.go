@@ -2,8 +2,8 @@ package server
 
 import (
 	"net"
-	"net/netip"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 
