@@ -1,0 +1,77 @@
+// The channels extension's objects (specs/a2a-channels-extension.md §4), as the hub's channels/*
+// methods answer them. Everything may come from another hub or agent: check before trusting.
+
+export interface ChannelMember {
+  principalId: string;
+  role: 'owner' | 'member' | string;
+  joinedAt: number;
+}
+
+export interface Channel {
+  id: string;
+  name?: string;
+  visibility: 'public' | 'private' | string;
+  createdAt: number;
+  createdBy: string;
+  members: ChannelMember[];
+  metadata?: Record<string, unknown>;
+  version: number;
+  kind: string;
+  /** this hub's addition: the newest event's sequence (0: none yet) */
+  lastSequence?: number;
+}
+
+export interface ChannelEvent {
+  id: string;
+  channelId: string;
+  sequence: number;
+  timestamp: number;
+  author: string;
+  parts: unknown[];
+  artifactRefs?: string[];
+  metadata?: Record<string, unknown>;
+  idempotencyKey?: string;
+  kind: string;
+}
+
+/** The bridge's note on an event it published for a plain A2A agent (contract §2). */
+export interface BridgeNote {
+  taskId?: string;
+  state?: string;
+  hop?: number;
+}
+
+export function bridgeNote(ev: ChannelEvent): BridgeNote | undefined {
+  const ah = ev.metadata?.agenthub;
+  const b = ah && typeof ah === 'object' ? (ah as { bridge?: unknown }).bridge : undefined;
+  return b && typeof b === 'object' ? (b as BridgeNote) : undefined;
+}
+
+/** The owner of this hub, as the hub names the person at the desktop. */
+export const OWNER = 'user://owner';
+
+/** An agent's working state in a channel (gateway bridge.states / topic bridge). */
+export interface BridgeState {
+  channelId?: string;
+  member: string;
+  agentId: string;
+  state: 'idle' | 'working' | 'input-required' | 'failed' | string;
+  taskId?: string;
+  updatedAt?: string | number;
+}
+
+export function isEvent(v: unknown): v is ChannelEvent {
+  const e = v as ChannelEvent;
+  return !!e && typeof e === 'object' && typeof e.sequence === 'number' && Number.isInteger(e.sequence) && e.sequence > 0 && typeof e.author === 'string';
+}
+
+export function isChannel(v: unknown): v is Channel {
+  const c = v as Channel;
+  return !!c && typeof c === 'object' && typeof c.id === 'string' && c.id !== '';
+}
+
+export function membersOf(c: Channel | null | undefined): ChannelMember[] {
+  return Array.isArray(c?.members) ? c!.members.filter((m) => m && typeof m.principalId === 'string') : [];
+}
+
+export const isDirect = (id: string) => id.startsWith('chan:direct:');

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { applyMention, channelTitle, displayName, handleOf, mentionAt, mentionOptions } from './names';
+import type { ChannelMember } from './model';
+
+const agents = [
+  { id: 'demo', name: 'AgentHub demo agent' },
+  { id: 'weather-1', name: 'Weather' },
+];
+const m = (principalId: string, role = 'member'): ChannelMember => ({ principalId, role, joinedAt: 1 });
+
+describe('names', () => {
+  it('reads principal ids as people do', () => {
+    expect(displayName('user://owner', agents)).toBe('You');
+    expect(displayName('agent://alice', agents)).toBe('alice');
+    expect(displayName('remote://demo', agents)).toBe('AgentHub demo agent');
+    expect(displayName('remote://gone', agents)).toBe('gone');
+    expect(handleOf('remote://weather-1')).toBe('weather-1');
+  });
+
+  it('titles a direct channel by the other member', () => {
+    expect(channelTitle({ id: 'chan:direct:x', members: [m('user://owner'), m('agent://bob')] }, agents)).toBe('bob');
+    expect(channelTitle({ id: 'c', name: ' research ', members: [] }, agents)).toBe('research');
+  });
+});
+
+describe('mention completion', () => {
+  it('finds the mention being typed at the caret, not an e-mail address', () => {
+    expect(mentionAt('hi @de', 6)).toEqual({ start: 3, query: 'de' });
+    expect(mentionAt('@', 1)).toEqual({ start: 0, query: '' });
+    expect(mentionAt('mail bob@demo', 13)).toBeNull();
+    expect(mentionAt('hi @demo there', 14)).toBeNull();
+    expect(mentionAt('hi @demo there', 8)).toEqual({ start: 3, query: 'demo' });
+  });
+
+  it('offers the members by handle or name, best first, never the owner, and @all when agents are in', () => {
+    const members = [m('user://owner', 'owner'), m('remote://demo'), m('remote://weather-1'), m('agent://dana')];
+    expect(mentionOptions(members, agents, 'd').map((o) => o.handle)).toEqual(['dana', 'demo']);
+    expect(mentionOptions(members, agents, 'wea').map((o) => o.handle)).toEqual(['weather-1']);
+    expect(mentionOptions(members, agents, 'AGENT').map((o) => o.handle)).toEqual(['demo']); // by name
+    expect(mentionOptions(members, agents, '').map((o) => o.handle)).toEqual(['all', 'dana', 'demo', 'weather-1']);
+    expect(mentionOptions([m('user://owner'), m('agent://dana')], agents, '').map((o) => o.handle)).toEqual(['dana']);
+  });
+
+  it('inserts "@handle " in place of what was typed', () => {
+    expect(applyMention('hi @de', 6, 3, 'demo')).toEqual({ text: 'hi @demo ', caret: 9 });
+    expect(applyMention('hi @de how', 6, 3, 'demo')).toEqual({ text: 'hi @demo how', caret: 9 });
+  });
+});

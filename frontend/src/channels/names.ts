@@ -1,0 +1,98 @@
+// Who is who in a channel: principal ids as people read them, and the @mention completion of the
+// composer (contract §2: a mention is `@handle`, handle = the part of the id after "://").
+
+import type { AgentInfo } from '../api/types';
+import type { ChannelMember } from './model';
+import { OWNER } from './model';
+
+/** The part of a principal id after "://" (what an @mention names); the id itself if it has none. */
+export function handleOf(principalId: string): string {
+  const i = principalId.indexOf('://');
+  return i >= 0 ? principalId.slice(i + 3) : principalId;
+}
+
+export function schemeOf(principalId: string): string {
+  const i = principalId.indexOf('://');
+  return i >= 0 ? principalId.slice(0, i) : '';
+}
+
+/**
+ * A principal's name: the owner is "You", agent://NAME is NAME, remote://ID is the added agent's
+ * name (its id when it was removed), any other id its handle.
+ */
+export function displayName(principalId: string, agents: Pick<AgentInfo, 'id' | 'name'>[], me = OWNER): string {
+  if (principalId === me) return 'You';
+  const handle = handleOf(principalId);
+  if (schemeOf(principalId) === 'remote') {
+    const a = agents.find((x) => x.id === handle);
+    return (a?.name || '').trim() || handle;
+  }
+  return handle || principalId;
+}
+
+/** What a member is, in a word: the person at this hub, a principal with a key, or an added agent. */
+export function memberKind(principalId: string, me = OWNER): 'you' | 'principal' | 'agent' {
+  if (principalId === me) return 'you';
+  return schemeOf(principalId) === 'remote' ? 'agent' : 'principal';
+}
+
+const HANDLE_CHAR = /[\p{L}\p{N}_.\-]/u;
+
+/**
+ * The @mention being typed at caret: its start (the index of "@") and what follows it so far. null
+ * when the caret is not in one (an "@" in the middle of a word, e.g. an e-mail address, is not).
+ */
+export function mentionAt(text: string, caret: number): { start: number; query: string } | null {
+  let i = caret;
+  while (i > 0 && HANDLE_CHAR.test(text[i - 1])) i--;
+  if (i === 0 || text[i - 1] !== '@') return null;
+  const at = i - 1;
+  if (at > 0 && HANDLE_CHAR.test(text[at - 1])) return null;
+  return { start: at, query: text.slice(i, caret) };
+}
+
+export interface MentionOption {
+  handle: string;
+  /** the name shown beside the handle */
+  label: string;
+  principalId: string;
+}
+
+/**
+ * The members an @query may complete to (not the owner), best first: those whose handle or name
+ * starts with the query, then those containing it; "all" when the channel has added agents (it
+ * mentions every one of them).
+ */
+export function mentionOptions(members: ChannelMember[], agents: Pick<AgentInfo, 'id' | 'name'>[], query: string, me = OWNER): MentionOption[] {
+  const q = query.toLowerCase();
+  const opts: MentionOption[] = members
+    .filter((m) => m.principalId !== me)
+    .map((m) => ({ handle: handleOf(m.principalId), label: displayName(m.principalId, agents, me), principalId: m.principalId }));
+  if (members.some((m) => schemeOf(m.principalId) === 'remote')) opts.push({ handle: 'all', label: 'every agent in the channel', principalId: '' });
+  const rank = (o: MentionOption) => {
+    const h = o.handle.toLowerCase();
+    const l = o.principalId ? o.label.toLowerCase() : h; // @all goes by its handle only
+    if (h.startsWith(q) || l.startsWith(q)) return 0;
+    if (h.includes(q) || l.includes(q)) return 1;
+    return 2;
+  };
+  return opts
+    .map((o) => ({ o, r: rank(o) }))
+    .filter((x) => x.r < 2)
+    .sort((a, b) => a.r - b.r || a.o.handle.localeCompare(b.o.handle))
+    .map((x) => x.o);
+}
+
+/** text with the mention that starts at `start` (and runs to caret) replaced by "@handle ", and the caret after it. */
+export function applyMention(text: string, caret: number, start: number, handle: string): { text: string; caret: number } {
+  const ins = `@${handle} `;
+  const rest = text.slice(caret).replace(/^ /, '');
+  return { text: text.slice(0, start) + ins + rest, caret: start + ins.length };
+}
+
+/** A channel's title: its name, or for a direct channel the other member's name. */
+export function channelTitle(c: { id: string; name?: string; members?: ChannelMember[] }, agents: Pick<AgentInfo, 'id' | 'name'>[], me = OWNER): string {
+  if (c.name && c.name.trim()) return c.name.trim();
+  const other = (c.members ?? []).find((m) => m.principalId !== me);
+  return other ? displayName(other.principalId, agents, me) : 'Untitled channel';
+}
