@@ -152,7 +152,7 @@ function Shell() {
       page = <AgentsPage agentId={route.agentId} view={route.view} />;
       break;
     case 'chats':
-      page = <ChatsPage conversationId={route.conversationId} />;
+      page = <ChatsPage conversationId={route.conversationId} channelId={route.channelId} channelAgent={route.agent} />;
       break;
     case 'tasks':
       page = <TasksPage agent={route.agent} taskId={route.taskId} />;

@@ -5,6 +5,7 @@ import { Attachments } from './Attachments';
 import { ErrorBox } from './ErrorBox';
 import { textOf } from '../lib/parts';
 import { filesToOutgoing, hasNativeFilePicker, openFiles } from '../native';
+import { applyMention, mentionAt } from '../channels/names';
 
 /** The most the composer attaches: per file, and all files of one message together (the hub's limit). */
 export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
@@ -29,6 +30,8 @@ export interface ComposerProps {
   /** the native file dialog (desktop); defaults to the Wails binding when there is one */
   pickNative?: () => Promise<OutgoingFile[]>;
   autoFocus?: boolean;
+  /** channels: the members an @query completes to (handle inserted as "@handle ") */
+  mentions?: (query: string) => { handle: string; label: string }[];
 }
 
 function tooBig(name: string): string {
@@ -43,7 +46,7 @@ function overTotal(name: string): string {
  * Writes to the agent: Enter sends, Shift+Enter starts a new line; files are attached with the native
  * dialog in the desktop window or a file input in a browser, at most 8 MiB each and 8 MiB in all (the hub’s limit for one message).
  */
-export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus }: ComposerProps) {
+export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus, mentions }: ComposerProps) {
   // The owner may set the question aside (✕ on its chip) and send a new message instead; a new
   // question brings the chip back.
   const [setAside, setSetAside] = useState<string | null>(null);
@@ -58,6 +61,29 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
   const inputRef = useRef<HTMLInputElement>(null);
   const boxRef = useRef<HTMLTextAreaElement>(null);
   const empty = text.trim() === '' && files.length === 0;
+  // @mention completion: the mention being typed at the caret, and the highlighted option.
+  const listId = useId();
+  const [mention, setMention] = useState<{ start: number; query: string; caret: number } | null>(null);
+  const [active, setActive] = useState(0);
+  const options = mention && mentions ? mentions(mention.query).slice(0, 8) : [];
+  const completing = options.length > 0;
+  const track = (el: HTMLTextAreaElement) => {
+    if (!mentions) return;
+    const caret = el.selectionStart ?? el.value.length;
+    const m = el.selectionStart === el.selectionEnd ? mentionAt(el.value, caret) : null;
+    setMention((cur) => (m ? { ...m, caret } : cur ? null : cur));
+    if (!m || m.query !== mention?.query) setActive(0);
+  };
+  const complete = (handle: string) => {
+    if (!mention) return;
+    const r = applyMention(text, mention.caret, mention.start, handle);
+    setText(r.text);
+    setMention(null);
+    requestAnimationFrame(() => {
+      boxRef.current?.focus();
+      boxRef.current?.setSelectionRange(r.caret, r.caret);
+    });
+  };
   const disabled = blocked !== undefined;
 
   useEffect(() => {
@@ -197,16 +223,67 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
       <label htmlFor={textId} className="sr-only">
         Message
       </label>
+      {completing && (
+        <ul id={listId} role="listbox" aria-label="Members to mention" className="mention-list" data-testid="mention-list">
+          {options.map((o, i) => (
+            <li
+              key={o.handle}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === active}
+              className={i === active ? 'active' : ''}
+              onMouseDown={(e) => {
+                e.preventDefault(); // keep the focus in the textarea
+                complete(o.handle);
+              }}
+            >
+              <span className="mention-handle">@{o.handle}</span> <span className="muted small">{o.label}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       <textarea
         id={textId}
         ref={boxRef}
         value={text}
         rows={2}
-        placeholder={disabled ? '' : answering ? 'Write your answer… (Enter sends, Shift+Enter for a new line)' : `Message ${agentName}… (Enter sends, Shift+Enter for a new line)`}
+        placeholder={
+          disabled
+            ? ''
+            : answering
+              ? 'Write your answer… (Enter sends, Shift+Enter for a new line)'
+              : `Message ${agentName}… (${mentions ? '@ to mention, ' : ''}Enter sends, Shift+Enter for a new line)`
+        }
         disabled={disabled}
         aria-describedby={answering || disabled ? hintId : undefined}
-        onChange={(e) => setText(e.target.value)}
+        aria-autocomplete={mentions ? 'list' : undefined}
+        aria-controls={completing ? listId : undefined}
+        aria-activedescendant={completing ? `${listId}-${Math.min(active, options.length - 1)}` : undefined}
+        onChange={(e) => {
+          setText(e.target.value);
+          track(e.target);
+        }}
+        onSelect={(e) => track(e.currentTarget)}
         onKeyDown={(e) => {
+          if (completing) {
+            const n = options.length;
+            if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+              e.preventDefault();
+              setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+              return;
+            }
+            if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              complete(options[Math.min(active, n - 1)].handle);
+              return;
+            }
+            if (e.key === 'Escape') {
+              e.preventDefault();
+              e.stopPropagation();
+              setMention(null);
+              return;
+            }
+          }
           if (e.key === 'Enter' && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             void send();

@@ -14,6 +14,8 @@ describe('router', () => {
     ['#/agents/a/b', { area: 'agents', agentId: 'a/b' }],
     ['#/chats', { area: 'chats' }],
     ['#/chats/c-1', { area: 'chats', conversationId: 'c-1' }],
+    ['#/chats/channel/abc', { area: 'chats', channelId: 'abc' }],
+    ['#/chats/channel/chan%3Adirect%3A12?agent=peer', { area: 'chats', channelId: 'chan:direct:12', agent: 'peer' }],
     ['#/settings', { area: 'settings' }],
     ['#/settings/access', { area: 'settings', section: 'access' }],
     ['#/settings/nonsense', { area: 'settings' }],
@@ -35,6 +37,8 @@ describe('router', () => {
       { area: 'agents', agentId: 'log' },
       { area: 'agents', agentId: 'a b', view: 'credentials' },
       { area: 'chats', conversationId: 'c/1?#' },
+      { area: 'chats', channelId: 'chan:direct:1?#' },
+      { area: 'chats', channelId: 'c 1', agent: 'a/b?c' },
       { area: 'settings', section: 'access' },
     ] as Route[]) {
       expect(parseHash(hrefOf(r))).toEqual(r);

@@ -1,6 +1,6 @@
 // Navigation is the URL fragment, so every view has a deep link:
 //   #/agents  #/agents/<id>  #/agents/<id>/log  #/agents/<id>/credentials
-//   #/chats  #/chats/<conversationId>  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
+//   #/chats  #/chats/<conversationId>  #/chats/channel/<channelId>[?agent=<agentId>]  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
 //   #/settings/access
 
 import { useEffect, useState } from 'react';
@@ -12,7 +12,7 @@ export type AgentView = 'log' | 'credentials';
 
 export type Route =
   | { area: 'agents'; agentId?: string; view?: AgentView }
-  | { area: 'chats'; conversationId?: string }
+  | { area: 'chats'; conversationId?: string; channelId?: string; agent?: string }
   | { area: 'tasks'; agent?: string; taskId?: string }
   | { area: 'inbox'; taskId?: string }
   | { area: 'settings'; section?: SettingsSection };
@@ -32,13 +32,17 @@ function dec(s: string | undefined): string | undefined {
 const AGENT_VIEWS = new Set<string>(['log', 'credentials']);
 
 export function parseHash(hash: string): Route {
-  const raw = (hash.startsWith('#') ? hash.slice(1) : hash).split('?')[0];
+  const [raw, query = ''] = (hash.startsWith('#') ? hash.slice(1) : hash).split('?');
   const seg = raw.split('/').filter((s) => s !== '');
   switch (seg[0]) {
     case 'tasks':
       if (seg.length >= 3) return { area: 'tasks', agent: dec(seg[1]), taskId: dec(seg.slice(2).join('/')) };
       return { area: 'tasks' };
     case 'chats':
+      if (seg[1] === 'channel' && seg.length >= 3) {
+        const agent = new URLSearchParams(query).get('agent') || undefined;
+        return { area: 'chats', channelId: dec(seg.slice(2).join('/')), ...(agent ? { agent } : {}) };
+      }
       return seg.length >= 2 ? { area: 'chats', conversationId: dec(seg.slice(1).join('/')) } : { area: 'chats' };
     case 'inbox':
       return seg.length >= 2 ? { area: 'inbox', taskId: dec(seg.slice(1).join('/')) } : { area: 'inbox' };
@@ -62,6 +66,7 @@ export function hrefOf(r: Route): string {
       if (!r.agentId) return '#/agents';
       return r.view ? `#/agents/${enc(r.agentId)}/${r.view}` : `#/agents/${enc(r.agentId)}`;
     case 'chats':
+      if (r.channelId) return `#/chats/channel/${enc(r.channelId)}${r.agent ? `?agent=${enc(r.agent)}` : ''}`;
       return r.conversationId ? `#/chats/${enc(r.conversationId)}` : '#/chats';
     case 'tasks':
       return r.agent && r.taskId ? `#/tasks/${enc(r.agent)}/${enc(r.taskId)}` : '#/tasks';

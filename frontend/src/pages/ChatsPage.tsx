@@ -17,6 +17,13 @@ import { useConversation, useStartChat } from '../state/useChat';
 import { explain } from '../lib/errors';
 import { ErrorBox } from '../components/ErrorBox';
 import { WireLog } from '../components/WireLog';
+import { extOf } from '../channels/api';
+import { ChannelView } from '../channels/ChannelView';
+import type { Channel } from '../channels/model';
+import { NewChannelDialog, NewDirectDialog } from '../channels/NewDialogs';
+import { adoptMarks, channelKey, loadMarks, markRead, saveMarks, safeStorage, type ReadMarks } from '../channels/readmarks';
+import { ChannelSections } from '../channels/Sidebar';
+import { useChannelList } from '../channels/useChannelList';
 
 const KNOWN_STATES = new Set<string>(TASK_STATES);
 
@@ -662,8 +669,33 @@ function ChatView({
 
 // ---------------------------------------------------------------- the page
 
-export function ChatsPage({ conversationId }: { conversationId?: string }) {
-  const { client, refreshKey } = useHub();
+export function ChatsPage({ conversationId, channelId, channelAgent }: { conversationId?: string; channelId?: string; channelAgent?: string }) {
+  const { client, refreshKey, agents } = useHub();
+  // Channels and direct chats (the channels extension, through the gateway's ext.call).
+  const ext = useMemo(() => extOf(client), [client]);
+  const [source, setSource] = useState<string | undefined>(channelAgent);
+  useEffect(() => {
+    if (channelId) setSource(channelAgent);
+  }, [channelId, channelAgent]);
+  const chans = useChannelList(ext, client, source, refreshKey);
+  const [dialog, setDialog] = useState<'channel' | 'direct' | null>(null);
+  // How far each channel was read: remembered in localStorage (see channels/readmarks.ts for why).
+  const [marks, setMarks] = useState<ReadMarks>(() => loadMarks(safeStorage()));
+  const updateMarks = useCallback((f: (m: ReadMarks) => ReadMarks) => {
+    setMarks((cur) => {
+      const next = f(cur);
+      if (next !== cur) saveMarks(safeStorage(), next);
+      return next;
+    });
+  }, []);
+  useEffect(() => {
+    if (!chans.loaded) return;
+    const all = [...chans.channels, ...chans.directs].map((c) => ({ key: channelKey(c.id, source), lastSequence: chans.last[c.id] ?? c.lastSequence ?? 0 }));
+    updateMarks((m) => adoptMarks(m, all));
+  }, [chans.loaded, chans.channels, chans.directs, source]); // eslint-disable-line react-hooks/exhaustive-deps
+  const openKey = channelId ? channelKey(channelId, channelAgent) : '';
+  const onRead = useCallback((seq: number) => openKey && updateMarks((m) => markRead(m, openKey, seq)), [openKey, updateMarks]);
+  const onChannel = useCallback((c: Channel) => chans.upsert(c), [chans.upsert]); // eslint-disable-line react-hooks/exhaustive-deps
   const [list, setList] = useState<Conversation[]>([]);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -733,7 +765,7 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
   );
 
   return (
-    <div className={`page ${conversationId ? 'has-detail' : ''} ${conversationId && logOpen && logAgent ? 'log-open' : ''}`}>
+    <div className={`page ${conversationId || channelId ? 'has-detail' : ''} ${conversationId && logOpen && logAgent ? 'log-open' : ''}`}>
       <header className="page-head">
         <h1>Chats</h1>
         <span className="muted">{loaded ? `${list.length} conversation${list.length === 1 ? '' : 's'}` : 'Loading…'}</span>
@@ -756,20 +788,40 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
           Could not load the chats: {error}
         </p>
       )}
-      {loaded && list.length === 0 && !conversationId ? (
+      {loaded && list.length === 0 && !conversationId && !channelId && chans.channels.length === 0 && chans.directs.length === 0 ? (
         <div className="page-scroll">
           <EmptyState title="No chats yet" icon="❝">
             <p>Talk to any agent you added: streaming answers, files, data, and questions the agent asks back. Everything is recorded on this computer.</p>
             <p>
               <button type="button" className="btn btn-primary" onClick={() => setPicking(true)}>
                 Start a chat
+              </button>{' '}
+              <button type="button" className="btn" onClick={() => setDialog('channel')}>
+                Create a channel
               </button>
             </p>
           </EmptyState>
         </div>
       ) : (
         <div className="two-pane">
-          <div className="pane-list">
+          <div className="pane-list chats-side">
+            <ChannelSections
+              list={chans}
+              agents={agents}
+              agent={source}
+              onAgent={(a) => {
+                setSource(a);
+                if (channelId) navigate('#/chats');
+              }}
+              selected={channelId}
+              marks={marks}
+              onNewChannel={() => setDialog('channel')}
+              onNewDirect={() => setDialog('direct')}
+            />
+            <section className="side-section" aria-labelledby="side-agents">
+            <div className="side-head">
+              <h2 id="side-agents">Agents</h2>
+            </div>
             <ul className="inbox-list chat-list" aria-label="Conversations">
               {shown.map((c) => (
                 <li key={c.id}>
@@ -807,10 +859,31 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
               ))}
               {loaded && shown.length === 0 && list.length > 0 && <li className="muted pad">No chat matches “{filter}”.</li>}
               {!loaded && !error && <li className="muted pad">Loading…</li>}
+              {loaded && list.length === 0 && <li className="muted small side-empty">No conversations with agents yet.</li>}
             </ul>
+            </section>
           </div>
-          <div className={`pane-detail ${conversationId ? 'chat-pane' : ''}`}>
-            {conversationId ? (
+          <div className={`pane-detail ${conversationId || channelId ? 'chat-pane' : ''}`}>
+            {channelId ? (
+              <>
+                <a className="back-link" href="#/chats">
+                  ← Chats
+                </a>
+                <ChannelView
+                  key={openKey}
+                  ext={ext}
+                  channelId={channelId}
+                  agent={channelAgent}
+                  lastRead={marks[openKey]}
+                  onRead={onRead}
+                  onChannel={onChannel}
+                  onGone={() => {
+                    chans.reload();
+                    navigate('#/chats');
+                  }}
+                />
+              </>
+            ) : conversationId ? (
               <>
                 <a className="back-link" href="#/chats">
                   ← Chats
@@ -833,13 +906,37 @@ export function ChatsPage({ conversationId }: { conversationId?: string }) {
               </>
             ) : (
               <div className="pane-placeholder muted">
-                <p>Select a conversation, or start a new chat.</p>
+                <p>Select a channel or a conversation, or start a new chat.</p>
               </div>
             )}
           </div>
         </div>
       )}
       {picking && <NewChatDialog onClose={() => setPicking(false)} />}
+      {dialog === 'channel' && (
+        <NewChannelDialog
+          ext={ext}
+          agent={source}
+          onClose={() => setDialog(null)}
+          onCreated={(c) => {
+            setDialog(null);
+            chans.upsert(c);
+            updateMarks((m) => markRead(m, channelKey(c.id, source), c.lastSequence ?? 0));
+            navigate({ area: 'chats', channelId: c.id, agent: source });
+          }}
+        />
+      )}
+      {dialog === 'direct' && (
+        <NewDirectDialog
+          ext={ext}
+          onClose={() => setDialog(null)}
+          onOpened={(id) => {
+            setDialog(null);
+            chans.reload();
+            navigate({ area: 'chats', channelId: id });
+          }}
+        />
+      )}
     </div>
   );
 }

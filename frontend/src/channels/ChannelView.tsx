@@ -1,0 +1,210 @@
+// One channel (or direct chat): who is in it and what its agents are doing, the message list, and a
+// composer with @mention completion of the members.
+
+import { useCallback, useMemo, useRef, useState } from 'react';
+import type { AgentInfo } from '../api/types';
+import { Composer, type ComposerSend } from '../components/Composer';
+import { Parts } from '../components/Parts';
+import { ErrorBox } from '../components/ErrorBox';
+import { formatChatTime, formatDateTime } from '../lib/format';
+import { useHub } from '../state/hub';
+import { publish, type Ext } from './api';
+import { dividerIndex } from './events';
+import { MembersDialog } from './MembersDialog';
+import { MessageList } from './MessageList';
+import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
+import { channelTitle, displayName, handleOf, mentionOptions, schemeOf } from './names';
+import { outgoingParts, toPart } from './parts';
+import { useChannel } from './useChannel';
+import { usePushed } from './usePushed';
+import type { Part } from '../api/types';
+
+export interface ChannelViewProps {
+  ext: Ext;
+  channelId: string;
+  /** an added agent whose hub holds the channel */
+  agent?: string;
+  /** the last-read sequence when the channel was opened (undefined: never opened) */
+  lastRead: number | undefined;
+  onRead: (seq: number) => void;
+  onChannel: (c: Channel) => void;
+  /** the owner left or lost the channel */
+  onGone: () => void;
+}
+
+function msTime(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
+}
+
+/** What an agent member is doing, in words; '' when idle. */
+export function stateText(state: string | undefined): string {
+  switch (state) {
+    case 'working':
+      return 'working…';
+    case 'input-required':
+      return 'has a question';
+    case 'failed':
+      return 'failed';
+    default:
+      return '';
+  }
+}
+
+function EventRow({ ev, agents }: { ev: ChannelEvent; agents: AgentInfo[] }) {
+  const mine = ev.author === OWNER;
+  const kind = schemeOf(ev.author) === 'remote' ? 'agent' : mine ? 'owner' : 'principal';
+  const note = bridgeNote(ev);
+  const parts = (Array.isArray(ev.parts) ? ev.parts : []).map(toPart) as Part[];
+  const at = msTime(ev.timestamp);
+  return (
+    <article
+      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${note?.state ? `bridge-${note.state}` : ''}`}
+      data-testid="channel-event"
+      data-seq={ev.sequence}
+      data-author={ev.author}
+      aria-label={`${displayName(ev.author, agents)}, message ${ev.sequence}`}
+    >
+      <div className="bubble-head">
+        <span className="bubble-who">{displayName(ev.author, agents)}</span>
+        {kind === 'principal' && <span className="muted small">@{handleOf(ev.author)}</span>}
+        {note?.state === 'input-required' && <span className="tag tag-accent">asks</span>}
+        {note?.state === 'failed' && <span className="tag tag-danger">failed</span>}
+        {note?.state === 'hop-limit' && <span className="tag">not forwarded</span>}
+        {at && (
+          <time className="muted small" dateTime={at} title={formatDateTime(at)}>
+            {formatChatTime(at)}
+          </time>
+        )}
+      </div>
+      <Parts parts={parts} from={mine ? 'owner' : 'agent'} />
+    </article>
+  );
+}
+
+export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel, onGone }: ChannelViewProps) {
+  const { agents, refreshKey } = useHub();
+  const ch = useChannel(ext, channelId, agent, refreshKey);
+  usePushed('bridge', ch.onBridge as (d: unknown) => void);
+  const [membersOpen, setMembersOpen] = useState(false);
+  // The divider stays where the owner's reading stopped when they opened the channel.
+  const [readAtOpen] = useState(lastRead);
+  const dividerAt = useMemo(() => dividerIndex(ch.events, readAtOpen, OWNER), [ch.events, readAtOpen]);
+
+  const channel = ch.channel;
+  const members = membersOf(channel);
+  const title = channel ? channelTitle(channel, agents) : '';
+  const direct = isDirect(channelId);
+  const isOwner = members.some((m) => m.principalId === OWNER && m.role === 'owner');
+
+  const lastSent = useRef(0);
+  const send = useCallback(
+    async ({ text, files }: ComposerSend) => {
+      const ev = await publish(ext, { channelId, parts: outgoingParts(text, files), idempotencyKey: crypto.randomUUID() }, agent);
+      if (ev) {
+        ch.add([ev]);
+        lastSent.current = ev.sequence;
+        onRead(ev.sequence);
+      }
+    },
+    [ext, channelId, agent, ch.add, onRead], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+
+  const onAtEnd = useCallback((seq: number) => onRead(seq), [onRead]);
+  const setChannel = (c: Channel | null) => {
+    if (!c) {
+      onGone();
+      return;
+    }
+    ch.setChannel(c);
+    onChannel(c);
+  };
+
+  // Agent members and what the bridge says they are doing.
+  const agentStates = members
+    .filter((m) => schemeOf(m.principalId) === 'remote')
+    .map((m) => ({ m, s: ch.bridge[m.principalId] as BridgeState | undefined }))
+    .filter((x) => stateText(x.s?.state));
+
+  if (ch.error && !channel) {
+    return (
+      <div className="chan-view pad">
+        <ErrorBox message={ch.error.message} context="agent" />
+        <p>
+          <a href="#/chats">Back to all chats</a>
+        </p>
+      </div>
+    );
+  }
+  if (!channel) return <p className="muted pad">Loading…</p>;
+
+  return (
+    <article className="detail chat-view chan-view" data-testid="channel-view" aria-labelledby="chan-title">
+      <header className="detail-head column chat-head">
+        <div className="title-row">
+          <h2 id="chan-title">
+            {direct ? '' : <span aria-hidden="true" className="muted">#&nbsp;</span>}
+            {title}
+          </h2>
+          {!direct && <span className="tag">{channel.visibility === 'public' ? 'public' : 'private'}</span>}
+        </div>
+        <div className="chat-meta">
+          <span className="muted small">
+            {direct ? 'Direct chat' : `${members.length} member${members.length === 1 ? '' : 's'}`}
+            {agent ? ` · on ${agents.find((a) => a.id === agent)?.name || agent}` : ''}
+          </span>
+          {agentStates.length > 0 && (
+            <span className="chan-states" role="status" data-testid="agent-states">
+              {agentStates.map(({ m, s }) => (
+                <span key={m.principalId} className={`chan-state state-${s!.state}`} data-testid="agent-state" data-member={m.principalId} data-state={s!.state}>
+                  {s!.state === 'working' && <span className="working-dots" aria-hidden="true" />}
+                  {displayName(m.principalId, agents)} {stateText(s!.state)}
+                </span>
+              ))}
+            </span>
+          )}
+          <span className="spacer" />
+          {!direct && (
+            <button type="button" className="btn btn-small" onClick={() => setMembersOpen(true)} aria-haspopup="dialog">
+              Members ({members.length})
+            </button>
+          )}
+        </div>
+        {ch.error && <ErrorBox message={ch.error.message} context="agent" />}
+      </header>
+
+      <MessageList
+        events={ch.events}
+        dividerAt={dividerAt}
+        atStart={ch.atStart}
+        loadingOlder={ch.loadingOlder}
+        onLoadOlder={ch.loadOlder}
+        onAtEnd={onAtEnd}
+        label={`Messages in ${title}`}
+        beginning={
+          <p className="chan-beginning muted small" data-testid="channel-beginning">
+            This is the beginning of {direct ? `your direct chat with ${title}` : `#${title}`}.
+          </p>
+        }
+        renderEvent={(ev) => <EventRow ev={ev} agents={agents} />}
+      />
+      {ch.loaded && ch.events.length === 0 && (
+        <p className="chat-empty muted">
+          {direct
+            ? `Nothing here yet. Say hello to ${title}.`
+            : 'Nothing here yet. Write to the channel; mention an agent with @ to have it answer.'}
+        </p>
+      )}
+
+      <Composer
+        agentName={direct ? title : `#${title}`}
+        onSend={send}
+        mentions={(q) => mentionOptions(members, agents, q)}
+        autoFocus={ch.loaded}
+      />
+
+      {membersOpen && (
+        <MembersDialog ext={ext} agent={agent} channel={channel} isOwner={isOwner} onChannel={setChannel} onClose={() => setMembersOpen(false)} />
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,121 @@
+// The channels extension's own JSON-RPC methods (spec §7), called through the gateway's generic
+// ext.call / ext.stream (contract §1). `agent` set: the channels of that added agent's hub.
+
+import type { HubClient } from '../api/client';
+import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
+
+type Any = Record<string, unknown>;
+
+/** What the channels UI needs of the hub connection (tests pass a fake). */
+export interface Ext {
+  call(method: string, params: Any, agent?: string): Promise<unknown>;
+  /** opens a stream; onResult gets each SSE result; returns a function that closes it */
+  stream(method: string, params: Any, onResult: (r: unknown) => void, opts?: { agent?: string; onError?: (e: Error) => void; onEnd?: () => void }): () => void;
+  /** gateway bridge.states (contract §2); undefined when the gateway has no bridge */
+  bridgeStates?(channelId: string): Promise<BridgeState[]>;
+}
+
+/** The Ext of a hub connection. */
+export function extOf(client: HubClient): Ext {
+  const raw = client as unknown as {
+    call(method: string, params: unknown): Promise<unknown>;
+    on(topic: string, h: (d: unknown) => void): () => void;
+  };
+  return {
+    call: (method, params, agent) => raw.call('ext.call', { method, params, ...(agent ? { agent } : {}) }),
+    stream(method, params, onResult, opts = {}) {
+      let id: string | null = null;
+      let closed = false;
+      const early: unknown[] = []; // frames pushed before the call answered with the stream's id
+      const handle = (f: { stream?: string; result?: unknown; error?: { message?: string }; end?: boolean }) => {
+        if (f.result !== undefined) onResult(f.result);
+        else if (f.error) opts.onError?.(new Error(f.error.message || 'The stream failed.'));
+        if (f.end) {
+          off();
+          opts.onEnd?.();
+        }
+      };
+      const off = raw.on('ext', (d) => {
+        const f = d as { stream?: string };
+        if (!f || typeof f !== 'object' || closed) return;
+        if (id === null) early.push(f);
+        else if (f.stream === id) handle(f);
+      });
+      raw.call('ext.stream', { method, params, ...(opts.agent ? { agent: opts.agent } : {}) }).then(
+        (r) => {
+          const sid = (r as { stream?: string } | null)?.stream;
+          if (typeof sid !== 'string') return;
+          id = sid;
+          if (closed) {
+            void raw.call('ext.close', { stream: sid }).catch(() => undefined);
+            return;
+          }
+          for (const f of early.splice(0)) if ((f as { stream?: string }).stream === sid) handle(f as never);
+        },
+        (e: Error) => {
+          off();
+          if (!closed) opts.onError?.(e);
+        },
+      );
+      return () => {
+        if (closed) return;
+        closed = true;
+        off();
+        if (id !== null) void raw.call('ext.close', { stream: id }).catch(() => undefined);
+      };
+    },
+    async bridgeStates(channelId) {
+      const r = (await raw.call('bridge.states', { channelId })) as { agents?: unknown } | null;
+      return Array.isArray(r?.agents) ? (r!.agents as BridgeState[]).filter((s) => s && typeof s.member === 'string') : [];
+    },
+  };
+}
+
+export async function listChannels(ext: Ext, agent?: string): Promise<Channel[]> {
+  const r = (await ext.call('channels/list', {}, agent)) as { channels?: unknown } | null;
+  return Array.isArray(r?.channels) ? r!.channels.filter(isChannel) : [];
+}
+
+export async function getChannel(ext: Ext, channelId: string, agent?: string): Promise<Channel> {
+  const r = (await ext.call('channels/get', { channelId }, agent)) as { channel?: unknown } | null;
+  if (!isChannel(r?.channel)) throw new Error('The hub answered channels/get without a channel.');
+  return r!.channel;
+}
+
+export async function createChannel(ext: Ext, p: { name: string; visibility: 'public' | 'private'; members?: string[] }, agent?: string): Promise<Channel> {
+  const r = (await ext.call('channels/create', p, agent)) as { channel?: unknown } | null;
+  if (!isChannel(r?.channel)) throw new Error('The hub answered channels/create without a channel.');
+  return r!.channel;
+}
+
+export async function history(ext: Ext, channelId: string, page: { sinceSequence: number; pageSize: number }, agent?: string): Promise<ChannelEvent[]> {
+  const r = (await ext.call('channels/history', { channelId, ...page }, agent)) as { events?: unknown } | null;
+  return Array.isArray(r?.events) ? r!.events.filter(isEvent) : [];
+}
+
+export async function publish(
+  ext: Ext,
+  p: { channelId?: string; recipientId?: string; parts: unknown[]; idempotencyKey?: string },
+  agent?: string,
+): Promise<ChannelEvent | null> {
+  const r = (await ext.call('channels/publish', p, agent)) as { event?: unknown } | null;
+  return isEvent(r?.event) ? r!.event : null;
+}
+
+/** channels/addMember or removeMember; the channel as it is afterwards (null: the owner left it). */
+export async function setMember(ext: Ext, add: boolean, channelId: string, principalId: string, agent?: string): Promise<Channel | null> {
+  const r = (await ext.call(add ? 'channels/addMember' : 'channels/removeMember', { channelId, principalId, role: 'member' }, agent)) as { channel?: unknown } | null;
+  return isChannel(r?.channel) ? r!.channel : null;
+}
+
+/**
+ * The id of the direct channel of a and b (spec §5, as the hub derives it): SHA-256 of the two ids
+ * sorted and joined by a comma, its first 24 hex digits. Lets the UI find the direct chats others
+ * opened with the owner, which channels/list never lists.
+ */
+export async function directId(a: string, b: string = OWNER): Promise<string> {
+  const [x, y] = [a, b].sort();
+  const sum = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${x},${y}`));
+  const hex = Array.from(new Uint8Array(sum), (n) => n.toString(16).padStart(2, '0')).join('');
+  return `chan:direct:${hex.slice(0, 24)}`;
+}
