@@ -87,6 +87,10 @@
 //	                do: "off" (refused), "read-public" (read public things only), "send" (the default:
 //	                send to the hub and read the tasks they started)
 //
+//	bridge.states {channelId}                 → {agents: BridgeState[]}   the added agents that are
+//	                members of the channel (remote://AGENT-ID), in member order; one the bridge has
+//	                not talked to yet is idle. A channel the owner may not see: not_found
+//
 // # Pushed topics
 //
 //	hello   HubInfo, once, first frame after connecting
@@ -99,6 +103,8 @@
 //	        was canceled
 //	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
 //	        changed): refetch access.list / access.policy
+//	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
+//	        message, its task got an id, it asked back, finished or failed)
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes
@@ -128,6 +134,9 @@
 //	              durationMs?, header: {name: value}, body}   secrets masked as •••
 //	AccessKey    {id: "agent://NAME", name, keyPrefix (the key's first 12 characters), createdAt (of the
 //	              current key), lastUsedAt? (absent: never; to the minute)}
+//	BridgeState  {channelId, member: "remote://AGENT-ID", agentId, state: "idle"|"working"|
+//	              "input-required"|"failed", taskId? (the task in hand; absent when idle),
+//	              updatedAt (ms epoch, like channel events)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}
