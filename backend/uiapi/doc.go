@@ -100,6 +100,10 @@
 //	                At most 32 open streams per connection (conflict beyond)
 //	ext.close  {stream}                       → {}   ends a stream early (not_found: none open by that id)
 //
+//	bridge.states {channelId}                 → {agents: BridgeState[]}   the added agents that are
+//	                members of the channel (remote://AGENT-ID), in member order; one the bridge has
+//	                not talked to yet is idle. A channel the owner may not see: not_found
+//
 // # Pushed topics
 //
 //	hello   HubInfo, once, first frame after connecting
@@ -117,6 +121,8 @@
 //	        other topics these frames are never dropped: they wait for room like replies. A closed
 //	        connection ends every stream; resume with the spec's own cursor (sinceSequence, a
 //	        change id)
+//	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
+//	        message, its task got an id, it asked back, finished or failed)
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes
@@ -146,6 +152,9 @@
 //	              durationMs?, header: {name: value}, body}   secrets masked as •••
 //	AccessKey    {id: "agent://NAME", name, keyPrefix (the key's first 12 characters), createdAt (of the
 //	              current key), lastUsedAt? (absent: never; to the minute)}
+//	BridgeState  {channelId, member: "remote://AGENT-ID", agentId, state: "idle"|"working"|
+//	              "input-required"|"failed", taskId? (the task in hand; absent when idle),
+//	              updatedAt (ms epoch, like channel events)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}

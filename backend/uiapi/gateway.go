@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -87,6 +88,8 @@ type Config struct {
 	// and ext.stream run as the owner; RemoteExtensions reaches an added agent's (nil: none).
 	Extensions       map[string]server.ExtensionMethod
 	RemoteExtensions RemoteExtensions
+	// Bridge speaks for the added agents in channels: bridge.states and the bridge topic (nil: none).
+	Bridge *bridge.Bridge
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
 	Bus        *bus.Bus
@@ -257,7 +260,7 @@ func (c *conn) serve(parent context.Context) {
 	}()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
 		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
-			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic
+			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic || e.Topic == bridge.Topic
 	}, queueFrames)
 	defer sub.Close()
 
@@ -400,6 +403,9 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 				if up, ok := c.g.pushUpdate(ctx, e); ok {
 					c.pushFrame(push{Topic: "push", Data: up})
 				}
+			}
+			if st, ok := bridgeUpdate(e); ok {
+				c.pushFrame(push{Topic: "bridge", Data: st})
 			}
 			if w, ok := e.Data.(agents.WireEntry); ok && e.Topic == agents.WireTopic {
 				c.pushFrame(push{Topic: "wire", Data: map[string]any{"agentId": e.Key, "entry": wireEntryOf(w)}})
