@@ -1,7 +1,7 @@
 // The channels extension's own JSON-RPC methods (spec §7), called through the gateway's generic
 // ext.call / ext.stream (contract §1). `agent` set: the channels of that added agent's hub.
 
-import type { HubClient } from '../api/client';
+import { extCall, extStream, type HubClient } from '../api/client';
 import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
 
 type Any = Record<string, unknown>;
@@ -15,57 +15,27 @@ export interface Ext {
   bridgeStates?(channelId: string): Promise<BridgeState[]>;
 }
 
-/** The Ext of a hub connection. */
+/** The Ext of a hub connection: the gateway's ext.call / ext.stream (api/client's helpers). */
 export function extOf(client: HubClient): Ext {
-  const raw = client as unknown as {
-    call(method: string, params: unknown): Promise<unknown>;
-    on(topic: string, h: (d: unknown) => void): () => void;
-  };
   return {
-    call: (method, params, agent) => raw.call('ext.call', { method, params, ...(agent ? { agent } : {}) }),
+    call: (method, params, agent) => extCall(client, method, params, agent),
     stream(method, params, onResult, opts = {}) {
-      let id: string | null = null;
       let closed = false;
-      const early: unknown[] = []; // frames pushed before the call answered with the stream's id
-      const handle = (f: { stream?: string; result?: unknown; error?: { message?: string }; end?: boolean }) => {
-        if (f.result !== undefined) onResult(f.result);
-        else if (f.error) opts.onError?.(new Error(f.error.message || 'The stream failed.'));
-        if (f.end) {
-          off();
-          opts.onEnd?.();
-        }
-      };
-      const off = raw.on('ext', (d) => {
-        const f = d as { stream?: string };
-        if (!f || typeof f !== 'object' || closed) return;
-        if (id === null) early.push(f);
-        else if (f.stream === id) handle(f);
+      const opening = extStream(client, method, params, onResult, {
+        agent: opts.agent,
+        onError: (e) => !closed && opts.onError?.(new Error(e.message || 'The stream failed.')),
+        onEnd: () => !closed && opts.onEnd?.(),
       });
-      raw.call('ext.stream', { method, params, ...(opts.agent ? { agent: opts.agent } : {}) }).then(
-        (r) => {
-          const sid = (r as { stream?: string } | null)?.stream;
-          if (typeof sid !== 'string') return;
-          id = sid;
-          if (closed) {
-            void raw.call('ext.close', { stream: sid }).catch(() => undefined);
-            return;
-          }
-          for (const f of early.splice(0)) if ((f as { stream?: string }).stream === sid) handle(f as never);
-        },
-        (e: Error) => {
-          off();
-          if (!closed) opts.onError?.(e);
-        },
-      );
+      opening.catch((e: Error) => !closed && opts.onError?.(e));
       return () => {
         if (closed) return;
         closed = true;
-        off();
-        if (id !== null) void raw.call('ext.close', { stream: id }).catch(() => undefined);
+        void opening.then((close) => close(), () => undefined);
       };
     },
     async bridgeStates(channelId) {
-      const r = (await raw.call('bridge.states', { channelId })) as { agents?: unknown } | null;
+      const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
+      const r = (await call.call(client, 'bridge.states', { channelId })) as { agents?: unknown } | null;
       return Array.isArray(r?.agents) ? (r!.agents as BridgeState[]).filter((s) => s && typeof s.member === 'string') : [];
     },
   };

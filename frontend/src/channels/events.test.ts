@@ -78,6 +78,13 @@ describe('the unread divider and count', () => {
     expect(dividerIndex(es, undefined, 'user://owner')).toBe(-1);
   });
 
+  it('waits for the page holding the first unread event: not on the oldest held one', () => {
+    const newest = run(9951, 10000);
+    expect(dividerIndex(newest, 0, 'user://owner')).toBe(-1);
+    expect(dividerIndex(newest, 9950, 'user://owner')).toBe(0);
+    expect(dividerIndex(mergeEvents(newest, run(1, 9950)), 0, 'user://owner')).toBe(0);
+  });
+
   it('counts the events after the last read one', () => {
     expect(unreadCount(10, 7)).toBe(3);
     expect(unreadCount(10, 10)).toBe(0);

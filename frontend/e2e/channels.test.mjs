@@ -1,0 +1,290 @@
+// End-to-end: channels in the Chats area of a real `agenthub serve`, in headless Chromium. The owner
+// creates a channel, brings in two real agents (the hub's demo agent and an agent built from the
+// official @a2a-js/sdk server), mentions them and sees each answer as that agent (through the hub's
+// bridge); a principal with its own API key floods a second channel with 10,000 events over JSON-RPC
+// while the owner reads the first, the sidebar counts them, and the owner scrolls back to the very
+// first one: the list keeps its place at every page and holds only a window of rows in the DOM.
+
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, test } from 'node:test';
+
+import { BINARY, SHOTS, nav, openUI, suite } from './harness.mjs';
+
+const WAIT = { timeout: 20_000 };
+const SEED = 10_000;
+const here = dirname(fileURLToPath(import.meta.url));
+
+const s = suite();
+
+// sdkAgent runs backend/interop/js/server.mjs: an A2A agent made only of @a2a-js/sdk server parts,
+// which answers any text with that text back. Resolves to its base URL and a stop function.
+async function sdkAgent() {
+  const script = resolve(here, '..', '..', 'backend', 'interop', 'js', 'server.mjs');
+  const proc = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr.on('data', (d) => (err += d));
+  const url = await new Promise((ok, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`the SDK agent did not start: ${out}${err}`)), 20_000);
+    proc.on('exit', (code) => fail(new Error(`the SDK agent exited with ${code}: ${err} (npm ci --prefix backend/interop/js?)`)));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => /^https?:\/\//.test(l.trim()));
+      if (line) {
+        clearTimeout(timer);
+        ok(line.trim());
+      }
+    });
+  });
+  return {
+    url,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((ok) => proc.once('exit', ok));
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+// principalKey makes agent://NAME with `agenthub principals add` on the hub's data dir (the hub
+// reads keys from its database, so a key made beside the running hub works at once).
+async function principalKey(name) {
+  const { stdout } = await promisify(execFile)(BINARY, ['principals', 'add', name, '--data', s.dataDir]);
+  return stdout.trim().split('\n').pop().trim();
+}
+
+// rpc posts one JSON-RPC request, or a batch, to the hub's endpoint with an API key.
+async function rpc(key, body) {
+  const res = await fetch(`${s.hub.hubURL}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Api-Key': key },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, `JSON-RPC answered HTTP ${res.status}`);
+  return res.json();
+}
+
+// seed publishes n text events "seed #i" into the channel as the key's principal, in JSON-RPC
+// batches; a batch item refused for the rate limit is sent again (same idempotency key) after the
+// others, so every event is stored exactly once.
+async function seed(key, channelId, n) {
+  let todo = Array.from({ length: n }, (_, i) => i + 1);
+  while (todo.length) {
+    const failed = [];
+    for (let i = 0; i < todo.length; i += 500) {
+      const batch = todo.slice(i, i + 500);
+      const answers = await rpc(
+        key,
+        batch.map((k) => ({
+          jsonrpc: '2.0',
+          id: k,
+          method: 'channels/publish',
+          params: { channelId, idempotencyKey: `seed-${k}`, parts: [{ type: 'text', text: `seed #${k}` }] },
+        })),
+      );
+      for (const a of answers) {
+        if (a.error) {
+          assert.equal(a.error.code, -32024, `publish #${a.id} failed: ${JSON.stringify(a.error)}`);
+          failed.push(a.id);
+        }
+      }
+    }
+    if (failed.length) await new Promise((r) => setTimeout(r, 1000)); // the rate limit refills
+    todo = failed.sort((a, b) => a - b);
+  }
+}
+
+// send types a message in the channel's composer and presses Enter.
+async function send(page, text) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  await page.getByTestId('channel-event').filter({ hasText: text }).first().waitFor(WAIT);
+}
+
+// addMember picks a candidate in the channel's Members dialog by the text of its option.
+async function addMember(page, option) {
+  const dialog = page.getByRole('dialog', { name: /^Members of/ });
+  const select = dialog.getByLabel('Add a member');
+  const value = await select.locator('option', { hasText: option }).first().getAttribute('value');
+  await select.selectOption(value);
+  await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+  await dialog.locator(`[data-testid="channel-member"][data-principal="${value}"]`).waitFor(WAIT);
+  return value;
+}
+
+// newChannel creates a channel from the sidebar's "+" (or the empty page's button).
+async function newChannel(page, name) {
+  await page.getByRole('button', { name: /^(New channel|Create a channel)$/ }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New channel' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByRole('button', { name: 'Create channel' }).click();
+  await page.getByRole('heading', { name: name, level: 2 }).waitFor(WAIT);
+  return decodeURIComponent(new URL(page.url()).hash.replace(/^#\/chats\/channel\//, '').split('?')[0]);
+}
+
+// rowTop is where the event with sequence seq sits in the viewport (undefined: not in the DOM).
+const rowTop = (page, seq) =>
+  page.evaluate((q) => document.querySelector(`[data-testid="channel-event"][data-seq="${q}"]`)?.getBoundingClientRect().top, seq);
+
+const rowsInDom = (page) => page.getByTestId('channel-event').count();
+
+describe('channels', () => {
+  let general;
+  let bulk;
+
+  test('a channel with two real agents: each answers its @mention as itself, a question shows as the agent’s state', async (t) => {
+    const other = await sdkAgent();
+    t.after(() => other.stop());
+    const page = await openUI(s.browser, s.hub);
+
+    // The second agent is added by URL, as a person does.
+    await nav(page, 'Agents').click();
+    await page.getByLabel('Agent URL').fill(other.url);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    await page.getByTestId('agent-detail').getByRole('heading', { name: 'a2a-js interop agent', exact: true }).waitFor(WAIT);
+
+    await nav(page, 'Chats').click();
+    general = await newChannel(page, 'general');
+    await page.getByRole('button', { name: /^Members/ }).click();
+    await addMember(page, '(remote://demo)');
+    const sdkMember = await addMember(page, 'a2a-js interop agent');
+    const roles = await page.getByTestId('channel-member').allInnerTexts();
+    assert.ok(roles.some((r) => r.includes('You') && r.includes('owner')), `the owner's role is not shown: ${roles}`);
+    assert.equal(roles.filter((r) => r.includes('member')).length, 2, `the agents' roles: ${roles}`);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Members (3)' }).waitFor(WAIT);
+
+    // @demo: the demo agent answers in the channel, as itself.
+    await send(page, '@demo hello from the channel');
+    const demoAnswer = page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello from the channel' }).first();
+    await demoAnswer.waitFor(WAIT);
+    const demoName = await page.evaluate(() => document.querySelector('[data-author="remote://demo"] .bubble-who')?.textContent);
+    assert.ok(demoName && demoName !== 'remote://demo' && demoName !== 'demo', `the demo agent's answer is shown as ${demoName}`);
+
+    // The second agent through @-completion: typing "@a2a" offers it; Enter inserts its handle.
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('');
+    await box.pressSequentially('@a2a');
+    const options = page.getByRole('listbox', { name: 'Members to mention' }).getByRole('option');
+    await options.first().waitFor(WAIT);
+    assert.equal(await options.count(), 1);
+    await box.press('Enter');
+    const handle = sdkMember.replace('remote://', '');
+    assert.equal(await box.inputValue(), `@${handle} `);
+    await box.pressSequentially('echo me, sdk agent');
+    await box.press('Enter');
+    await page.locator(`[data-testid="channel-event"][data-author="${sdkMember}"]`).filter({ hasText: 'echo me, sdk agent' }).first().waitFor(WAIT);
+    // Only the mentioned agent answered that one.
+    assert.equal(await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'echo me' }).count(), 0);
+
+    // A question: the demo agent asks back; the question is an event of the list, and the header says so.
+    await send(page, '@demo ask');
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"].bridge-input-required').first().waitFor(WAIT);
+    await page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]').filter({ hasText: 'has a question' }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
+  test('10,000 events from a principal: counted unread while another channel is open, then read back to the first one in a window of rows that keeps its place', async () => {
+    const key = await principalKey('alice');
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Chats').click();
+    bulk = await newChannel(page, 'bulk');
+    await page.getByRole('button', { name: /^Members/ }).click();
+    await addMember(page, '(agent://alice)');
+    await page.keyboard.press('Escape');
+
+    // The owner reads #general while alice writes to #bulk.
+    await page.getByTestId('channel-item').filter({ hasText: 'general' }).click();
+    await page.getByRole('heading', { name: 'general', level: 2 }).waitFor(WAIT);
+    await seed(key, bulk, SEED);
+    const bulkItem = page.locator(`[data-testid="channel-item"][data-channel-id="${bulk}"]`);
+    await bulkItem.getByLabel(`${SEED} unread`).waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator(`[data-testid="channel-item"][data-channel-id="${general}"] [data-testid="unread-count"]`).count(), 0);
+    await page.screenshot({ path: join(SHOTS, 'channels-unread.png') });
+
+    // Open #bulk: the newest events, a few rows in the DOM, read up to the end (the count goes).
+    await bulkItem.click();
+    await page.locator(`[data-testid="channel-event"][data-seq="${SEED}"]`).waitFor(WAIT);
+    await bulkItem.getByTestId('unread-count').waitFor({ state: 'detached', ...WAIT });
+    const scroller = page.getByTestId('channel-scroll');
+
+    // Back to the first event, a page at a time: the row at the top stays where it was each time.
+    let maxRows = 0;
+    let pages = 0;
+    const shifts = [];
+    for (;;) {
+      maxRows = Math.max(maxRows, await rowsInDom(page));
+      if ((await rowTop(page, 1)) !== undefined) break;
+      await scroller.evaluate((el) => (el.scrollTop = 0));
+      const anchor = await page.evaluate(() => {
+        const rows = [...document.querySelectorAll('[data-testid="channel-event"]')];
+        const top = document.querySelector('[data-testid="channel-scroll"]').getBoundingClientRect().top;
+        const first = rows.map((r) => ({ seq: Number(r.dataset.seq), top: r.getBoundingClientRect().top })).filter((r) => r.top >= top - 1).sort((a, b) => a.top - b.top)[0];
+        return first;
+      });
+      // The older page is in once the row before the anchor is rendered above it.
+      await page.locator(`[data-testid="channel-event"][data-seq="${anchor.seq - 1}"]`).waitFor(WAIT);
+      await page.waitForFunction(() => !document.querySelector('[data-testid="channel-scroll"][aria-busy="true"]'), null, WAIT);
+      const after = await rowTop(page, anchor.seq);
+      assert.notEqual(after, undefined, `row ${anchor.seq} left the DOM when the page before it loaded`);
+      shifts.push(Math.abs(after - anchor.top));
+      pages++;
+      assert.ok(pages <= 60, 'too many pages to reach the first event');
+    }
+    assert.ok(pages >= SEED / 200 - 1, `reached the first event in ${pages} pages`);
+    assert.ok(Math.max(...shifts) <= 4, `the reading position jumped when older pages loaded: ${shifts.join(', ')} px`);
+    assert.ok(maxRows <= 60, `${maxRows} event rows in the DOM at once: the list is not virtualized`);
+
+    // The very first event, the beginning of the channel, and the unread divider above it (the owner
+    // had read #bulk up to nothing when alice started).
+    await page.getByTestId('channel-beginning').waitFor(WAIT);
+    const first = page.locator('[data-testid="channel-event"][data-seq="1"]');
+    assert.match(await first.innerText(), /seed #1\b/);
+    assert.equal(await page.locator('.chan-row:has([data-seq="1"]) [data-testid="unread-divider"]').count(), 1);
+    const seqs = await page.$$eval('[data-testid="channel-event"]', (rows) => rows.map((r) => Number(r.dataset.seq)).sort((a, b) => a - b));
+    assert.deepEqual(seqs, seqs.map((_, i) => seqs[0] + i), `the rows in the DOM are not contiguous: ${seqs}`);
+    await page.screenshot({ path: join(SHOTS, 'channels-first-event.png') });
+
+    // "Jump to latest" goes back to the newest event.
+    await page.getByTestId('jump-latest').click();
+    await page.locator(`[data-testid="channel-event"][data-seq="${SEED}"]`).waitFor(WAIT);
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
+  test('axe: no serious or critical violations in a channel, light and dark', async () => {
+    const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+    const found = [];
+    for (const colorScheme of ['light', 'dark']) {
+      const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(s.hub.uiURL);
+      const base = s.hub.uiURL.split('#')[0];
+      await page.goto(`${base}#/chats/channel/${encodeURIComponent(general)}`);
+      await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').first().waitFor(WAIT);
+      for (const state of ['view', 'members']) {
+        if (state === 'members') await page.getByRole('button', { name: /^Members/ }).click();
+        await page.addScriptTag({ path: axePath });
+        const violations = await page.evaluate(async () => {
+          const r = await window.axe.run(document, { resultTypes: ['violations'] });
+          return r.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        });
+        for (const v of violations) found.push(`${colorScheme} ${state}: ${v}`);
+      }
+      await page.screenshot({ path: join(SHOTS, `channels-axe-${colorScheme}.png`) });
+      await context.close();
+    }
+    assert.deepEqual(found, []);
+  });
+});
