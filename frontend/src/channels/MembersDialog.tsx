@@ -1,7 +1,7 @@
 // Who is in a channel, with their roles; an owner adds and removes principals (keys made in
 // Settings → Access) and added agents (which then answer when mentioned).
 
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { AccessKey } from '../api/types';
 import { Dialog } from '../components/Dialog';
 import { ErrorBox } from '../components/ErrorBox';
@@ -40,6 +40,9 @@ export function MembersDialog({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const members = membersOf(channel);
+  // After a change the button pressed may be disabled or gone: the focus goes back to the picker, so
+  // it stays in the dialog (and Escape still closes the dialog, not the channel).
+  const pickRef = useRef<HTMLSelectElement & HTMLInputElement>(null);
   useEffect(() => {
     if (agent || !isOwner) return; // another hub's principals are not ours to list
     client.call('access.list', {}).then(
@@ -52,7 +55,13 @@ export function MembersDialog({
     [agent, agents, principals, members],
   );
 
+  const keepFocus = () => {
+    const el = pickRef.current;
+    if (el && !el.disabled) el.focus();
+    else el?.closest<HTMLElement>('[role="dialog"]')?.focus();
+  };
   const change = async (add: boolean, principalId: string) => {
+    keepFocus(); // the button pressed is about to be disabled or removed
     setBusy(true);
     setError('');
     try {
@@ -64,6 +73,7 @@ export function MembersDialog({
       setError((e as Error)?.message || 'The change was refused.');
     } finally {
       setBusy(false);
+      requestAnimationFrame(keepFocus);
     }
   };
 
@@ -105,7 +115,7 @@ export function MembersDialog({
             }}
           >
             <label htmlFor="chan-add-id">Add a member by principal id</label>
-            <input id="chan-add-id" value={pick} onChange={(e) => setPick(e.target.value)} placeholder="agent://name" />
+            <input id="chan-add-id" ref={pickRef} value={pick} onChange={(e) => setPick(e.target.value)} placeholder="agent://name" />
             <button type="submit" className="btn btn-primary" disabled={busy || !pick.trim()}>
               Add
             </button>
@@ -119,7 +129,7 @@ export function MembersDialog({
             }}
           >
             <label htmlFor="chan-add-pick">Add a member</label>
-            <select id="chan-add-pick" value={pick} onChange={(e) => setPick(e.target.value)} disabled={options.length === 0}>
+            <select id="chan-add-pick" ref={pickRef} value={pick} onChange={(e) => setPick(e.target.value)} disabled={options.length === 0}>
               <option value="">{options.length ? 'Choose an agent or a principal…' : 'Everyone is in already'}</option>
               {(['Agents', 'Principals'] as const).map((g) =>
                 options.some((o) => o.group === g) ? (

@@ -74,12 +74,8 @@ export function MessageList({ events, dividerAt, atStart, loadingOlder, onLoadOl
         aria-busy={loadingOlder || undefined}
         tabIndex={0}
         data-testid="channel-scroll"
+        data-oldest={events[0]?.sequence}
       >
-        {loadingOlder && (
-          <p className="chan-loading muted small" role="status">
-            Loading older messages…
-          </p>
-        )}
         <div role="list" aria-label="Messages" style={{ height: v.getTotalSize(), position: 'relative', width: '100%' }}>
           {items.map((it) => {
             const ev = events[it.index];
@@ -106,6 +102,12 @@ export function MessageList({ events, dividerAt, atStart, loadingOlder, onLoadOl
           })}
         </div>
       </div>
+      {loadingOlder && (
+        // Over the list, not in it: the rows must not move while it shows.
+        <p className="chan-loading muted small" role="status">
+          Loading older messages…
+        </p>
+      )}
       {away && (
         <button type="button" className="btn btn-small jump-latest chan-jump" onClick={() => v.scrollToEnd()} data-testid="jump-latest">
           ↓ Jump to latest
