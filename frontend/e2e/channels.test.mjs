@@ -193,6 +193,14 @@ describe('channels', () => {
     await box.pressSequentially('echo me, sdk agent');
     await box.press('Enter');
     await page.locator(`[data-testid="channel-event"][data-author="${sdkMember}"]`).filter({ hasText: 'echo me, sdk agent' }).first().waitFor(WAIT);
+    // What arrived while the owner watched is not marked as new.
+    assert.equal(await page.getByTestId('unread-divider').count(), 0);
+
+    // A file goes into the channel as a file part, and can be downloaded from there.
+    await page.getByLabel('Files to attach').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('some notes') });
+    await send(page, 'the notes, for the record');
+    const withFile = page.getByTestId('channel-event').filter({ hasText: 'the notes, for the record' });
+    await withFile.getByRole('button', { name: 'Download notes.txt' }).waitFor(WAIT);
     // Only the mentioned agent answered that one.
     assert.equal(await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'echo me' }).count(), 0);
 
@@ -209,6 +217,20 @@ describe('channels', () => {
     const page = await openUI(s.browser, s.hub);
     const key = await principalKey(page, 'alice');
     await nav(page, 'Chats').click();
+
+    // A direct chat with alice: opened by its first message; alice's answer arrives live.
+    await page.getByRole('button', { name: 'New direct chat' }).click();
+    const dm = page.getByRole('dialog', { name: 'New direct chat' });
+    await dm.getByLabel('With').selectOption('agent://alice');
+    await dm.getByLabel('First message').fill('hi alice, a word in private');
+    await dm.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'alice', level: 2 }).waitFor(WAIT);
+    await page.getByRole('list', { name: 'Direct chats' }).getByTestId('channel-item').filter({ hasText: 'alice' }).waitFor(WAIT);
+    const reply = await rpc(key, { jsonrpc: '2.0', id: 1, method: 'channels/publish', params: { recipientId: 'user://owner', parts: [{ type: 'text', text: 'hello **owner**' }] } });
+    assert.ok(reply.result?.event, JSON.stringify(reply));
+    const answer = page.locator('[data-testid="channel-event"][data-author="agent://alice"]');
+    await answer.waitFor(WAIT);
+    assert.equal(await answer.locator('strong').innerText(), 'owner', 'the text is shown as Markdown');
     bulk = await newChannel(page, 'bulk');
     await page.getByRole('button', { name: /^Members/ }).click();
     await addMember(page, '(agent://alice)');

@@ -88,7 +88,8 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const [membersOpen, setMembersOpen] = useState(false);
   // The divider stays where the owner's reading stopped when they opened the channel.
   const [readAtOpen] = useState(lastRead);
-  const dividerAt = useMemo(() => dividerIndex(ch.events, readAtOpen, OWNER), [ch.events, readAtOpen]);
+  const newestAtOpen = ch.newestAtOpen;
+  const dividerAt = useMemo(() => dividerIndex(ch.events, readAtOpen, OWNER, newestAtOpen), [ch.events, readAtOpen, newestAtOpen]);
 
   const channel = ch.channel;
   const members = membersOf(channel);

@@ -78,6 +78,12 @@ describe('the unread divider and count', () => {
     expect(dividerIndex(es, undefined, 'user://owner')).toBe(-1);
   });
 
+  it('marks only what was there when the channel was opened, not what arrives while the owner watches', () => {
+    const es = [ev(1, 'user://owner'), ev(2), ev(3)];
+    expect(dividerIndex(es, 0, 'user://owner', 0)).toBe(-1); // opened empty: the answers came live
+    expect(dividerIndex(es, 0, 'user://owner', 2)).toBe(1);
+  });
+
   it('waits for the page holding the first unread event: not on the oldest held one', () => {
     const newest = run(9951, 10000);
     expect(dividerIndex(newest, 0, 'user://owner')).toBe(-1);

@@ -63,13 +63,15 @@ export function olderPage(oldest: number, pageSize = MAX_PAGE): { sinceSequence:
  * Where the "new" divider goes: before the first event after lastRead that someone else wrote (what
  * the owner wrote is read by definition). -1 when there is none, or when nothing was read yet
  * (lastRead undefined: a channel opened for the first time has no divider), or when the first unread
- * event is older than the oldest held.
+ * event is older than the oldest held. newestAtOpen is the channel's newest sequence when it was opened.
  */
-export function dividerIndex(events: ChannelEvent[], lastRead: number | undefined, me: string): number {
+export function dividerIndex(events: ChannelEvent[], lastRead: number | undefined, me: string, newestAtOpen = Infinity): number {
   if (lastRead === undefined || events.length === 0) return -1;
   // The first unread event is older than what is held: the divider shows once that page is loaded.
   if (events[0].sequence > lastRead + 1) return -1;
-  return events.findIndex((e) => e.sequence > lastRead && e.author !== me);
+  // Only what was there when the channel was opened is "new": what arrives while the owner
+  // watches is read as it comes.
+  return events.findIndex((e) => e.sequence > lastRead && e.sequence <= newestAtOpen && e.author !== me);
 }
 
 /** The unread count of a channel whose newest event is lastSequence: 0 when never opened (nothing to catch up on). */

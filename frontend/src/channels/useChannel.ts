@@ -28,6 +28,8 @@ export function useChannel(ext: Ext, channelId: string, agent: string | undefine
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const [bridge, setBridge] = useState<Record<string, BridgeState>>({});
+  // The channel's newest sequence when it was first read (what the unread divider may mark).
+  const [newestAtOpen, setNewestAtOpen] = useState<number | undefined>(undefined);
   const eventsRef = useRef(events);
   eventsRef.current = events;
   const gen = useRef(0);
@@ -46,6 +48,7 @@ export function useChannel(ext: Ext, channelId: string, agent: string | undefine
         if (my !== gen.current) return;
         setChannel(c);
         const last = typeof c.lastSequence === 'number' ? c.lastSequence : 0;
+        setNewestAtOpen((cur) => cur ?? last);
         const first = last > 0 ? await history(ext, channelId, newestPage(last, FIRST_PAGE), agent) : [];
         if (my !== gen.current) return;
         setEvents((cur) => mergeEvents(cur, first));
@@ -128,5 +131,5 @@ export function useChannel(ext: Ext, channelId: string, agent: string | undefine
   );
 
   const state: ChannelState = { channel, events, loaded, atStart, loadingOlder, error, bridge };
-  return { ...state, setChannel, add, loadOlder, onBridge };
+  return { ...state, newestAtOpen, setChannel, add, loadOlder, onBridge };
 }

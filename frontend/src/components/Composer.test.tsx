@@ -85,3 +85,36 @@ describe('Composer', () => {
   });
 });
 
+
+describe('Composer @mention completion', () => {
+  const members = [
+    { handle: 'demo', label: 'AgentHub demo agent' },
+    { handle: 'dana', label: 'dana' },
+    { handle: 'weather', label: 'Weather' },
+  ];
+  const mentions = (q: string) => members.filter((m) => m.handle.startsWith(q.toLowerCase()));
+
+  it('offers the members as "@" is typed; arrows pick, Enter inserts the handle instead of sending', async () => {
+    const onSend = vi.fn(async () => ({}));
+    render(<Composer agentName="#general" onSend={onSend} mentions={mentions} />);
+    await userEvent.type(box(), 'hi @d');
+    const list = screen.getByRole('listbox', { name: 'Members to mention' });
+    expect(Array.from(list.querySelectorAll('[role="option"]')).map((o) => o.textContent)).toEqual(['@demo AgentHub demo agent', '@dana dana']);
+    expect(box().getAttribute('aria-activedescendant')).toBe(list.querySelector('[aria-selected="true"]')!.id);
+    await userEvent.keyboard('{ArrowDown}{Enter}');
+    expect(box().value).toBe('hi @dana ');
+    expect(onSend).not.toHaveBeenCalled();
+    expect(screen.queryByRole('listbox')).toBeNull();
+    await userEvent.type(box(), 'see @we');
+    await userEvent.keyboard('{Escape}'); // closes the list, keeps the text
+    expect(screen.queryByRole('listbox')).toBeNull();
+    await userEvent.keyboard('{Enter}');
+    expect(onSend).toHaveBeenCalledWith({ text: 'hi @dana see @we', files: [] });
+  });
+
+  it('offers nothing for an "@" inside a word, or without members', async () => {
+    render(<Composer agentName="Agent" onSend={vi.fn()} mentions={mentions} />);
+    await userEvent.type(box(), 'mail bob@d');
+    expect(screen.queryByRole('listbox')).toBeNull();
+  });
+});
