@@ -462,16 +462,16 @@ func HubSpec(cfg Config, h *Hub) AgentSpec {
 	return AgentSpec{
 		ID:          HubID,
 		Name:        "AgentHub",
-		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can.",
+		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can; its knowledge skill answers a question to its knowledge graph at once.",
 		Version:     cfg.Version,
-		Skills:      []a2a.AgentSkill{inbox.Skill},
+		Skills:      []a2a.AgentSkill{inbox.Skill, knowledge.Skill},
 		Executor: func(ctx context.Context, db *store.DB, ts *tasks.Store) (a2asrv.AgentExecutor, error) {
 			var err error
 			if *in, err = inbox.Open(ctx, db, ts); err != nil {
 				return nil, err
 			}
 			(*in).SetBlockingWait(cfg.InboxBlockingWait)
-			return *in, nil
+			return hubExecutor{inbox: *in, knowledge: func() *knowledge.Service { return h.Knowledge }}, nil
 		},
 		// The channels and knowledge-graph extensions are the hub's (see extensions.go).
 		Extensions: func(ctx context.Context, env ExtensionEnv) ([]server.Extension, error) {
