@@ -9,6 +9,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	legacy "github.com/a2aproject/a2a-go/a2a"
+	legacyclient "github.com/a2aproject/a2a-go/a2aclient"
+	legacycard "github.com/a2aproject/a2a-go/a2aclient/agentcard"
+
+	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/knowledge"
 )
 
@@ -138,14 +143,46 @@ func TestKnowledgeSkillAnswersMessages(t *testing.T) {
 		t.Fatalf("a Gizmo query in a data part: %s", got)
 	}
 
+	// The v0.3 SDK's client asks the same in its dialect (a DataPart; metadata on the message).
+	legacyCard, err := legacycard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacyCreds := legacyclient.NewInMemoryCredentialsStore()
+	legacyCreds.Set("alice", "apiKey", legacyclient.AuthCredential(hdr["X-Api-Key"]))
+	v03, err := legacyclient.NewFromCard(ctx, legacyCard, legacyclient.WithInterceptors(&legacyclient.AuthInterceptor{Service: legacyCreds}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx := legacyclient.WithSessionID(t.Context(), "alice")
+	for _, m := range []*legacy.Message{
+		legacy.NewMessage(legacy.MessageRoleUser, legacy.DataPart{Data: map[string]any{"queryLanguage": "graphql", "query": `{ search(text: "zebra") { id } }`}}),
+		{ID: "v03-text", Role: legacy.MessageRoleUser, Parts: legacy.ContentParts{legacy.TextPart{Text: "zebra"}}, Metadata: map[string]any{"skill": "knowledge"}},
+	} {
+		res, err := v03.SendMessage(lctx, &legacy.MessageSendParams{Message: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, ok := res.(*legacy.Task)
+		if !ok || task.Status.State != legacy.TaskStateCompleted || task.Status.Message == nil || len(task.Status.Message.Parts) != 2 {
+			t.Fatalf("the v0.3 client's question: %#v", res)
+		}
+		if d, ok := task.Status.Message.Parts[1].(legacy.DataPart); !ok || !strings.Contains(jsonOf(d.Data), "ex:rumour") {
+			t.Fatalf("the v0.3 answer's data part: %#v", task.Status.Message.Parts[1])
+		}
+	}
+
 	// Anything else is for the owner: it waits in the inbox. The answered questions never do.
 	for _, m := range []*a2a.Message{
 		a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Can you approve the release?")),
 		a2a.NewMessage(a2a.MessageRoleUser, a2a.NewDataPart(map[string]any{"query": "not marked, no queryLanguage"})),
 	} {
-		task := send(m)
-		if task.Status.State != a2a.TaskStateWorking {
-			t.Fatalf("a message for the owner: state %s, want working (in the inbox)", task.Status.State)
+		res, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: m, Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task, ok := res.(*a2a.Task); !ok || !inbox.WaitingForOwner(task.Status.State) {
+			t.Fatalf("a message for the owner: %#v, want a task waiting in the inbox", res)
 		}
 	}
 	waiting, err := h.Inbox.Waiting(ctx)
