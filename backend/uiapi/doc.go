@@ -93,7 +93,10 @@
 //	                agent: an added agent's id, reached on its JSON-RPC endpoint with the credentials
 //	                saved for it. A JSON-RPC error the extension answers is rpc_error, with error.rpc =
 //	                {code, message, data?} as answered (e.g. -32020 ChannelNotFound); an extension
-//	                method nobody serves is rpc_error -32601
+//	                method nobody serves is rpc_error -32601. With agent: invalid_params when its card
+//	                does not advertise the extension (capabilities.messaging.channels, .knowledgeGraph),
+//	                nothing sent; not_found for an unknown id; agent_error when the agent refuses the
+//	                saved credentials (401/403), cannot be reached, or answers something not JSON-RPC
 //	ext.stream {agent?, method, params?}      → {stream}   opens a streaming extension method
 //	                (channels/stream, knowledge/subscribe); its results arrive on topic "ext". An error
 //	                before the stream opens is this call's error (rpc_error), and no stream exists.
