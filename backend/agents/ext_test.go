@@ -80,6 +80,11 @@ func extAgent(t *testing.T, caps string, elsewhere string) (*httptest.Server, *[
 			var p struct{ ChannelID string }
 			json.Unmarshal(req.Params, &p)
 			w.Header().Set("Content-Type", "application/json")
+			if p.ChannelID == "big" { // one event over the limit
+				w.Header().Set("Content-Type", "text/event-stream")
+				fmt.Fprintf(w, "data: %s\n\n", result(`"`+strings.Repeat("x", agents.MaxSSEEvent)+`"`))
+				return
+			}
 			if p.ChannelID != "c1" { // refused before the stream opens, as JSON
 				fmt.Fprint(w, rpcErr(-32020, "channel not found: "+p.ChannelID, "null"))
 				return
@@ -173,6 +178,22 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 	if !errors.As(streamErr, &rpc) || rpc.Code != -32021 || string(rpc.Data) != `{"channelId":"c1"}` {
 		t.Fatalf("the stream's error: %v", streamErr)
 	}
+
+	// An event over the limit ends the stream with an error, as it does a conversation's.
+	st, err = clients.ExtStream(ctx, rem.ID, "channels/stream", json.RawMessage(`{"channelId":"big"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tooLarge error
+	for r, err := range st.Results() {
+		if tooLarge = err; !errors.Is(err, agents.ErrEventTooLarge) {
+			t.Fatalf("an event over %d bytes: %.100s, %v", agents.MaxSSEEvent, r, err)
+		}
+	}
+	if tooLarge == nil {
+		t.Fatal("an event over the limit ended the stream without an error")
+	}
+	st.Close()
 
 	// A redirect to another origin is refused, not followed with the key.
 	var redirect *agents.RedirectError
