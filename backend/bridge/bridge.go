@@ -296,10 +296,9 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		return
 	}
 	if hop > b.cfg.Hops {
-		names := make([]string, len(targets))
-		copy(names, targets)
+		// The notice names the agents by id without '@': it mentions no one.
 		b.publish(self, ev.ChannelID, fmt.Sprintf("Not forwarded to %s: agents answering agents stop after %d hops (agenthub serve --channel-hops).",
-			strings.Join(names, ", "), b.cfg.Hops), Meta{TaskID: metaOf(ev).TaskID, State: NoticeHopLimit, Hop: hop}, "hop:"+ev.ID)
+			strings.Join(targets, ", "), b.cfg.Hops), Meta{TaskID: metaOf(ev).TaskID, State: NoticeHopLimit, Hop: hop}, "hop:"+ev.ID)
 		return
 	}
 	body := addressed(text)
