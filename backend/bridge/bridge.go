@@ -157,7 +157,7 @@ func (b *Bridge) Hops() int { return b.cfg.Hops }
 // (published while it was not running), and watches again the tasks still working when the hub
 // stopped. Their answers are published as they come.
 func (b *Bridge) Start(ctx context.Context) error {
-	b.sub = b.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, 1024)
+	b.sub = b.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, subBuffer)
 	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, sequence FROM bridge_cursors`)
 	if err != nil {
 		return err
@@ -202,6 +202,13 @@ func (b *Bridge) Close() error {
 	return nil
 }
 
+// subBuffer is how many channel events the bridge's subscription holds; beforeLive, when set (by
+// tests), runs before each live event is handled.
+var (
+	subBuffer  = 1024
+	beforeLive func()
+)
+
 func (b *Bridge) loop() {
 	for {
 		select {
@@ -210,7 +217,16 @@ func (b *Bridge) loop() {
 		case <-b.sub.Lagged:
 			b.catchUp()
 		case e := <-b.sub.C:
+			if beforeLive != nil {
+				beforeLive()
+			}
 			if ch, ok := e.Data.(*channels.Change); ok && ch.Event != nil {
+				b.mu.Lock()
+				last, known := b.seen[ch.Event.ChannelID]
+				b.mu.Unlock()
+				if known && ch.Event.Sequence > last+1 {
+					b.catchUpChannel(ch.Event.ChannelID, last) // the bus dropped some: read them first, in order
+				}
 				b.handle(ch.Event)
 			}
 		}
@@ -227,19 +243,24 @@ func (b *Bridge) catchUp() {
 	}
 	b.mu.Unlock()
 	for id, seq := range from {
-		for b.ctx.Err() == nil {
-			events, err := b.cfg.Channels.EventsAfter(b.ctx, id, seq, 200)
-			if err != nil {
-				b.cfg.Logger.Warn("bridge: cannot read a channel's events", "channel", id, "err", err)
-				break
-			}
-			for _, ev := range events {
-				b.handle(ev)
-				seq = ev.Sequence
-			}
-			if len(events) < 200 {
-				break
-			}
+		b.catchUpChannel(id, seq)
+	}
+}
+
+// catchUpChannel handles the events of one channel after sequence seq.
+func (b *Bridge) catchUpChannel(id string, seq int64) {
+	for b.ctx.Err() == nil {
+		events, err := b.cfg.Channels.EventsAfter(b.ctx, id, seq, 200)
+		if err != nil {
+			b.cfg.Logger.Warn("bridge: cannot read a channel's events", "channel", id, "err", err)
+			return
+		}
+		for _, ev := range events {
+			b.handle(ev)
+			seq = ev.Sequence
+		}
+		if len(events) < 200 {
+			return
 		}
 	}
 }
