@@ -382,7 +382,7 @@ func (b *Bridge) send(k key, j job) {
 	}
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
 	out := &answer{b: b, k: k, hop: j.hop, taskID: string(msg.TaskID), contextID: row.contextID}
-	b.setState(k, StateWorking, out.taskID, "", j.hop)
+	out.set(StateWorking, true)
 	remote, err := b.cfg.Dial(b.ctx, k.agent)
 	if err == nil {
 		err = chats.Follow(b.ctx, remote, msg, b.cfg.Poll, out.on)
@@ -408,10 +408,10 @@ func (b *Bridge) finish(out *answer, err error) {
 	out.flush(out.taskState)
 	if err != nil {
 		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), Meta{TaskID: out.taskID, State: NoticeFailed, Hop: out.hop}, "")
-		b.setState(out.k, StateFailed, out.taskID, "", out.hop)
+		out.set(StateFailed, false)
 		return
 	}
-	b.setState(out.k, stateOf(out.taskState), out.taskID, "", out.hop)
+	out.set(stateOf(out.taskState), false)
 }
 
 // stateOf is the bridge state an agent is in when its task is in state s.
@@ -444,11 +444,21 @@ type answer struct {
 	taskID    string
 	contextID string
 	taskState a2a.TaskState
-	state     string
+	state     string // the bridge state last recorded
 
 	artifacts map[a2a.ArtifactID]*a2a.Artifact // being streamed
 	order     []a2a.ArtifactID
 	pending   []*a2a.Artifact // complete, waiting for the state they are published with
+}
+
+// set records the agent's state, unless it is the one recorded already (force: the task or context
+// changed, which is recorded too).
+func (a *answer) set(state string, force bool) {
+	if state == a.state && !force {
+		return
+	}
+	a.state = state
+	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop)
 }
 
 func (a *answer) on(ev a2a.Event) {
@@ -461,7 +471,7 @@ func (a *answer) on(ev a2a.Event) {
 		a.contextID, changed = string(info.ContextID), true
 	}
 	if changed {
-		a.b.setState(a.k, StateWorking, a.taskID, a.contextID, a.hop)
+		a.set(StateWorking, true)
 	}
 	switch v := ev.(type) {
 	case *a2a.Message:
@@ -519,7 +529,7 @@ func (a *answer) status(st a2a.TaskStatus) {
 		} else {
 			a.b.publish(a.k.agent, a.k.channel, "The agent needs your input to go on.", meta, "status:"+a.taskID+":"+string(st.State))
 		}
-		a.b.setState(a.k, StateInputRequired, a.taskID, "", a.hop)
+		a.set(StateInputRequired, false)
 	case st.State.Terminal():
 		if st.Message != nil && len(st.Message.Parts) > 0 {
 			a.b.publishParts(a.k, st.Message.Parts, meta, "status:"+st.Message.ID)
