@@ -183,6 +183,15 @@ func (b *Bridge) Start(ctx context.Context) error {
 	go func() {
 		defer b.wg.Done()
 		for _, o := range open {
+			if o.taskID == "" {
+				// The message may or may not have reached the agent; sending it again could do
+				// twice what it asks, so the owner decides.
+				out := &answer{b: b, k: o.key, hop: o.hop, state: StateWorking}
+				b.publish(o.agent, o.channel, "Interrupted: the hub stopped before the agent answered. Mention it again to send your message again.",
+					Meta{State: NoticeFailed, Hop: o.hop}, "")
+				out.set(StateFailed, false)
+				continue
+			}
 			b.enqueue(o.key, job{hop: o.hop, resume: o.taskID})
 		}
 		b.catchUp()
