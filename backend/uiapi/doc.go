@@ -103,6 +103,10 @@
 //	                At most 32 open streams per connection (conflict beyond)
 //	ext.close  {stream}                       → {}   ends a stream early (not_found: none open by that id)
 //
+//	bridge.states {channelId}                 → {agents: BridgeState[]}   the added agents that are
+//	                members of the channel (remote://AGENT-ID), in member order; one the bridge has
+//	                not talked to yet is idle. A channel the owner may not see: not_found
+//
 // # Pushed topics
 //
 //	hello   HubInfo, once, first frame after connecting
@@ -115,6 +119,8 @@
 //	        was canceled
 //	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
 //	        changed): refetch access.list / access.policy
+//	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
+//	        message, its task got an id, it asked back, finished or failed)
 //	ext     {stream, result} one per streamed result, in order; {stream, error: {code, message, data?}}
 //	        the stream's error; {stream, end: true} always last (not sent after ext.close). Unlike
 //	        other topics these frames are never dropped: they wait for room like replies. A closed
@@ -149,6 +155,9 @@
 //	              durationMs?, header: {name: value}, body}   secrets masked as •••
 //	AccessKey    {id: "agent://NAME", name, keyPrefix (the key's first 12 characters), createdAt (of the
 //	              current key), lastUsedAt? (absent: never; to the minute)}
+//	BridgeState  {channelId, member: "remote://AGENT-ID", agentId, state: "idle"|"working"|
+//	              "input-required"|"failed", taskId? (the task in hand; absent when idle),
+//	              updatedAt (ms epoch, like channel events)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}
