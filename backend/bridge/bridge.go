@@ -157,7 +157,7 @@ func (b *Bridge) Hops() int { return b.cfg.Hops }
 // (published while it was not running), and watches again the tasks still working when the hub
 // stopped. Their answers are published as they come.
 func (b *Bridge) Start(ctx context.Context) error {
-	b.sub = b.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, 1024)
+	b.sub = b.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, subBuffer)
 	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, sequence FROM bridge_cursors`)
 	if err != nil {
 		return err
@@ -183,6 +183,15 @@ func (b *Bridge) Start(ctx context.Context) error {
 	go func() {
 		defer b.wg.Done()
 		for _, o := range open {
+			if o.taskID == "" {
+				// The message may or may not have reached the agent; sending it again could do
+				// twice what it asks, so the owner decides.
+				out := &answer{b: b, k: o.key, hop: o.hop, state: StateWorking}
+				b.publish(o.agent, o.channel, "Interrupted: the hub stopped before the agent answered. Mention it again to send your message again.",
+					Meta{State: NoticeFailed, Hop: o.hop}, "")
+				out.set(StateFailed, false)
+				continue
+			}
 			b.enqueue(o.key, job{hop: o.hop, resume: o.taskID})
 		}
 		b.catchUp()
@@ -202,6 +211,13 @@ func (b *Bridge) Close() error {
 	return nil
 }
 
+// subBuffer is how many channel events the bridge's subscription holds; beforeLive, when set (by
+// tests), runs before each live event is handled.
+var (
+	subBuffer  = 1024
+	beforeLive func()
+)
+
 func (b *Bridge) loop() {
 	for {
 		select {
@@ -210,7 +226,16 @@ func (b *Bridge) loop() {
 		case <-b.sub.Lagged:
 			b.catchUp()
 		case e := <-b.sub.C:
+			if beforeLive != nil {
+				beforeLive()
+			}
 			if ch, ok := e.Data.(*channels.Change); ok && ch.Event != nil {
+				b.mu.Lock()
+				last, known := b.seen[ch.Event.ChannelID]
+				b.mu.Unlock()
+				if known && ch.Event.Sequence > last+1 {
+					b.catchUpChannel(ch.Event.ChannelID, last) // the bus dropped some: read them first, in order
+				}
 				b.handle(ch.Event)
 			}
 		}
@@ -227,19 +252,24 @@ func (b *Bridge) catchUp() {
 	}
 	b.mu.Unlock()
 	for id, seq := range from {
-		for b.ctx.Err() == nil {
-			events, err := b.cfg.Channels.EventsAfter(b.ctx, id, seq, 200)
-			if err != nil {
-				b.cfg.Logger.Warn("bridge: cannot read a channel's events", "channel", id, "err", err)
-				break
-			}
-			for _, ev := range events {
-				b.handle(ev)
-				seq = ev.Sequence
-			}
-			if len(events) < 200 {
-				break
-			}
+		b.catchUpChannel(id, seq)
+	}
+}
+
+// catchUpChannel handles the events of one channel after sequence seq.
+func (b *Bridge) catchUpChannel(id string, seq int64) {
+	for b.ctx.Err() == nil {
+		events, err := b.cfg.Channels.EventsAfter(b.ctx, id, seq, 200)
+		if err != nil {
+			b.cfg.Logger.Warn("bridge: cannot read a channel's events", "channel", id, "err", err)
+			return
+		}
+		for _, ev := range events {
+			b.handle(ev)
+			seq = ev.Sequence
+		}
+		if len(events) < 200 {
+			return
 		}
 	}
 }
@@ -296,10 +326,9 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		return
 	}
 	if hop > b.cfg.Hops {
-		names := make([]string, len(targets))
-		copy(names, targets)
+		// The notice names the agents by id without '@': it mentions no one.
 		b.publish(self, ev.ChannelID, fmt.Sprintf("Not forwarded to %s: agents answering agents stop after %d hops (agenthub serve --channel-hops).",
-			strings.Join(names, ", "), b.cfg.Hops), Meta{TaskID: metaOf(ev).TaskID, State: NoticeHopLimit, Hop: hop}, "hop:"+ev.ID)
+			strings.Join(targets, ", "), b.cfg.Hops), Meta{TaskID: metaOf(ev).TaskID, State: NoticeHopLimit, Hop: hop}, "hop:"+ev.ID)
 		return
 	}
 	body := addressed(text)
@@ -362,7 +391,7 @@ func (b *Bridge) send(k key, j job) {
 	}
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
 	out := &answer{b: b, k: k, hop: j.hop, taskID: string(msg.TaskID), contextID: row.contextID}
-	b.setState(k, StateWorking, out.taskID, "", j.hop)
+	out.set(StateWorking, true)
 	remote, err := b.cfg.Dial(b.ctx, k.agent)
 	if err == nil {
 		err = chats.Follow(b.ctx, remote, msg, b.cfg.Poll, out.on)
@@ -388,10 +417,10 @@ func (b *Bridge) finish(out *answer, err error) {
 	out.flush(out.taskState)
 	if err != nil {
 		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), Meta{TaskID: out.taskID, State: NoticeFailed, Hop: out.hop}, "")
-		b.setState(out.k, StateFailed, out.taskID, "", out.hop)
+		out.set(StateFailed, false)
 		return
 	}
-	b.setState(out.k, stateOf(out.taskState), out.taskID, "", out.hop)
+	out.set(stateOf(out.taskState), false)
 }
 
 // stateOf is the bridge state an agent is in when its task is in state s.
@@ -424,11 +453,21 @@ type answer struct {
 	taskID    string
 	contextID string
 	taskState a2a.TaskState
-	state     string
+	state     string // the bridge state last recorded
 
 	artifacts map[a2a.ArtifactID]*a2a.Artifact // being streamed
 	order     []a2a.ArtifactID
 	pending   []*a2a.Artifact // complete, waiting for the state they are published with
+}
+
+// set records the agent's state, unless it is the one recorded already (force: the task or context
+// changed, which is recorded too).
+func (a *answer) set(state string, force bool) {
+	if state == a.state && !force {
+		return
+	}
+	a.state = state
+	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop)
 }
 
 func (a *answer) on(ev a2a.Event) {
@@ -441,7 +480,7 @@ func (a *answer) on(ev a2a.Event) {
 		a.contextID, changed = string(info.ContextID), true
 	}
 	if changed {
-		a.b.setState(a.k, StateWorking, a.taskID, a.contextID, a.hop)
+		a.set(StateWorking, true)
 	}
 	switch v := ev.(type) {
 	case *a2a.Message:
@@ -499,7 +538,7 @@ func (a *answer) status(st a2a.TaskStatus) {
 		} else {
 			a.b.publish(a.k.agent, a.k.channel, "The agent needs your input to go on.", meta, "status:"+a.taskID+":"+string(st.State))
 		}
-		a.b.setState(a.k, StateInputRequired, a.taskID, "", a.hop)
+		a.set(StateInputRequired, false)
 	case st.State.Terminal():
 		if st.Message != nil && len(st.Message.Parts) > 0 {
 			a.b.publishParts(a.k, st.Message.Parts, meta, "status:"+st.Message.ID)

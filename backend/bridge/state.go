@@ -58,10 +58,10 @@ type openTask struct {
 	hop    int
 }
 
-// working are the tasks that were still working when the bridge last stopped.
+// working are the agents that were still working when the bridge last stopped: with the task they
+// were working on, or none if the hub stopped before the agent named it.
 func (b *Bridge) working(ctx context.Context) ([]openTask, error) {
-	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop FROM bridge_contexts
-		WHERE state = ? AND task_id != ''`, StateWorking)
+	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop FROM bridge_contexts WHERE state = ?`, StateWorking)
 	if err != nil {
 		return nil, err
 	}

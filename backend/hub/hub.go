@@ -494,16 +494,16 @@ func HubSpec(cfg Config, h *Hub) AgentSpec {
 	return AgentSpec{
 		ID:          HubID,
 		Name:        "AgentHub",
-		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can.",
+		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can; its knowledge skill answers a question to its knowledge graph at once.",
 		Version:     cfg.Version,
-		Skills:      []a2a.AgentSkill{inbox.Skill},
+		Skills:      []a2a.AgentSkill{inbox.Skill, knowledge.Skill},
 		Executor: func(ctx context.Context, db *store.DB, ts *tasks.Store) (a2asrv.AgentExecutor, error) {
 			var err error
 			if *in, err = inbox.Open(ctx, db, ts); err != nil {
 				return nil, err
 			}
 			(*in).SetBlockingWait(cfg.InboxBlockingWait)
-			return *in, nil
+			return hubExecutor{inbox: *in, knowledge: func() *knowledge.Service { return h.Knowledge }}, nil
 		},
 		// The channels and knowledge-graph extensions are the hub's (see extensions.go).
 		Extensions: func(ctx context.Context, env ExtensionEnv) ([]server.Extension, error) {
@@ -614,7 +614,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge,
-		Extensions: extensionMethods(agent.extensions),
+		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients},
 	})
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)

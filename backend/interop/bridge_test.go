@@ -14,6 +14,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bridge"
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/hub"
 )
@@ -354,5 +355,83 @@ func TestBridgeContextSurvivesRestart(t *testing.T) {
 	all := waitFor(t, h, owner, ch, 0, "history", func([]chanEvent) bool { return true })
 	if n := len(answersBy(all, "remote://demo")); n != 2 {
 		t.Errorf("%d answers from the demo agent, want 2", n)
+	}
+}
+
+// A message in flight when the hub stops is not sent again at the next start: the bridge watches
+// the task it started instead (the @a2a-js/sdk agent's "slow" works until canceled), and the next
+// message goes out as usual. The channel had an earlier exchange, so the restart catches up on
+// events from there.
+func TestBridgeInFlightSendIsNotResentAfterRestart(t *testing.T) {
+	base := startJSServer(t)
+	dir := t.TempDir()
+	h, owner := bridgeHub(t, dir)
+	js, err := h.Agents.Add(t.Context(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := "remote://" + js.ID
+	var created struct{ Channel channels.Channel }
+	kgCall(t, h, owner, "channels/create", map[string]any{"name": "slow", "members": []string{member}}, &created)
+	ch := created.Channel.ID
+	ev := publish(t, h, owner, ch, "@"+js.ID+" warm up")
+	answered(t, h, owner, ch, ev.Sequence, member, "completed")
+
+	publish(t, h, owner, ch, "@"+js.ID+" slow")
+	working := waitState(t, h, ch, func(s bridge.State) bool { return s.State == bridge.StateWorking && s.TaskID != "" })
+	if err := h.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	h, owner = bridgeHub(t, dir)
+	t.Cleanup(func() { h.Stop() })
+	if got := waitState(t, h, ch, func(bridge.State) bool { return true }); got.State != bridge.StateWorking || got.TaskID != working.TaskID {
+		t.Fatalf("after the restart: %+v, before it: %+v", got, working)
+	}
+	conn, err := h.Clients.Conn(t.Context(), js.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Cancel(t.Context(), a2a.TaskID(working.TaskID)); err != nil {
+		t.Fatal(err)
+	}
+	// The watched task ends. Had "slow" been sent again, that second task would come next in the
+	// agent's queue (and work for a minute); the next task must be the next message's.
+	waitState(t, h, ch, func(s bridge.State) bool { return s.State == bridge.StateIdle })
+	sub := h.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == bridge.Topic && e.Key == ch }, 64)
+	defer sub.Close()
+	next := publish(t, h, owner, ch, "@"+js.ID+" next")
+	var started string
+	for started == "" {
+		select {
+		case e := <-sub.C:
+			if st := e.Data.(*bridge.State); st.TaskID != "" && st.TaskID != working.TaskID {
+				started = st.TaskID
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no task started after the next message")
+		}
+	}
+	if got := answered(t, h, owner, ch, next.Sequence, member, "completed"); got.text() != "next" || got.Metadata.Agenthub.Bridge.TaskID != started {
+		t.Errorf("the first task after the restart's is %s; the next message was answered %q in task %s", started, got.text(), got.Metadata.Agenthub.Bridge.TaskID)
+	}
+}
+
+// waitState waits until the only added agent of the channel is in a state ok accepts.
+func waitState(t *testing.T, h *hub.Hub, channelID string, ok func(bridge.State) bool) bridge.State {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		states, err := h.Bridge.States(t.Context(), channelID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) == 1 && ok(states[0]) {
+			return states[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("states: %+v", states)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -93,7 +93,10 @@
 //	                agent: an added agent's id, reached on its JSON-RPC endpoint with the credentials
 //	                saved for it. A JSON-RPC error the extension answers is rpc_error, with error.rpc =
 //	                {code, message, data?} as answered (e.g. -32020 ChannelNotFound); an extension
-//	                method nobody serves is rpc_error -32601
+//	                method nobody serves is rpc_error -32601. With agent: invalid_params when its card
+//	                does not advertise the extension (capabilities.messaging.channels, .knowledgeGraph),
+//	                nothing sent; not_found for an unknown id; agent_error when the agent refuses the
+//	                saved credentials (401/403), cannot be reached, or answers something not JSON-RPC
 //	ext.stream {agent?, method, params?}      → {stream}   opens a streaming extension method
 //	                (channels/stream, knowledge/subscribe); its results arrive on topic "ext". An error
 //	                before the stream opens is this call's error (rpc_error), and no stream exists.
@@ -116,13 +119,13 @@
 //	        was canceled
 //	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
 //	        changed): refetch access.list / access.policy
+//	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
+//	        message, its task got an id, it asked back, finished or failed)
 //	ext     {stream, result} one per streamed result, in order; {stream, error: {code, message, data?}}
 //	        the stream's error; {stream, end: true} always last (not sent after ext.close). Unlike
 //	        other topics these frames are never dropped: they wait for room like replies. A closed
 //	        connection ends every stream; resume with the spec's own cursor (sinceSequence, a
 //	        change id)
-//	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
-//	        message, its task got an id, it asked back, finished or failed)
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes

@@ -84,12 +84,12 @@ type Config struct {
 	Wire    *agents.WireLog
 	// Auth holds the principals and the anonymous policy of Settings → Access (nil: none).
 	Auth *auth.Service
+	// Bridge speaks for the added agents in channels: bridge.states and the bridge topic (nil: none).
+	Bridge *bridge.Bridge
 	// Extensions are this hub's extension methods by name (channels/*, knowledge/*), which ext.call
 	// and ext.stream run as the owner; RemoteExtensions reaches an added agent's (nil: none).
 	Extensions       map[string]server.ExtensionMethod
 	RemoteExtensions RemoteExtensions
-	// Bridge speaks for the added agents in channels: bridge.states and the bridge topic (nil: none).
-	Bridge *bridge.Bridge
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
 	Bus        *bus.Bus

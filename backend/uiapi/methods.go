@@ -659,6 +659,9 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 	}
 	items := make([]InboxItem, 0, len(rows))
 	for i, r := range rows {
+		if !inbox.ForOwner(r.Task) { // answered by another skill (knowledge): never the owner's to act on
+			continue
+		}
 		item := InboxItem{TaskSummary: summaries[i], Unread: unread[r.Task.ID], Sender: senderOf(summaries[i], r.Owner)}
 		// A task waiting for the owner carries the inbox's note to the sender as its status message;
 		// the owner wants the sender's words instead.
