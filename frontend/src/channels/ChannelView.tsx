@@ -14,6 +14,7 @@ import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
 import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
 import { channelTitle, displayName, handleOf, mentionOptions, schemeOf } from './names';
+import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
 import { usePushed } from './usePushed';
@@ -100,7 +101,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const lastSent = useRef(0);
   const send = useCallback(
     async ({ text, files }: ComposerSend) => {
-      const ev = await publish(ext, { channelId, parts: outgoingParts(text, files), idempotencyKey: crypto.randomUUID() }, agent);
+      const ev = await publish(ext, { channelId, parts: outgoingParts(text, files), idempotencyKey: newKey() }, agent);
       if (ev) {
         ch.add([ev]);
         lastSent.current = ev.sequence;

@@ -8,6 +8,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { useHub } from '../state/hub';
 import { createChannel, publish, type Ext } from './api';
 import type { Channel } from './model';
+import { newKey } from './sha256';
 import { outgoingParts } from './parts';
 
 export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext; agent?: string; onCreated: (c: Channel) => void; onClose: () => void }) {
@@ -82,7 +83,7 @@ export function NewDirectDialog({ ext, onOpened, onClose }: { ext: Ext; onOpened
     setBusy(true);
     setError('');
     try {
-      const ev = await publish(ext, { recipientId: to, parts: outgoingParts(text.trim(), []), idempotencyKey: crypto.randomUUID() });
+      const ev = await publish(ext, { recipientId: to, parts: outgoingParts(text.trim(), []), idempotencyKey: newKey() });
       if (ev) onOpened(ev.channelId);
     } catch (err) {
       setError((err as Error)?.message || 'The message was not sent.');

@@ -2,6 +2,7 @@
 // ext.call / ext.stream (contract §1). `agent` set: the channels of that added agent's hub.
 
 import { extCall, extStream, type HubClient } from '../api/client';
+import { sha256Hex } from './sha256';
 import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
 
 type Any = Record<string, unknown>;
@@ -83,9 +84,7 @@ export async function setMember(ext: Ext, add: boolean, channelId: string, princ
  * sorted and joined by a comma, its first 24 hex digits. Lets the UI find the direct chats others
  * opened with the owner, which channels/list never lists.
  */
-export async function directId(a: string, b: string = OWNER): Promise<string> {
+export function directId(a: string, b: string = OWNER): string {
   const [x, y] = [a, b].sort();
-  const sum = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${x},${y}`));
-  const hex = Array.from(new Uint8Array(sum), (n) => n.toString(16).padStart(2, '0')).join('');
-  return `chan:direct:${hex.slice(0, 24)}`;
+  return `chan:direct:${sha256Hex(`${x},${y}`).slice(0, 24)}`;
 }

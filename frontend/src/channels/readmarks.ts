@@ -1,10 +1,13 @@
 // How far the owner has read each channel: the last-read sequence per channel, kept in this
 // browser's localStorage, like the chats' unread marks (lib/chatseen.ts).
 //
-// Why localStorage and not the hub: it survives a restart of the app (the hub's page is served from a
-// fixed origin, 127.0.0.1 on the hub's port, or wails.localhost in the desktop window, whose WebKit
-// keeps local storage on disk), it needs no gateway method the channels contract does not have, and
-// a read mark is this screen's business: another window or a remote member reads at their own pace.
+// Why localStorage and not the hub: it survives a restart of the app, because the page's origin is
+// stable (the hub's fixed address, 127.0.0.1:PORT, in a browser; wails://wails, or
+// http://wails.localhost on Windows, in the desktop window, whose web views keep local storage on
+// disk, as the theme and the chats' unread marks already rely on); it needs no gateway method beyond
+// the channels contract; and a read mark belongs to this screen: a remote member reads at their own
+// pace. (A hub started on another port in a browser starts with fresh marks: nothing is lost but
+// the dividers.)
 
 export const READ_KEY = 'agenthub.channelRead';
 

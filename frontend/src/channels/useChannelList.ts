@@ -38,7 +38,7 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
         if (!agent) {
           const r = await client.call('access.list', {}).catch(() => null);
           const principals: AccessKey[] = Array.isArray(r?.principals) ? r!.principals : [];
-          const ids = await Promise.all(principals.map((p) => directId(p.id)));
+          const ids = principals.map((p) => directId(p.id));
           const got = await Promise.all(ids.map((id) => getChannel(ext, id).catch(() => null)));
           found = got.filter((c): c is Channel => c !== null);
         }
