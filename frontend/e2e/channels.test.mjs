@@ -111,12 +111,13 @@ async function seed(key, channelId, n) {
   }
 }
 
-// send types a message in the channel's composer and presses Enter.
-async function send(page, text) {
+// send types a message in the channel's composer and presses Enter; shown is how the message reads
+// in the list (mentions are shown by the member's name).
+async function send(page, text, shown = text) {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
   await box.press('Enter');
-  await page.getByTestId('channel-event').filter({ hasText: text }).first().waitFor(WAIT);
+  await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: shown }).first().waitFor(WAIT);
 }
 
 // addMember picks a candidate in the channel's Members dialog by the text of its option.
@@ -174,7 +175,9 @@ describe('channels', () => {
     await page.getByRole('button', { name: 'Members (3)' }).waitFor(WAIT);
 
     // @demo: the demo agent answers in the channel, as itself.
-    await send(page, '@demo hello from the channel');
+    await send(page, '@demo hello from the channel', 'hello from the channel');
+    // The mention reads as the agent's name.
+    assert.match(await page.locator('[data-author="user://owner"] .mention').first().innerText(), /^@AgentHub demo agent$/);
     const demoAnswer = page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello from the channel' }).first();
     await demoAnswer.waitFor(WAIT);
     const demoName = await page.evaluate(() => document.querySelector('[data-author="remote://demo"] .bubble-who')?.textContent);
@@ -205,7 +208,7 @@ describe('channels', () => {
     assert.equal(await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'echo me' }).count(), 0);
 
     // A question: the demo agent asks back; the question is an event of the list, and the header says so.
-    await send(page, '@demo ask');
+    await send(page, '@demo ask', 'ask');
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"].bridge-input-required').first().waitFor(WAIT);
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]').filter({ hasText: 'has a question' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });

@@ -12,8 +12,8 @@ import { publish, type Ext } from './api';
 import { dividerIndex } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
-import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
-import { channelTitle, displayName, handleOf, mentionOptions, schemeOf } from './names';
+import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent, type ChannelMember } from './model';
+import { channelTitle, displayName, handleOf, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
@@ -51,7 +51,24 @@ export function stateText(state: string | undefined): string {
   }
 }
 
-function EventRow({ ev, agents }: { ev: ChannelEvent; agents: AgentInfo[] }) {
+/** The owner's text as typed, with the members it @mentions shown by name. */
+function OwnText({ text, members, agents }: { text: string; members: ChannelMember[]; agents: AgentInfo[] }) {
+  return (
+    <p className="part part-text">
+      {mentionSegments(text, members, agents).map((s, i) =>
+        'mention' in s ? (
+          <span key={i} className="mention" title={`@${s.mention}`}>
+            @{s.label}
+          </span>
+        ) : (
+          s.text
+        ),
+      )}
+    </p>
+  );
+}
+
+function EventRow({ ev, agents, members }: { ev: ChannelEvent; agents: AgentInfo[]; members: ChannelMember[] }) {
   const mine = ev.author === OWNER;
   const kind = schemeOf(ev.author) === 'remote' ? 'agent' : mine ? 'owner' : 'principal';
   const note = bridgeNote(ev);
@@ -77,7 +94,18 @@ function EventRow({ ev, agents }: { ev: ChannelEvent; agents: AgentInfo[] }) {
           </time>
         )}
       </div>
-      <Parts parts={parts} from={mine ? 'owner' : 'agent'} />
+      {mine ? (
+        <>
+          {parts.some((p) => p?.kind === 'text' && p.text) && (
+            <div className="parts">
+              {parts.map((p, i) => (p?.kind === 'text' && p.text ? <OwnText key={i} text={p.text} members={members} agents={agents} /> : null))}
+            </div>
+          )}
+          <Parts parts={parts.filter((p) => p?.kind !== 'text')} from="owner" />
+        </>
+      ) : (
+        <Parts parts={parts} from="agent" />
+      )}
     </article>
   );
 }
@@ -187,7 +215,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
             This is the beginning of {direct ? `your direct chat with ${title}` : `#${title}`}.
           </p>
         }
-        renderEvent={(ev) => <EventRow ev={ev} agents={agents} />}
+        renderEvent={(ev) => <EventRow ev={ev} agents={agents} members={members} />}
       />
       {ch.loaded && ch.events.length === 0 && (
         <p className="chat-empty muted">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMention, channelTitle, displayName, handleOf, mentionAt, mentionOptions } from './names';
+import { applyMention, channelTitle, displayName, handleOf, mentionAt, mentionOptions, mentionSegments } from './names';
 import type { ChannelMember } from './model';
 
 const agents = [
@@ -44,5 +44,20 @@ describe('mention completion', () => {
   it('inserts "@handle " in place of what was typed', () => {
     expect(applyMention('hi @de', 6, 3, 'demo')).toEqual({ text: 'hi @demo ', caret: 9 });
     expect(applyMention('hi @de how', 6, 3, 'demo')).toEqual({ text: 'hi @demo how', caret: 9 });
+  });
+});
+
+describe('mentionSegments', () => {
+  it('names the members a text mentions, leaving other @words and e-mail addresses alone', () => {
+    const members = [m('user://owner', 'owner'), m('remote://weather-1'), m('agent://dana')];
+    expect(mentionSegments('@weather-1 and @DANA, see bob@dana or @nobody; @all.', members, agents)).toEqual([
+      { mention: 'weather-1', label: 'Weather' },
+      { text: ' and ' },
+      { mention: 'DANA', label: 'dana' },
+      { text: ', see bob@dana or @nobody; ' },
+      { mention: 'all', label: 'all' },
+      { text: '.' },
+    ]);
+    expect(mentionSegments('no mentions', members, agents)).toEqual([{ text: 'no mentions' }]);
   });
 });

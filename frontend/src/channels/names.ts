@@ -96,3 +96,32 @@ export function channelTitle(c: { id: string; name?: string; members?: ChannelMe
   const other = (c.members ?? []).find((m) => m.principalId !== me);
   return other ? displayName(other.principalId, agents, me) : 'Untitled channel';
 }
+
+export type Segment = { text: string } | { mention: string; label: string };
+
+/**
+ * text cut into plain runs and @mentions of the channel's members (and @all), each mention with the
+ * member's name, so "@216af8fb-…" reads as "@a2a-js interop agent". Other @words stay text.
+ */
+export function mentionSegments(text: string, members: ChannelMember[], agents: Pick<AgentInfo, 'id' | 'name'>[], me = OWNER): Segment[] {
+  const byHandle = new Map<string, string>();
+  for (const m of members) byHandle.set(handleOf(m.principalId).toLowerCase(), displayName(m.principalId, agents, me));
+  if (members.some((m) => schemeOf(m.principalId) === 'remote')) byHandle.set('all', 'all');
+  const out: Segment[] = [];
+  const re = /@([\p{L}\p{N}_.\-]+)/gu;
+  let last = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const before = m.index > 0 ? text[m.index - 1] : '';
+    let handle = m[1];
+    // a handle does not end with punctuation: "@demo." mentions demo
+    while (/[.\-]$/.test(handle) && !byHandle.has(handle.toLowerCase())) handle = handle.slice(0, -1);
+    const label = byHandle.get(handle.toLowerCase());
+    if (label === undefined || (before && /[\p{L}\p{N}_.\-]/u.test(before))) continue;
+    if (m.index > last) out.push({ text: text.slice(last, m.index) });
+    out.push({ mention: handle, label });
+    last = m.index + 1 + handle.length;
+    re.lastIndex = last;
+  }
+  if (last < text.length) out.push({ text: text.slice(last) });
+  return out;
+}
