@@ -4,25 +4,20 @@
 // (its KG, through the hub). Shared by the Knowledge page's tabs: the explorer (h-kgui) and the query
 // console and import/export (h-kgconsole, who may add functions at the end of this file).
 
-/** The part of the hub client the KG needs: the gateway's generic extension calls. */
-export interface ExtClient {
-  extCall(method: string, params: unknown, agent?: string): Promise<unknown>;
-  extStream(
-    method: string,
-    params: unknown,
-    onResult: (result: unknown) => void,
-    opts?: { agent?: string; onError?: (e: { code: number; message: string; data?: unknown }) => void; onEnd?: () => void },
-  ): Promise<() => void> | (() => void);
-}
+import { extCall, extStream, HubError, type HubClient } from '../api/client';
+import type { RpcErrorDetail } from '../api/types';
 
-let bound: ExtClient | null = null;
+let bound: HubClient | null = null;
 
-/** Binds the helpers below to a client (the Knowledge page does it with the hub's; tests with a fake). */
-export function bindKg(c: ExtClient): void {
+/**
+ * Binds the helpers below to the hub's client: the Knowledge page does it with useHub().client
+ * before its tabs render; a test binds a client over a fake socket.
+ */
+export function bindKg(c: HubClient): void {
   bound = c;
 }
 
-function ext(): ExtClient {
+function client(): HubClient {
   if (!bound) throw new Error('knowledge: no hub client bound (bindKg)');
   return bound;
 }
@@ -78,13 +73,13 @@ export interface ChangeEvent {
 
 /** knowledge/query in GraphQL; resolves to the spec's result ({data, queryMetadata}). */
 export async function query(agent: string | undefined, graphql: string, variables?: Record<string, unknown>): Promise<QueryResult> {
-  const r = (await ext().extCall('knowledge/query', { query: graphql, queryLanguage: 'graphql', variables: variables ?? null }, agent)) as QueryResult;
+  const r = await extCall<QueryResult>(client(), 'knowledge/query', { query: graphql, queryLanguage: 'graphql', variables: variables ?? null }, agent);
   return r ?? { data: null };
 }
 
 /** knowledge/update: the patches, all or nothing, with the person's reason for them. */
 export async function update(agent: string | undefined, patches: KGPatch[], justification: string): Promise<UpdateResult> {
-  return (await ext().extCall('knowledge/update', { mutations: patches, justification }, agent)) as UpdateResult;
+  return await extCall<UpdateResult>(client(), 'knowledge/update', { mutations: patches, justification }, agent);
 }
 
 /**
@@ -95,20 +90,20 @@ export async function subscribe(
   agent: string | undefined,
   subscriptionQuery: string,
   onChange: (c: ChangeEvent) => void,
-  opts: { afterChangeId?: string; onError?: (e: { code: number; message: string; data?: unknown }) => void; onEnd?: () => void } = {},
+  opts: { afterChangeId?: string; onError?: (e: RpcErrorDetail) => void; onEnd?: () => void } = {},
 ): Promise<() => void> {
   const params: Record<string, unknown> = { subscriptionQuery, queryLanguage: 'graphql' };
   if (opts.afterChangeId) params.afterChangeId = opts.afterChangeId;
-  return await ext().extStream('knowledge/subscribe', params, (r) => onChange(r as ChangeEvent), {
+  return await extStream(client(), 'knowledge/subscribe', params, (r) => onChange(r as ChangeEvent), {
     agent,
     onError: opts.onError,
     onEnd: opts.onEnd,
   });
 }
 
-/** A gateway error carrying a JSON-RPC error ({code: "rpc_error", rpc: {code, message, data}}), as one sentence. */
+/** An error of a knowledge call as one sentence: the extension's own message when it answered one. */
 export function kgErrorText(e: unknown): string {
-  const err = e as { message?: string; rpc?: { code?: number; message?: string } } | null;
-  if (err?.rpc?.message) return err.rpc.message;
-  return err?.message ?? String(e);
+  if (e instanceof HubError && e.rpc?.message) return e.rpc.message;
+  if (e instanceof Error) return e.message;
+  return String(e);
 }
