@@ -34,6 +34,18 @@ func (h *Hub) openExtensions(ctx context.Context, env ExtensionEnv) ([]server.Ex
 	return exts, nil
 }
 
+// extensionMethods is every method of exts by name: what the UI gateway's ext.call and ext.stream
+// run on this hub.
+func extensionMethods(exts []server.Extension) map[string]server.ExtensionMethod {
+	out := map[string]server.ExtensionMethod{}
+	for _, e := range exts {
+		for name, m := range e.Methods() {
+			out[name] = m
+		}
+	}
+	return out
+}
+
 // sampleGraph is what a new hub's knowledge graph starts with: the hub, the demo agent and their
 // skills, so the first query has something to show.
 func sampleGraph() []knowledge.Statement {

@@ -582,6 +582,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth,
+		Extensions: extensionMethods(agent.extensions),
 	})
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)

@@ -23,7 +23,8 @@
 //
 // Error codes: bad_request (frame not understood), unknown_method, invalid_params, not_found,
 // conflict (e.g. acting on an inbox task that is not waiting), agent_error (a remote agent refused or
-// failed the call; the message says how), internal.
+// failed the call; the message says how), rpc_error (an extension's JSON-RPC error, in error.rpc),
+// internal.
 //
 // # Methods
 //
@@ -86,6 +87,18 @@
 //	access.setPolicy {anonymous}              → {anonymous}   what callers without credentials may
 //	                do: "off" (refused), "read-public" (read public things only), "send" (the default:
 //	                send to the hub and read the tasks they started)
+//	ext.call   {agent?, method, params?}      → the method's JSON-RPC result, as its spec defines it
+//	                method: a channels/… or knowledge/… method (anything else is invalid_params); params
+//	                as the spec defines them. agent absent: this hub, acting as the owner (user://owner);
+//	                agent: an added agent's id, reached on its JSON-RPC endpoint with the credentials
+//	                saved for it. A JSON-RPC error the extension answers is rpc_error, with error.rpc =
+//	                {code, message, data?} as answered (e.g. -32020 ChannelNotFound); an extension
+//	                method nobody serves is rpc_error -32601
+//	ext.stream {agent?, method, params?}      → {stream}   opens a streaming extension method
+//	                (channels/stream, knowledge/subscribe); its results arrive on topic "ext". An error
+//	                before the stream opens is this call's error (rpc_error), and no stream exists.
+//	                At most 32 open streams per connection (conflict beyond)
+//	ext.close  {stream}                       → {}   ends a stream early (not_found: none open by that id)
 //
 // # Pushed topics
 //
@@ -99,6 +112,11 @@
 //	        was canceled
 //	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
 //	        changed): refetch access.list / access.policy
+//	ext     {stream, result} one per streamed result, in order; {stream, error: {code, message, data?}}
+//	        the stream's error; {stream, end: true} always last (not sent after ext.close). Unlike
+//	        other topics these frames are never dropped: they wait for room like replies. A closed
+//	        connection ends every stream; resume with the spec's own cursor (sinceSequence, a
+//	        change id)
 //	lagged  {} the client was too slow and missed events: refetch what is on screen
 //
 // # Shapes

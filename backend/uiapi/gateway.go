@@ -22,6 +22,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
 	pushout "github.com/agenthub/agenthub/backend/push"
+	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -82,6 +83,10 @@ type Config struct {
 	Wire    *agents.WireLog
 	// Auth holds the principals and the anonymous policy of Settings → Access (nil: none).
 	Auth *auth.Service
+	// Extensions are this hub's extension methods by name (channels/*, knowledge/*), which ext.call
+	// and ext.stream run as the owner; RemoteExtensions reaches an added agent's (nil: none).
+	Extensions       map[string]server.ExtensionMethod
+	RemoteExtensions RemoteExtensions
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
 	Bus        *bus.Bus
@@ -211,8 +216,13 @@ type conn struct {
 	calls  chan struct{}
 	lagged atomic.Bool
 
+	// ctx lives as long as the connection: ext.stream's streams run under it.
+	ctx context.Context
+
 	mu         sync.Mutex
-	lastCounts [2]int // waiting, unread last pushed
+	lastCounts [2]int                        // waiting, unread last pushed
+	streams    map[string]context.CancelFunc // open ext.stream streams by id
+	nextStream int
 }
 
 type request struct {
@@ -235,6 +245,8 @@ type push struct {
 func (c *conn) serve(parent context.Context) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	c.ctx = ctx
+	c.streams = map[string]context.CancelFunc{}
 	c.g.mu.Lock()
 	c.g.open[c] = cancel
 	c.g.mu.Unlock()
@@ -282,11 +294,18 @@ func (c *conn) serve(parent context.Context) {
 		go func() {
 			defer func() { <-c.calls }()
 			result, err := c.g.call(context.WithValue(ctx, connKey{}, c), req.Method, req.Params)
+			var then func()
+			if a, ok := result.(afterReply); ok {
+				result, then = a.result, a.then
+			}
 			rep := reply{ID: req.ID, Result: result}
 			if err != nil {
 				rep = reply{ID: req.ID, Error: errorOf(err, c.g.cfg.Logger, req.Method)}
 			}
 			c.sendReply(ctx, rep)
+			if then != nil {
+				then()
+			}
 		}()
 	}
 	cancel()
@@ -413,6 +432,8 @@ func (c *conn) pushCounts(ctx context.Context) {
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// RPC is the JSON-RPC error an extension answered (code rpc_error only).
+	RPC *RPCErrorDetail `json:"rpc,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -427,13 +448,19 @@ const (
 	CodeInternal      = "internal"
 	// CodeAgent: the remote agent refused or failed the call (the message says how, in its words).
 	CodeAgent = "agent_error"
+	// CodeRPC: an extension method (ext.call, ext.stream) answered a JSON-RPC error; Error.RPC has it.
+	CodeRPC = "rpc_error"
 )
 
 func errorOf(err error, log *slog.Logger, method string) *Error {
 	var e *Error
-	switch {
-	case errors.As(err, &e):
+	if errors.As(err, &e) {
 		return e
+	}
+	if e, ok := rpcError(err); ok { // an extension's JSON-RPC error, kept whole
+		return e
+	}
+	switch {
 	case isNotFound(err), errors.Is(err, agents.ErrNotFound), errors.Is(err, agents.ErrNoCard), errors.Is(err, chats.ErrNotFound):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, inbox.ErrNotWaiting):

@@ -48,12 +48,9 @@ type ui struct {
 type frame struct {
 	ID     *int            `json:"id"`
 	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-	Topic string          `json:"topic"`
-	Data  json.RawMessage `json:"data"`
+	Error  *rpcErr         `json:"error"`
+	Topic  string          `json:"topic"`
+	Data   json.RawMessage `json:"data"`
 }
 
 func dial(t *testing.T, h *hub.Hub) *ui {

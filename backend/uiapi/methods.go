@@ -117,6 +117,14 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		}
 		return map[string]any{"token": token, "uiUrl": g.UIURL()}, nil
 	}
+	switch method {
+	case "ext.call":
+		return g.extCall(ctx, params)
+	case "ext.stream":
+		return g.extStream(ctx, params)
+	case "ext.close":
+		return g.extClose(ctx, params)
+	}
 	if result, err, ok := g.chatCall(ctx, method, params); ok {
 		return result, err
 	}

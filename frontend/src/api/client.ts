@@ -1,7 +1,7 @@
 // The websocket client of the UI gateway (backend/uiapi): requests matched to replies by id, pushed
 // topics dispatched to subscribers, and automatic reconnection with exponential backoff.
 
-import type { MethodName, Methods, TopicName, Topics } from './types';
+import type { ExtFrame, MethodName, Methods, RpcErrorDetail, TopicName, Topics } from './types';
 
 export type ConnectionState =
   | 'connecting' // first attempt, nothing shown yet
@@ -12,10 +12,13 @@ export type ConnectionState =
 
 export class HubError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  /** code "rpc_error": the JSON-RPC error the extension answered (its code, e.g. -32020). */
+  readonly rpc?: RpcErrorDetail;
+  constructor(code: string, message: string, rpc?: RpcErrorDetail) {
     super(message);
     this.name = 'HubError';
     this.code = code;
+    this.rpc = rpc;
   }
 }
 
@@ -326,8 +329,9 @@ export class HubClient {
       this.pending.delete(f.id);
       clearTimeout(p.timer);
       if (f.error && typeof f.error === 'object') {
-        const e = f.error as { code?: unknown; message?: unknown };
-        p.reject(new HubError(typeof e.code === 'string' ? e.code : 'internal', typeof e.message === 'string' ? e.message : 'Request failed.'));
+        const e = f.error as { code?: unknown; message?: unknown; rpc?: unknown };
+        const rpc = e.rpc && typeof e.rpc === 'object' && typeof (e.rpc as RpcErrorDetail).code === 'number' ? (e.rpc as RpcErrorDetail) : undefined;
+        p.reject(new HubError(typeof e.code === 'string' ? e.code : 'internal', typeof e.message === 'string' ? e.message : 'Request failed.', rpc));
       } else {
         p.resolve(f.result);
       }
@@ -345,4 +349,80 @@ export class HubClient {
       }
     }
   }
+}
+
+/**
+ * Calls an extension method (channels/…, knowledge/…) with the spec's own params and returns its
+ * result: on this hub as the owner, or on the added agent `agent`. A JSON-RPC error the extension
+ * answers rejects with a HubError whose `rpc` holds its code.
+ */
+export function extCall<T = unknown>(client: HubClient, method: string, params: unknown, agent?: string): Promise<T> {
+  return client.call('ext.call', agent ? { agent, method, params } : { method, params }) as Promise<T>;
+}
+
+export interface ExtStreamOptions {
+  agent?: string;
+  /** The stream's error (the extension's JSON-RPC error, or the connection lost: code 0); onEnd follows. */
+  onError?: (e: RpcErrorDetail) => void;
+  /** The stream ended, for whatever reason; called once. Resume with the spec's own cursor. */
+  onEnd?: () => void;
+}
+
+/**
+ * Opens an extension stream (channels/stream, knowledge/subscribe) and calls onResult with each result
+ * in order. Resolves to a close function once the stream is open; rejects like extCall when it cannot
+ * open. A lost connection ends the stream (onError with code 0, then onEnd): the hub closed it too.
+ */
+export async function extStream(
+  client: HubClient,
+  method: string,
+  params: unknown,
+  onResult: (result: unknown) => void,
+  opts: ExtStreamOptions = {},
+): Promise<() => void> {
+  let id: string | null = null;
+  let ended = false;
+  const early: ExtFrame[] = [];
+  const connection = client.state.connectionId;
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    offFrames();
+    offState();
+    opts.onEnd?.();
+  };
+  const handle = (f: ExtFrame) => {
+    if (ended) return;
+    if (f.result !== undefined) onResult(f.result);
+    if (f.error) opts.onError?.(f.error);
+    if (f.end) finish();
+  };
+  const offFrames = client.on('ext', (f) => {
+    if (id === null) early.push(f); // the hub sends the reply first; kept only in case of reordering
+    else if (f.stream === id) handle(f);
+  });
+  const offState = client.onState((s) => {
+    if (ended || id === null) return;
+    if (s.state !== 'open' || s.connectionId !== connection) {
+      opts.onError?.({ code: 0, message: 'The connection to the hub was lost.' });
+      finish();
+    }
+  });
+  let opened: { stream: string };
+  try {
+    opened = await client.call('ext.stream', opts.agent ? { agent: opts.agent, method, params } : { method, params });
+  } catch (e) {
+    offFrames();
+    offState();
+    throw e;
+  }
+  id = opened.stream;
+  for (const f of early.splice(0)) if (f.stream === id) handle(f);
+  return () => {
+    if (ended) return;
+    ended = true;
+    offFrames();
+    offState();
+    void client.call('ext.close', { stream: opened.stream }).catch(() => {});
+  };
 }

@@ -311,6 +311,29 @@ export interface IssuedKey {
   key: string;
 }
 
+/** A JSON-RPC error an extension answered (gateway error code "rpc_error"), e.g. -32020 ChannelNotFound. */
+export interface RpcErrorDetail {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** ext.call / ext.stream params: a channels/… or knowledge/… method of this hub (agent absent) or of an
+ * added agent, with the spec's own params. */
+export interface ExtParams {
+  agent?: string;
+  method: string;
+  params?: unknown;
+}
+
+/** Topic "ext": one frame of an ext.stream stream; `end` is always its last. */
+export interface ExtFrame {
+  stream: string;
+  result?: unknown;
+  error?: RpcErrorDetail;
+  end?: boolean;
+}
+
 /** Method name → [params, result]. */
 export interface Methods {
   'hub.info': [Record<string, never>, HubInfo];
@@ -347,6 +370,9 @@ export interface Methods {
   'access.remove': [{ name: string }, Record<string, never>];
   'access.policy': [Record<string, never>, { anonymous: AnonymousPolicy | string }];
   'access.setPolicy': [{ anonymous: AnonymousPolicy }, { anonymous: AnonymousPolicy | string }];
+  'ext.call': [ExtParams, unknown];
+  'ext.stream': [ExtParams, { stream: string }];
+  'ext.close': [{ stream: string }, Record<string, never>];
 }
 
 export type MethodName = keyof Methods;
@@ -364,6 +390,8 @@ export interface Topics {
   access: { name: string };
   /** a push notification of a task was delivered, will be retried, failed or was canceled */
   push: PushUpdate;
+  /** a frame of an ext.stream stream */
+  ext: ExtFrame;
 }
 
 export type TopicName = keyof Topics;
