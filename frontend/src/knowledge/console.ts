@@ -4,7 +4,9 @@
 import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
 import { getAutocompleteSuggestions, Position } from 'graphql-language-service';
 
-export type QueryLanguage = 'graphql' | 'gizmo';
+import type { QueryLanguage } from './kg';
+
+export type { QueryLanguage };
 
 /**
  * The introspection query the console sends through knowledge/query. Only the fields every GraphQL

@@ -11,19 +11,9 @@
 // become JSON values when they fit exactly (an integer beyond 2^53 stays text); a language-tagged
 // string keeps its tag as the datatype "@tag" (the extension has no language field).
 
-export interface KGStatement {
-  subject: { id: string; type?: string };
-  predicate: { id: string };
-  object: { id?: string; value?: string | number | boolean; type?: string };
-  graph?: string;
-  certainty?: number;
-  provenance?: Record<string, unknown>;
-}
+import type { KGPatch, KGStatement } from './kg';
 
-export interface KGPatch {
-  op: 'add' | 'remove' | 'replace';
-  statement: KGStatement;
-}
+export type { KGPatch, KGStatement };
 
 /** An RDF term as the RDF/JS data model has it (n3 and jsonld both produce these). */
 export interface Term {
@@ -186,22 +176,27 @@ export const DEFAULT_MAX_PATCH = 1000;
 /** A batch's JSON stays below this: the gateway takes 12 MiB frames and another agent's hub 8 MiB bodies. */
 export const MAX_BATCH_BYTES = 2 << 20;
 
-/** Splits patches into consecutive batches of at most maxCount patches and about maxBytes of JSON. */
+/** The end (exclusive) of the batch starting at start: at most maxCount items and about maxBytes of JSON. */
+export function batchEnd(items: unknown[], start: number, maxCount = DEFAULT_MAX_PATCH, maxBytes = MAX_BATCH_BYTES): number {
+  let end = start;
+  let size = 0;
+  while (end < items.length && end - start < maxCount) {
+    const n = JSON.stringify(items[end]).length + 1;
+    if (end > start && size + n > maxBytes) break;
+    size += n;
+    end++;
+  }
+  return end;
+}
+
+/** Splits items into consecutive batches (see batchEnd). */
 export function batches<T>(items: T[], maxCount = DEFAULT_MAX_PATCH, maxBytes = MAX_BATCH_BYTES): T[][] {
   const out: T[][] = [];
-  let cur: T[] = [];
-  let size = 0;
-  for (const it of items) {
-    const n = JSON.stringify(it).length + 1;
-    if (cur.length > 0 && (cur.length >= maxCount || size + n > maxBytes)) {
-      out.push(cur);
-      cur = [];
-      size = 0;
-    }
-    cur.push(it);
-    size += n;
+  for (let i = 0; i < items.length; ) {
+    const end = batchEnd(items, i, maxCount, maxBytes);
+    out.push(items.slice(i, end));
+    i = end;
   }
-  if (cur.length > 0) out.push(cur);
   return out;
 }
 
