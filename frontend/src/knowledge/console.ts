@@ -5,6 +5,7 @@ import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type Intr
 import { getAutocompleteSuggestions, Position } from 'graphql-language-service';
 
 import type { QueryLanguage } from './kg';
+import { rpcErrorOf } from './rpc';
 
 export type { QueryLanguage };
 
@@ -74,18 +75,6 @@ export function completionsAt(schema: GraphQLSchema, text: string, offset: numbe
     });
   }
   return { from, to: offset, items };
-}
-
-/** A JSON-RPC error as the gateway passes it on ({code: "rpc_error", rpc: {...}}). */
-export interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-export function rpcErrorOf(e: unknown): RpcError | undefined {
-  const rpc = (e as { rpc?: unknown } | null)?.rpc as RpcError | undefined;
-  return rpc && typeof rpc.code === 'number' ? rpc : undefined;
 }
 
 export interface ErrorPosition {

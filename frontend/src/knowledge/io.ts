@@ -2,7 +2,7 @@
 // in batches; an export pages through knowledge/query's statements(first, after).
 
 import type { QueryResult, UpdateResult } from './kg';
-import { rpcErrorOf } from './console';
+import { rpcErrorOf } from './rpc';
 import {
   batchEnd,
   DEFAULT_MAX_PATCH,
