@@ -15,6 +15,8 @@ import {
   loadHistory,
   nodeIdsOf,
   offsetAt,
+  orderColumns,
+  selectionOrder,
   pushHistory,
   resultTables,
   schemaFromIntrospection,
@@ -66,7 +68,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const [schema, setSchema] = useState<GraphQLSchema | null>(null);
   const [schemaError, setSchemaError] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
-  const [result, setResult] = useState<{ res: QueryResult; language: QueryLanguage } | null>(null);
+  const [result, setResult] = useState<{ res: QueryResult; language: QueryLanguage; query: string } | null>(null);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [tableIndex, setTableIndex] = useState(0);
   const [history, setHistory] = useState<HistoryEntry[]>(() => loadHistory(agent));
@@ -111,7 +113,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
     try {
       const res = await queryIn(agent, language, q);
       if (seq !== runSeq.current) return;
-      setResult({ res, language });
+      setResult({ res, language, query: q });
       setFailure(null);
       setTableIndex(0);
     } catch (e) {
@@ -194,7 +196,13 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
     setCompletions(null);
   };
 
-  const tables = useMemo(() => (result ? resultTables(result.res.data) : []), [result]);
+  const tables = useMemo(() => {
+    if (!result) return [];
+    const ts = resultTables(result.res.data);
+    if (result.language !== 'graphql') return ts;
+    const order = selectionOrder(result.query);
+    return ts.map((t) => orderColumns(t, order));
+  }, [result]);
   const table = tables[Math.min(tableIndex, tables.length - 1)];
   const nodeIds = useMemo(() => (table && result ? nodeIdsOf(table, result.language) : []), [table, result]);
   const meta = result?.res.queryMetadata ?? null;

@@ -7,6 +7,8 @@ import {
   loadHistory,
   nodeIdsOf,
   offsetAt,
+  orderColumns,
+  selectionOrder,
   pushHistory,
   resultTables,
   schemaFromIntrospection,
@@ -107,6 +109,13 @@ describe('result tables', () => {
     expect(ts.map((t) => t.path)).toEqual(['search', 'node.out']);
     expect(ts[0].rows[0].types).toBe('ex:T, ex:U');
     expect(resultTables({ node: { id: 'ex:b', label: 'B' } })).toEqual([{ path: '', columns: ['node.id', 'node.label'], rows: [{ 'node.id': 'ex:b', 'node.label': 'B' }] }]);
+  });
+
+  it('orders the columns as the query asked for them (the hub sorts JSON keys)', () => {
+    const query = '{ s: statements(first: 2) { items { subject predicate provenance { timestamp sourceAgentId } value } } }';
+    const data = { s: { items: [{ predicate: 'ex:p', provenance: { sourceAgentId: 'x', timestamp: 't' }, subject: 'ex:a', value: 1 }] } };
+    const [t] = resultTables(data).map((t) => orderColumns(t, selectionOrder(query)));
+    expect(t.columns).toEqual(['subject', 'predicate', 'provenance.timestamp', 'provenance.sourceAgentId', 'value']);
   });
 
   it('makes rows of Gizmo results and finds the IRIs among them', () => {

@@ -1,7 +1,7 @@
 // The query console's logic: the schema by introspection, completion, error positions, result
 // tables, node ids for "Show in graph", and the per-agent history.
 
-import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { buildClientSchema, getIntrospectionQuery, Kind, parse, type GraphQLSchema, type IntrospectionQuery, type SelectionSetNode } from 'graphql';
 import { getAutocompleteSuggestions, Position } from 'graphql-language-service';
 
 import type { QueryLanguage } from './kg';
@@ -156,6 +156,56 @@ export function resultTables(data: unknown): ResultTable[] {
 
 // Columns that name graph nodes: a Node's id, a Statement's subject and object, a Gizmo tag.
 const NODE_COLUMN = /(^|\.)(id|subject|object|source|target)$/;
+
+/**
+ * The order fields were asked for, by path ("statements.items" → [subject, predicate, ...]): the
+ * hub answers GraphQL data as JSON objects with their keys sorted, so the columns follow the query.
+ */
+export function selectionOrder(query: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const walk = (set: SelectionSetNode | undefined, path: string) => {
+    if (!set) return;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        const key = sel.alias?.value ?? sel.name.value;
+        const list = out.get(path) ?? [];
+        if (!list.includes(key)) list.push(key);
+        out.set(path, list);
+        walk(sel.selectionSet, path ? path + '.' + key : key);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        walk(sel.selectionSet, path);
+      }
+    }
+  };
+  try {
+    for (const def of parse(query).definitions) if (def.kind === Kind.OPERATION_DEFINITION) walk(def.selectionSet, '');
+  } catch {
+    /* a query the hub answered parses; if not, the columns keep the answer's order */
+  }
+  return out;
+}
+
+/** A table's columns in the order its query asked for them (unknown ones after, as they were). */
+export function orderColumns(t: ResultTable, order: Map<string, string[]>): ResultTable {
+  const rank = (col: string): number[] => {
+    const parts = col.split('.');
+    let path = t.path;
+    return parts.map((p) => {
+      const i = order.get(path)?.indexOf(p) ?? -1;
+      path = path ? path + '.' + p : p;
+      return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+    });
+  };
+  const cols = t.columns.map((c, i) => ({ c, r: rank(c), i }));
+  cols.sort((a, b) => {
+    for (let k = 0; k < Math.max(a.r.length, b.r.length); k++) {
+      const d = (a.r[k] ?? -1) - (b.r[k] ?? -1);
+      if (d !== 0) return d;
+    }
+    return a.i - b.i;
+  });
+  return { ...t, columns: cols.map((x) => x.c) };
+}
 
 /** Node ids in a table: from node-naming columns; Gizmo gives IRIs as "<iri>". */
 export function nodeIdsOf(t: ResultTable, language: QueryLanguage): string[] {
