@@ -12,7 +12,7 @@ declare module 'jsonld' {
   type Loader = (url: string) => Promise<unknown>;
   const jsonld: {
     toRDF(input: object, options?: { documentLoader?: Loader; format?: string }): Promise<unknown>;
-    fromRDF(dataset: string, options?: { format?: string }): Promise<object>;
+    fromRDF(dataset: string | object[], options?: { format?: string }): Promise<object>;
     compact(input: object, ctx: object, options?: { documentLoader?: Loader }): Promise<object>;
   };
   export default jsonld;
