@@ -69,6 +69,14 @@ test('import an N-Quads file, query it in the console, export it as a download',
     `${EX}p3rdfs:labelPerson 3`,
   ]);
   assert.match(await page.getByTestId('query-metadata').textContent(), /statements: 3/);
+  await page.screenshot({ path: join(SHOTS, 'knowledge-query.png') });
+
+  // Gizmo: the console's example runs on the hub's graph, its IRIs found for "Show in graph".
+  await page.getByRole('radio', { name: 'Gizmo' }).click();
+  await page.getByLabel('Gizmo query').press('Control+Enter');
+  await page.getByTestId('query-metadata').filter({ hasText: /results: [1-9]/ }).waitFor(WAIT);
+  assert.match(await page.getByRole('button', { name: /^Show in graph \(\d+\)$/ }).textContent(), /\(\d+\)/);
+  await page.getByRole('radio', { name: 'GraphQL' }).click();
 
   // A mistake is shown where it is.
   await editor.fill('{\n  statements {\n    items { subjekt }\n  }\n}');

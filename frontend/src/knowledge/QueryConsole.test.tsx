@@ -89,7 +89,7 @@ describe('QueryConsole', () => {
   });
 
   it('runs Gizmo and finds the nodes among its results', async () => {
-    const { calls } = await serveKg(hub(() => ({ data: [{ id: '<agenthub:hub>', type: '<a2a:Agent>' }], queryMetadata: { resultCount: 1, elapsedMs: 12.4 } })));
+    const { calls } = await serveKg(hub(() => ({ data: [{ id: '<agenthub:hub>', type: '<a2a:Agent>' }], queryMetadata: { changeId: '7', elapsedMs: 12.4, queryLanguage: 'gizmo', resultCount: 1 } })));
     const onShow = vi.fn();
     render(<QueryConsole onShowInGraph={onShow} />);
     await editor();
@@ -100,7 +100,7 @@ describe('QueryConsole', () => {
     fireEvent.keyDown(ta, { key: 'Enter', ctrlKey: true });
     await screen.findByRole('table');
     expect(calls[calls.length - 1].params).toEqual({ query: ta.value, queryLanguage: 'gizmo' });
-    expect(screen.getByTestId('query-metadata').textContent).toBe('results: 1 · time: 12 ms');
+    expect(screen.getByTestId('query-metadata').textContent).toBe('time: 12 ms · results: 1 · as of change: 7');
     await user.click(screen.getByRole('button', { name: 'Show in graph (2)' }));
     expect(onShow).toHaveBeenCalledWith(['agenthub:hub', 'a2a:Agent']);
   });

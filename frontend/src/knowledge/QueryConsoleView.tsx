@@ -48,6 +48,12 @@ const METADATA_LABELS: Record<string, string> = {
   changeId: 'as of change',
 };
 
+/** Time first, then the counts, then whatever else the hub reports (the JSON comes sorted by key). */
+function metadataRank(k: string): number {
+  const i = Object.keys(METADATA_LABELS).indexOf(k);
+  return i < 0 ? 100 : i;
+}
+
 function metadataText(k: string, v: unknown): string {
   if (k === 'elapsedMs' && typeof v === 'number') return v < 10 ? `${v.toFixed(2)} ms` : `${Math.round(v)} ms`;
   return cellText(v);
@@ -341,6 +347,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
               <span className="kgq-meta small muted" data-testid="query-metadata">
                 {Object.entries(meta)
                   .filter(([k]) => k !== 'queryLanguage')
+                  .sort(([a], [b]) => metadataRank(a) - metadataRank(b))
                   .map(([k, v]) => `${METADATA_LABELS[k] ?? k}: ${metadataText(k, v)}`)
                   .join(' · ')}
               </span>
