@@ -56,6 +56,7 @@ test('import an N-Quads file, query it in the console, export it as a download',
   const options = page.getByRole('listbox', { name: 'Completions' }).getByRole('option');
   await options.first().waitFor(WAIT);
   assert.deepEqual(await options.locator('.kgq-completion-label').allTextContents(), ['statements']);
+  await page.screenshot({ path: join(SHOTS, 'knowledge-completion.png') });
   await editor.press('Enter');
   await editor.pressSequentially(`(subject: "${EX}p3") { items { subject predicate object value graph } } }`);
   assert.equal(await editor.inputValue(), `{ statements(subject: "${EX}p3") { items { subject predicate object value graph } } }`);

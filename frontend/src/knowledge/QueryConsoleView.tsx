@@ -16,6 +16,7 @@ import {
   nodeIdsOf,
   offsetAt,
   orderColumns,
+  positionAt,
   selectionOrder,
   pushHistory,
   resultTables,
@@ -35,6 +36,7 @@ const LANGUAGES: { id: QueryLanguage; label: string }[] = [
 // The editor's metrics (kgconsole.css): the completion list opens under the caret.
 const LINE_HEIGHT = 20;
 const PAD = 8;
+const GUTTER = 41; // .kgq-gutter-clip's width with its border
 
 /** Rows shown at once; the rest are counted (a query may return up to 1000). */
 const MAX_ROWS = 500;
@@ -260,12 +262,14 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
       </div>
 
       <div className="kgq-editor">
-        <div className="kgq-gutter" aria-hidden="true" style={{ transform: `translateY(${-scrollTop}px)` }}>
-          {Array.from({ length: lines }, (_, i) => (
-            <div key={i} className={i + 1 === errorLine ? 'kgq-gutter-error' : undefined}>
-              {i + 1}
-            </div>
-          ))}
+        <div className="kgq-gutter-clip" aria-hidden="true">
+          <div className="kgq-gutter" style={{ transform: `translateY(${-scrollTop}px)` }}>
+            {Array.from({ length: lines }, (_, i) => (
+              <div key={i} className={i + 1 === errorLine ? 'kgq-gutter-error' : undefined}>
+                {i + 1}
+              </div>
+            ))}
+          </div>
         </div>
         <textarea
           ref={editor}
@@ -294,7 +298,8 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
             className="kgq-completions"
             role="listbox"
             aria-label="Completions"
-            style={{ top: PAD + (caretLine + 1) * LINE_HEIGHT - scrollTop }}
+            // Under the word being completed: the list uses the editor's monospace font, so ch counts columns.
+            style={{ top: PAD + (caretLine + 1) * LINE_HEIGHT - scrollTop, left: `calc(${GUTTER + PAD}px + ${positionAt(text, completions.from).character}ch)` }}
           >
             {completions.items.slice(0, 50).map((c, i) => (
               <li
