@@ -1,11 +1,11 @@
 // Navigation is the URL fragment, so every view has a deep link:
 //   #/agents  #/agents/<id>  #/agents/<id>/log  #/agents/<id>/credentials
 //   #/chats  #/chats/<conversationId>  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
-//   #/settings/access
+//   #/settings/access  #/knowledge  #/knowledge?agent=<id> (an added agent's knowledge graph)
 
 import { useEffect, useState } from 'react';
 
-export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'settings';
+export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'knowledge' | 'settings';
 
 /** A view of one agent: its card (default), its raw wire log, or its card scrolled to the credentials. */
 export type AgentView = 'log' | 'credentials';
@@ -15,6 +15,7 @@ export type Route =
   | { area: 'chats'; conversationId?: string }
   | { area: 'tasks'; agent?: string; taskId?: string }
   | { area: 'inbox'; taskId?: string }
+  | { area: 'knowledge'; agent?: string }
   | { area: 'settings'; section?: SettingsSection };
 
 /** A section of Settings with a deep link of its own (the page scrolls to it). */
@@ -32,9 +33,13 @@ function dec(s: string | undefined): string | undefined {
 const AGENT_VIEWS = new Set<string>(['log', 'credentials']);
 
 export function parseHash(hash: string): Route {
-  const raw = (hash.startsWith('#') ? hash.slice(1) : hash).split('?')[0];
+  const [raw, search = ''] = (hash.startsWith('#') ? hash.slice(1) : hash).split('?');
   const seg = raw.split('/').filter((s) => s !== '');
   switch (seg[0]) {
+    case 'knowledge': {
+      const agent = new URLSearchParams(search).get('agent');
+      return agent ? { area: 'knowledge', agent } : { area: 'knowledge' };
+    }
     case 'tasks':
       if (seg.length >= 3) return { area: 'tasks', agent: dec(seg[1]), taskId: dec(seg.slice(2).join('/')) };
       return { area: 'tasks' };
@@ -67,6 +72,8 @@ export function hrefOf(r: Route): string {
       return r.agent && r.taskId ? `#/tasks/${enc(r.agent)}/${enc(r.taskId)}` : '#/tasks';
     case 'inbox':
       return r.taskId ? `#/inbox/${enc(r.taskId)}` : '#/inbox';
+    case 'knowledge':
+      return r.agent ? `#/knowledge?agent=${enc(r.agent)}` : '#/knowledge';
     case 'settings':
       return r.section ? `#/settings/${r.section}` : '#/settings';
   }
