@@ -96,8 +96,15 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 	}
 	ctx = context.WithValue(ctx, viewKey{}, v)
 	start := time.Now()
+	// The last change before the query ran: a client that shows the result and then subscribes
+	// with afterChangeId set to it misses no change (one made meanwhile may come twice; a change
+	// applies idempotently).
+	seq, err := lastChangeSeq(ctx, s.db.Reader)
+	if err != nil {
+		return nil, err
+	}
 	var data any
-	meta := map[string]any{}
+	meta := map[string]any{"changeId": strconv.FormatInt(seq, 10)}
 	switch p.QueryLanguage {
 	case "", "graphql":
 		p.QueryLanguage = "graphql"

@@ -144,6 +144,13 @@ func changesAfter(ctx context.Context, db *sql.DB, after int64, limit int) ([]Ch
 	return out, rows.Err()
 }
 
+// lastChangeSeq is the sequence number of the last change logged (0 when none).
+func lastChangeSeq(ctx context.Context, q querier) (int64, error) {
+	var seq int64
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM kg_changes`).Scan(&seq)
+	return seq, err
+}
+
 func readState(ctx context.Context, q querier, name string) (int64, error) {
 	var v int64
 	err := q.QueryRowContext(ctx, `SELECT value FROM kg_state WHERE name = ?`, name).Scan(&v)

@@ -11,6 +11,7 @@ import { onNativeEvent } from './native';
 import { AgentsPage } from './pages/AgentsPage';
 import { ChatsPage } from './pages/ChatsPage';
 import { InboxPage } from './pages/InboxPage';
+import { KnowledgePage } from './pages/KnowledgePage';
 import { SettingsPage } from './pages/SettingsPage';
 import { TasksPage } from './pages/TasksPage';
 import { HubProvider, useHub } from './state/hub';
@@ -89,10 +90,11 @@ const NAV: { area: Area; label: string; icon: string }[] = [
   { area: 'chats', label: 'Chats', icon: '❝' },
   { area: 'tasks', label: 'Tasks', icon: '≡' },
   { area: 'inbox', label: 'Inbox', icon: '✉' },
+  { area: 'knowledge', label: 'Knowledge', icon: '⬡' },
 ];
 
 /** The shortcut of each area, shown in the navigation's tooltips (the labels hide in a narrow window). */
-const NAV_KEYS: Record<Area, string> = { agents: 'g a', chats: 'g c', tasks: 'g t', inbox: 'g i', settings: 'g s' };
+const NAV_KEYS: Record<Area, string> = { agents: 'g a', chats: 'g c', tasks: 'g t', inbox: 'g i', knowledge: 'g k', settings: 'g s' };
 
 function Shell() {
   const route = useRoute();
@@ -138,7 +140,7 @@ function Shell() {
   );
 
   useEffect(() => {
-    const names: Record<Area, string> = { agents: 'Agents', chats: 'Chats', tasks: 'Tasks', inbox: 'Inbox', settings: 'Settings' };
+    const names: Record<Area, string> = { agents: 'Agents', chats: 'Chats', tasks: 'Tasks', inbox: 'Inbox', knowledge: 'Knowledge', settings: 'Settings' };
     const unread = inbox?.unread ? `(${inbox.unread}) ` : '';
     document.title = `${unread}${names[route.area]} · AgentHub`;
   }, [route.area, inbox?.unread]);
@@ -159,6 +161,9 @@ function Shell() {
       break;
     case 'inbox':
       page = <InboxPage taskId={route.taskId} />;
+      break;
+    case 'knowledge':
+      page = <KnowledgePage agent={route.agent} />;
       break;
     case 'settings':
       page = <SettingsPage theme={theme} setTheme={setTheme} onShowShortcuts={() => setHelp(true)} section={route.section} />;

@@ -19,10 +19,20 @@ describe('router', () => {
     ['#/settings', { area: 'settings' }],
     ['#/settings/access', { area: 'settings', section: 'access' }],
     ['#/settings/nonsense', { area: 'settings' }],
+    ['#/knowledge', { area: 'knowledge' }],
+    ['#/knowledge?agent=a1', { area: 'knowledge', agent: 'a1' }],
+    ['#/knowledge?other=1', { area: 'knowledge' }],
     ['#/nonsense', { area: 'agents' }],
     ['#token=abc', { area: 'agents' }],
   ])('%s', (hash, route) => {
     expect(parseHash(hash)).toEqual(route);
+  });
+
+  it('round-trips the knowledge graph of an agent whose id has reserved characters', () => {
+    const r: Route = { area: 'knowledge', agent: 'a&b=c?d' };
+    expect(hrefOf(r)).toBe('#/knowledge?agent=a%26b%3Dc%3Fd');
+    expect(parseHash(hrefOf(r))).toEqual(r);
+    expect(hrefOf({ area: 'knowledge' })).toBe('#/knowledge');
   });
 
   it('round-trips ids with reserved characters', () => {

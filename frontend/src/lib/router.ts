@@ -1,11 +1,12 @@
 // Navigation is the URL fragment, so every view has a deep link:
 //   #/agents  #/agents/<id>  #/agents/<id>/log  #/agents/<id>/credentials
-//   #/chats  #/chats/<conversationId>  #/chats/channel/<channelId>[?agent=<agentId>]  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
-//   #/settings/access
+//   #/chats  #/chats/<conversationId>  #/chats/channel/<channelId>[?agent=<agentId>] (a channel, on
+//   an added agent's hub with ?agent)  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
+//   #/settings/access  #/knowledge  #/knowledge?agent=<id> (an added agent's knowledge graph)
 
 import { useEffect, useState } from 'react';
 
-export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'settings';
+export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'knowledge' | 'settings';
 
 /** A view of one agent: its card (default), its raw wire log, or its card scrolled to the credentials. */
 export type AgentView = 'log' | 'credentials';
@@ -15,6 +16,7 @@ export type Route =
   | { area: 'chats'; conversationId?: string; channelId?: string; agent?: string }
   | { area: 'tasks'; agent?: string; taskId?: string }
   | { area: 'inbox'; taskId?: string }
+  | { area: 'knowledge'; agent?: string }
   | { area: 'settings'; section?: SettingsSection };
 
 /** A section of Settings with a deep link of its own (the page scrolls to it). */
@@ -32,15 +34,19 @@ function dec(s: string | undefined): string | undefined {
 const AGENT_VIEWS = new Set<string>(['log', 'credentials']);
 
 export function parseHash(hash: string): Route {
-  const [raw, query = ''] = (hash.startsWith('#') ? hash.slice(1) : hash).split('?');
+  const [raw, search = ''] = (hash.startsWith('#') ? hash.slice(1) : hash).split('?');
   const seg = raw.split('/').filter((s) => s !== '');
   switch (seg[0]) {
+    case 'knowledge': {
+      const agent = new URLSearchParams(search).get('agent');
+      return agent ? { area: 'knowledge', agent } : { area: 'knowledge' };
+    }
     case 'tasks':
       if (seg.length >= 3) return { area: 'tasks', agent: dec(seg[1]), taskId: dec(seg.slice(2).join('/')) };
       return { area: 'tasks' };
     case 'chats':
       if (seg[1] === 'channel' && seg.length >= 3) {
-        const agent = new URLSearchParams(query).get('agent') || undefined;
+        const agent = new URLSearchParams(search).get('agent') || undefined;
         return { area: 'chats', channelId: dec(seg.slice(2).join('/')), ...(agent ? { agent } : {}) };
       }
       return seg.length >= 2 ? { area: 'chats', conversationId: dec(seg.slice(1).join('/')) } : { area: 'chats' };
@@ -72,6 +78,8 @@ export function hrefOf(r: Route): string {
       return r.agent && r.taskId ? `#/tasks/${enc(r.agent)}/${enc(r.taskId)}` : '#/tasks';
     case 'inbox':
       return r.taskId ? `#/inbox/${enc(r.taskId)}` : '#/inbox';
+    case 'knowledge':
+      return r.agent ? `#/knowledge?agent=${enc(r.agent)}` : '#/knowledge';
     case 'settings':
       return r.section ? `#/settings/${r.section}` : '#/settings';
   }
