@@ -212,6 +212,12 @@ describe('channels', () => {
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"].bridge-input-required').first().waitFor(WAIT);
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]').filter({ hasText: 'has a question' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });
+    // "Answer" starts a message that mentions the agent: it goes to the open task, which completes.
+    await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+    assert.equal(await box.inputValue(), '@demo ');
+    await box.pressSequentially('blue');
+    await box.press('Enter');
+    await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });

@@ -115,6 +115,8 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const ch = useChannel(ext, channelId, agent, refreshKey);
   usePushed('bridge', ch.onBridge as (d: unknown) => void);
   const [membersOpen, setMembersOpen] = useState(false);
+  // "Answer" on an agent's question starts a message that mentions it: that goes to its open task.
+  const [insert, setInsert] = useState<{ text: string; key: number } | undefined>(undefined);
   // The divider stays where the owner's reading stopped when they opened the channel.
   const [readAtOpen] = useState(lastRead);
   const newestAtOpen = ch.newestAtOpen;
@@ -188,6 +190,16 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
                 <span key={m.principalId} className={`chan-state state-${s!.state}`} data-testid="agent-state" data-member={m.principalId} data-state={s!.state}>
                   {s!.state === 'working' && <span className="working-dots" aria-hidden="true" />}
                   {displayName(m.principalId, agents)} {stateText(s!.state)}
+                  {s!.state === 'input-required' && (
+                    <button
+                      type="button"
+                      className="btn btn-ghost btn-small chan-answer"
+                      aria-label={`Answer ${displayName(m.principalId, agents)}`}
+                      onClick={() => setInsert((cur) => ({ text: `@${handleOf(m.principalId)} `, key: (cur?.key ?? 0) + 1 }))}
+                    >
+                      Answer
+                    </button>
+                  )}
                 </span>
               ))}
             </span>
@@ -229,6 +241,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
         agentName={direct ? title : `#${title}`}
         onSend={send}
         mentions={(q) => mentionOptions(members, agents, q)}
+        insert={insert}
         autoFocus={ch.loaded}
       />
 

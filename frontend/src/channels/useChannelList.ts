@@ -27,10 +27,15 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState('');
   const [nonce, setNonce] = useState(0);
+  // No push says "you were added to a channel" or "someone opened a direct chat with you": the list is
+  // read again every half minute (the streams of the channels already listed stay open).
+  useEffect(() => {
+    const t = window.setInterval(() => setNonce((n) => n + 1), 30_000);
+    return () => window.clearInterval(t);
+  }, []);
 
   useEffect(() => {
     let live = true;
-    setLoaded(false);
     (async () => {
       try {
         const list = await listChannels(ext, agent);
@@ -61,6 +66,8 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
       live = false;
     };
   }, [ext, client, agent, refreshKey, nonce]);
+  // Another source: nothing listed yet.
+  useEffect(() => setLoaded(false), [agent]);
 
   // One stream per channel, from its newest event; arrivals are gathered and applied once a frame,
   // so a burst of thousands of events costs a few renders, not thousands.

@@ -30,6 +30,8 @@ export interface ComposerProps {
   /** the native file dialog (desktop); defaults to the Wails binding when there is one */
   pickNative?: () => Promise<OutgoingFile[]>;
   autoFocus?: boolean;
+  /** text put at the start of the message (e.g. "@demo " to answer that agent); a new key puts it again */
+  insert?: { text: string; key: number };
   /** channels: the members an @query completes to (handle inserted as "@handle ") */
   mentions?: (query: string) => { handle: string; label: string }[];
 }
@@ -46,7 +48,7 @@ function overTotal(name: string): string {
  * Writes to the agent: Enter sends, Shift+Enter starts a new line; files are attached with the native
  * dialog in the desktop window or a file input in a browser, at most 8 MiB each and 8 MiB in all (the hub’s limit for one message).
  */
-export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus, mentions }: ComposerProps) {
+export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus, mentions, insert }: ComposerProps) {
   // The owner may set the question aside (✕ on its chip) and send a new message instead; a new
   // question brings the chip back.
   const [setAside, setSetAside] = useState<string | null>(null);
@@ -94,6 +96,16 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
     setSetAside(null);
     boxRef.current?.focus();
   }, [answerKey]);
+
+  useEffect(() => {
+    if (!insert) return;
+    setText((t) => (t.startsWith(insert.text) ? t : insert.text + t));
+    requestAnimationFrame(() => {
+      const el = boxRef.current;
+      el?.focus();
+      el?.setSelectionRange(el.value.length, el.value.length);
+    });
+  }, [insert?.key]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const addFiles = (picked: OutgoingFile[], refused: string[]) => {
     const ok: OutgoingFile[] = [];
