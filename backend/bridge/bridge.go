@@ -91,6 +91,8 @@ type Config struct {
 	Dial chats.Dialer
 	// Classify says in a few words why a call failed (nil: the error's text).
 	Classify func(error) string
+	// Name is an added agent's name, which mentions may use as a slug (nil, or "": by id only).
+	Name func(ctx context.Context, agentID string) string
 	// Hops is the hop limit (0: DefaultHops).
 	Hops int
 	// Poll is the first interval of tasks/get for agents that don't stream (0: a second).
@@ -290,10 +292,14 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		b.cfg.Logger.Warn("bridge: cannot read a channel's members", "channel", ev.ChannelID, "err", err)
 		return
 	}
-	var agents []string
+	var agents []member
 	for _, m := range members {
 		if id, ok := strings.CutPrefix(m.PrincipalID, remotePrefix); ok {
-			agents = append(agents, id)
+			a := member{id: id}
+			if b.cfg.Name != nil {
+				a.slug = Slug(b.cfg.Name(b.ctx, id))
+			}
+			agents = append(agents, a)
 		}
 	}
 	if len(agents) == 0 {

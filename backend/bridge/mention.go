@@ -50,18 +50,41 @@ func mentionTokens(text string) (handles []string, starts, ends []int) {
 	return handles, starts, ends
 }
 
+// Slug is the handle an added agent is also mentioned by, made from its name: lower case, every run
+// of characters a handle cannot hold turned into one '-', no '-' or '.' at either end ("Demo agent"
+// → "demo-agent"). Its id works too, but an added agent's id is a UUID nobody types. The UI's
+// mention completion makes the same slug (frontend/src/channels/names.ts slugOf).
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if isHandleRune(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.Trim(b.String(), "-.")
+}
+
+// member is an added agent in a channel as mentions name it: its id, and the slug of its name.
+type member struct{ id, slug string }
+
 // mentioned are the added agents (agent ids, in the channel's order) that text mentions, by their
-// handle or by @all, leaving out self (an agent does not mention itself into a loop).
-func mentioned(text string, agents []string, self string) []string {
+// id, the slug of their name, or @all, leaving out self (an agent does not mention itself into a
+// loop). Two agents whose names make the same slug are both mentioned by it.
+func mentioned(text string, agents []member, self string) []string {
 	tokens, _, _ := mentionTokens(text)
 	want := map[string]bool{}
 	for _, t := range tokens {
 		want[t] = true
 	}
 	var out []string
-	for _, id := range agents {
-		if id != self && (want[mentionAll] || want[strings.ToLower(id)]) {
-			out = append(out, id)
+	for _, a := range agents {
+		if a.id != self && (want[mentionAll] || want[strings.ToLower(a.id)] || a.slug != "" && want[a.slug]) {
+			out = append(out, a.id)
 		}
 	}
 	return out

@@ -447,6 +447,13 @@ func (h *Hub) openBridge(ctx context.Context, cfg Config) (err error) {
 		return err
 	})
 	h.Bridge, err = bridge.Open(ctx, bridge.Config{DB: h.Agent.DB, Bus: h.Bus, Channels: h.Channels, Hops: cfg.ChannelHops, Logger: cfg.Logger,
+		Name: func(ctx context.Context, id string) string {
+			r, err := h.Agents.Get(ctx, id)
+			if err != nil {
+				return ""
+			}
+			return r.Name
+		},
 		Dial: func(ctx context.Context, id string) (chats.Remote, error) { return h.Clients.Conn(ctx, id) },
 		Classify: func(err error) string {
 			_, message := agents.Classify(err)

@@ -191,9 +191,14 @@ func TestBridgeDemoAndJSAgentsInAChannel(t *testing.T) {
 	}
 
 	// Input-required: the question shows in the channel; the owner's next mention answers that task.
+	// The JS agent goes by the slug of its name here: nobody types its id, a UUID.
+	jsSlug := bridge.Slug(js.Name)
+	if jsSlug == "" || jsSlug == strings.ToLower(js.ID) {
+		t.Fatalf("the JS agent's name %q makes no slug of its own", js.Name)
+	}
 	for _, a := range []struct{ member, handle, question, reply string }{
 		{demoMember, "demo", "What should I tell you back?", "blue"},
-		{jsMember, js.ID, "What should I tell you back?", "green"},
+		{jsMember, jsSlug, "What should I tell you back?", "green"},
 	} {
 		asked := publish(t, h, owner, ch, "@"+a.handle+" ask")
 		q := answered(t, h, owner, ch, asked.Sequence, a.member, "input-required")

@@ -13,7 +13,7 @@ import { dividerIndex } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
 import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent, type ChannelMember } from './model';
-import { channelTitle, displayName, handleOf, mentionOptions, mentionSegments, schemeOf } from './names';
+import { channelTitle, displayName, handleOf, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
@@ -195,7 +195,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
                       type="button"
                       className="btn btn-ghost btn-small chan-answer"
                       aria-label={`Answer ${displayName(m.principalId, agents)}`}
-                      onClick={() => setInsert((cur) => ({ text: `@${handleOf(m.principalId)} `, key: (cur?.key ?? 0) + 1 }))}
+                      onClick={() => setInsert((cur) => ({ text: `@${mentionHandle(m.principalId, agents)} `, key: (cur?.key ?? 0) + 1 }))}
                     >
                       Answer
                     </button>

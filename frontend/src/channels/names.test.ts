@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMention, channelTitle, displayName, handleOf, mentionAt, mentionOptions, mentionSegments } from './names';
+import { applyMention, channelTitle, displayName, handleOf, mentionAt, mentionHandle, mentionOptions, mentionSegments, slugOf } from './names';
 import type { ChannelMember } from './model';
 
 const agents = [
@@ -59,5 +59,41 @@ describe('mentionSegments', () => {
       { text: '.' },
     ]);
     expect(mentionSegments('no mentions', members, agents)).toEqual([{ text: 'no mentions' }]);
+  });
+});
+
+describe('added agents are mentioned by the slug of their name', () => {
+  const named = [
+    { id: '216af8fb-0d3c-4e55-9c1a-7a0e2b1c4d5e', name: 'a2a-js interop agent' },
+    { id: 'demo', name: 'Demo agent' },
+  ];
+  const members = [
+    m('user://owner', 'owner'),
+    m('remote://216af8fb-0d3c-4e55-9c1a-7a0e2b1c4d5e'),
+    m('remote://demo'),
+    m('agent://alice'),
+  ];
+
+  it('makes the same slugs as the hub (bridge.Slug)', () => {
+    expect(slugOf('Demo agent')).toBe('demo-agent');
+    expect(slugOf('a2a-js interop agent')).toBe('a2a-js-interop-agent');
+    expect(slugOf('  Météo / Bot!  ')).toBe('météo-bot');
+    expect(slugOf('v1.0 agent.')).toBe('v1.0-agent');
+    expect(slugOf('***')).toBe('');
+  });
+
+  it('completes to the slug, not the UUID, and keeps principals by their handle', () => {
+    expect(mentionOptions(members, named, 'a2a').map((o) => o.handle)).toEqual(['a2a-js-interop-agent']);
+    expect(mentionOptions(members, named, 'dem').map((o) => o.handle)).toEqual(['demo']); // a short word of an id stays
+    expect(mentionOptions(members, named, 'ali').map((o) => o.handle)).toEqual(['alice']);
+    expect(mentionHandle('remote://gone', named)).toBe('gone');
+  });
+
+  it('reads both the slug and the id as the agent', () => {
+    const segs = mentionSegments('@a2a-js-interop-agent and @demo, hi', members, named);
+    expect(segs.filter((s) => 'mention' in s)).toEqual([
+      { mention: 'a2a-js-interop-agent', label: 'a2a-js interop agent' },
+      { mention: 'demo', label: 'Demo agent' },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 // Who is who in a channel: principal ids as people read them, and the @mention completion of the
-// composer (contract §2: a mention is `@handle`, handle = the part of the id after "://").
+// composer. A member is mentioned as `@handle`, handle = the part of its id after "://"; an added
+// agent (remote://ID, ID a UUID nobody types) also by the slug of its name, which completion inserts.
 
 import type { AgentInfo } from '../api/types';
 import type { ChannelMember } from './model';
@@ -9,6 +10,36 @@ import { OWNER } from './model';
 export function handleOf(principalId: string): string {
   const i = principalId.indexOf('://');
   return i >= 0 ? principalId.slice(i + 3) : principalId;
+}
+
+/**
+ * The handle an added agent's name makes (the hub's bridge.Slug): lower case, every run of characters a
+ * handle cannot hold turned into one "-", no "-" or "." at either end. "Demo agent" → "demo-agent".
+ */
+export function slugOf(name: string): string {
+  let out = '';
+  let dash = false;
+  for (const ch of name.toLowerCase()) {
+    if (HANDLE_CHAR.test(ch)) {
+      out += ch;
+      dash = false;
+    } else if (!dash) {
+      out += '-';
+      dash = true;
+    }
+  }
+  return out.replace(/^[-.]+|[-.]+$/g, '');
+}
+
+/**
+ * What completion inserts after "@" for a member: its handle, except for an added agent whose id is a
+ * UUID (every agent added by URL): the slug of its name, when the name makes one.
+ */
+export function mentionHandle(principalId: string, agents: Pick<AgentInfo, 'id' | 'name'>[]): string {
+  const handle = handleOf(principalId);
+  if (schemeOf(principalId) !== 'remote' || !/^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(handle)) return handle;
+  const a = agents.find((x) => x.id === handle);
+  return slugOf(a?.name ?? '') || handle;
 }
 
 export function schemeOf(principalId: string): string {
@@ -67,7 +98,7 @@ export function mentionOptions(members: ChannelMember[], agents: Pick<AgentInfo,
   const q = query.toLowerCase();
   const opts: MentionOption[] = members
     .filter((m) => m.principalId !== me)
-    .map((m) => ({ handle: handleOf(m.principalId), label: displayName(m.principalId, agents, me), principalId: m.principalId }));
+    .map((m) => ({ handle: mentionHandle(m.principalId, agents), label: displayName(m.principalId, agents, me), principalId: m.principalId }));
   if (members.some((m) => schemeOf(m.principalId) === 'remote')) opts.push({ handle: 'all', label: 'every agent in the channel', principalId: '' });
   const rank = (o: MentionOption) => {
     const h = o.handle.toLowerCase();
@@ -105,7 +136,11 @@ export type Segment = { text: string } | { mention: string; label: string };
  */
 export function mentionSegments(text: string, members: ChannelMember[], agents: Pick<AgentInfo, 'id' | 'name'>[], me = OWNER): Segment[] {
   const byHandle = new Map<string, string>();
-  for (const m of members) byHandle.set(handleOf(m.principalId).toLowerCase(), displayName(m.principalId, agents, me));
+  for (const m of members) {
+    const name = displayName(m.principalId, agents, me);
+    byHandle.set(handleOf(m.principalId).toLowerCase(), name);
+    byHandle.set(mentionHandle(m.principalId, agents).toLowerCase(), name);
+  }
   if (members.some((m) => schemeOf(m.principalId) === 'remote')) byHandle.set('all', 'all');
   const out: Segment[] = [];
   const re = /@([\p{L}\p{N}_.\-]+)/gu;
