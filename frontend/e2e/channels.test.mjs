@@ -183,7 +183,8 @@ describe('channels', () => {
     const demoName = await page.evaluate(() => document.querySelector('[data-author="remote://demo"] .bubble-who')?.textContent);
     assert.ok(demoName && demoName !== 'remote://demo' && demoName !== 'demo', `the demo agent's answer is shown as ${demoName}`);
 
-    // The second agent through @-completion: typing "@a2a" offers it; Enter inserts its handle.
+    // The second agent through @-completion: typing "@a2a" offers it; Enter inserts the slug of its
+    // name (its id is a UUID), which the bridge reads as that agent.
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('');
     await box.pressSequentially('@a2a');
@@ -191,8 +192,7 @@ describe('channels', () => {
     await options.first().waitFor(WAIT);
     assert.equal(await options.count(), 1);
     await box.press('Enter');
-    const handle = sdkMember.replace('remote://', '');
-    assert.equal(await box.inputValue(), `@${handle} `);
+    assert.equal(await box.inputValue(), '@a2a-js-interop-agent ');
     await box.pressSequentially('echo me, sdk agent');
     await box.press('Enter');
     await page.locator(`[data-testid="channel-event"][data-author="${sdkMember}"]`).filter({ hasText: 'echo me, sdk agent' }).first().waitFor(WAIT);
