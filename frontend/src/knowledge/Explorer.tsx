@@ -102,11 +102,16 @@ function themeColours(el: HTMLElement) {
 function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.StylesheetJson {
   return [
     {
+      selector: 'node[color]',
+      style: { 'background-color': 'data(color)', shape: 'data(shape)' as unknown as cytoscape.Css.NodeShape },
+    },
+    {
+      selector: 'node[label]',
+      style: { label: 'data(label)' },
+    },
+    {
       selector: 'node',
       style: {
-        'background-color': 'data(color)',
-        shape: 'data(shape)' as unknown as cytoscape.Css.NodeShape,
-        label: 'data(label)',
         color: c.text,
         'font-size': 11,
         'text-valign': 'bottom',
@@ -123,6 +128,7 @@ function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.StylesheetJso
     { selector: 'node.expanded', style: { 'border-width': 3, 'border-color': c.border } },
     { selector: 'node.pinned', style: { 'border-style': 'dashed', 'border-width': 3, 'border-color': c.text } },
     { selector: 'node:selected', style: { 'border-width': 4, 'border-color': c.accent, 'border-style': 'solid' } },
+    { selector: 'edge[label]', style: { label: 'data(label)' } },
     {
       selector: 'edge',
       style: {
@@ -131,7 +137,6 @@ function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.StylesheetJso
         'target-arrow-color': c.border,
         'target-arrow-shape': 'triangle',
         'curve-style': 'bezier',
-        label: 'data(label)',
         'font-size': 9,
         color: c.muted,
         'text-rotation': 'autorotate',
@@ -153,6 +158,18 @@ function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.StylesheetJso
   ];
 }
 
+/** The first spot at or around `c` with no node within 50 units, so a new node does not land on another. */
+function freeSpot(cy: Core, c: { x: number; y: number }): { x: number; y: number } {
+  const taken = cy.nodes().map((n) => n.position());
+  const free = (p: { x: number; y: number }) => taken.every((t) => Math.hypot(t.x - p.x, t.y - p.y) >= 50);
+  if (free(c)) return c;
+  for (let k = 0; k < 200; k++) {
+    const [p] = ringPositions(c.x, c.y, 1, k, 60);
+    if (free(p)) return p;
+  }
+  return c;
+}
+
 /** A small drawing of a type's shape, for the legend. */
 export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
   const paths: Record<Shape, ReactNode> = {
@@ -161,7 +178,7 @@ export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
     diamond: <path d="M8 1.5 14.5 8 8 14.5 1.5 8Z" />,
     hexagon: <path d="M4.5 2h7L15 8l-3.5 6h-7L1 8Z" />,
     triangle: <path d="M8 2 14.5 14h-13Z" />,
-    star: <path d="m8 1.5 1.9 4.2 4.6.4-3.5 3 1.1 4.5L8 11.3l-4.1 2.3 1.1-4.5-3.5-3 4.6-.4Z" />,
+    pentagon: <path d="M8 1.5 14.5 6.2 12 14H4L1.5 6.2Z" />,
   };
   return (
     <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" fill={color}>
@@ -518,6 +535,16 @@ export function Explorer({
       count: () => ({ nodes: cy.nodes().length, edges: cy.edges().length }),
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
+    // cytoscape keeps the container's place on the page until the window resizes; the page around it
+    // moves (a banner, the toolbar wrapping), so a press or a wheel measures it again first.
+    const remeasure = () => {
+      const r = (cy as unknown as { renderer?: () => { invalidateContainerClientCoordsCache?: () => void } }).renderer?.();
+      if (r?.invalidateContainerClientCoordsCache) r.invalidateContainerClientCoordsCache();
+      else cy.resize();
+    };
+    el.addEventListener('pointerdown', remeasure, true);
+    el.addEventListener('mousedown', remeasure, true);
+    el.addEventListener('wheel', remeasure, { capture: true, passive: true });
     // The theme can change (Settings, or the system's): restyle.
     const restyle = () => cy.style(stylesheet(themeColours(el)));
     const mq = window.matchMedia?.('(prefers-color-scheme: dark)');
@@ -527,6 +554,9 @@ export function Explorer({
     return () => {
       mq?.removeEventListener?.('change', restyle);
       mo.disconnect();
+      el.removeEventListener('pointerdown', remeasure, true);
+      el.removeEventListener('mousedown', remeasure, true);
+      el.removeEventListener('wheel', remeasure, true);
       eh.destroy();
       cy.destroy();
       cyRef.current = null;
@@ -749,8 +779,11 @@ export function Explorer({
           const cy = cyRef.current;
           if (cy && n) {
             const ext = cy.extent();
-            const pos = at ?? { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 };
+            const pos = at ?? freeSpot(cy, { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 });
             if (cy.getElementById(id).empty()) cy.add({ group: 'nodes', data: { ...nodeElement(n).data }, position: pos });
+            // A new node shows all its links: any added later (by anyone) come into view.
+            expanded.current.add(id);
+            cy.getElementById(id).addClass('expanded');
             refreshCounts();
           }
           select({ kind: 'node', id });
@@ -877,29 +910,35 @@ export function Explorer({
     [removeStatements],
   );
 
-  const [undoBusy, setUndoBusy] = useState(false);
-  const runUndo = useCallback(
+  // Undo and redo run one after the other, each reading the stacks when its turn comes, so a quick
+  // Ctrl+Z Ctrl+Z undoes two edits rather than dropping the second press.
+  const undoQueue = useRef<Promise<void>>(Promise.resolve());
+  const undoOnce = useCallback(
     async (redo: boolean) => {
       const e: Edit | undefined = redo ? undo.current.peekRedo() : undo.current.peekUndo();
-      if (!e || undoBusy) return;
-      setUndoBusy(true);
+      if (!e) return;
       try {
         const patches = redo ? e.patches : e.inverse;
         const r = await update(agentRef.current, patches, redo ? redoJustification(e) : undoJustification(e));
         if (!r?.success) throw new Error(r?.verificationDetails || 'The hub did not accept the change.');
         if (redo) undo.current.markRedone(e);
         else undo.current.markUndone(e);
+        bump();
         await reflect(patches);
         toast(`${redo ? 'Redone' : 'Undone'}: ${e.label}`);
         setError('');
       } catch (err) {
         setError(`Could not ${redo ? 'redo' : 'undo'} “${e.label}”: ${kgErrorText(err)}`);
-      } finally {
-        setUndoBusy(false);
-        bump();
       }
     },
-    [reflect, toast, undoBusy],
+    [reflect, toast],
+  );
+  const runUndo = useCallback(
+    (redo: boolean) => {
+      undoQueue.current = undoQueue.current.then(() => undoOnce(redo));
+      return undoQueue.current;
+    },
+    [undoOnce],
   );
 
   // Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) while the Explore tab is on screen and no field is being typed in.
@@ -1088,7 +1127,7 @@ export function Explorer({
         <button
           type="button"
           className="btn btn-small"
-          disabled={!nextUndo || undoBusy}
+          disabled={!nextUndo}
           title={nextUndo ? `Undo ${nextUndo.label} (Ctrl+Z)` : 'Nothing to undo'}
           onClick={() => void runUndo(false)}
         >
@@ -1097,7 +1136,7 @@ export function Explorer({
         <button
           type="button"
           className="btn btn-small"
-          disabled={!nextRedo || undoBusy}
+          disabled={!nextRedo}
           title={nextRedo ? `Redo ${nextRedo.label} (Ctrl+Shift+Z)` : 'Nothing to redo'}
           onClick={() => void runUndo(true)}
         >
@@ -1449,10 +1488,10 @@ function Meta({ st }: { st: GStatement }) {
   const prov = provenanceText(st.provenance);
   return (
     <span className="kg-meta small muted" title={prov ? `Added by ${prov}` : undefined}>
-      <span className={c < 1 ? 'kg-uncertain' : ''} aria-label={`certainty ${c}`}>
-        {c.toFixed(2)}
+      <span className={c < 1 ? 'kg-uncertain' : ''} data-testid="kg-certainty">
+        certainty {c.toFixed(2)}
       </span>
-      {prov && <span className="kg-prov">{prov}</span>}
+      {prov && <span className="kg-prov">by {prov}</span>}
     </span>
   );
 }
