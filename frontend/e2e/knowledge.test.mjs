@@ -219,12 +219,16 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await panel.getByRole('heading', { name: 'Alice' }).waitFor(WAIT);
     await panel.getByRole('button', { name: 'Pin' }).click();
     const n = await count(page);
+    const at = await hook(page, 'position', 'ex:alice');
     await page.getByLabel('View name').fill('people');
     await page.getByRole('button', { name: 'Save view' }).click();
     await page.getByRole('button', { name: 'Start over' }).click();
     await page.getByRole('combobox', { name: 'View' }).selectOption('people');
+    await page.getByTestId('kg-toast').filter({ hasText: 'Opened the view “people”.' }).waitFor(WAIT);
     await page.waitForFunction((k) => document.querySelector('[data-testid="kg-canvas"]').kg.count().nodes === k, n.nodes, WAIT);
     assert.ok((await hook(page, 'classes', 'ex:alice')).includes('pinned'));
+    const back = await hook(page, 'position', 'ex:alice');
+    assert.deepEqual([Math.round(back.x), Math.round(back.y)], [Math.round(at.x), Math.round(at.y)]);
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

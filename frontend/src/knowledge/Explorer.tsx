@@ -84,6 +84,8 @@ export interface CanvasHooks {
   rendered(id: string): { x: number; y: number } | null;
   classes(id: string): string[];
   count(): { nodes: number; edges: number };
+  /** A node's position in the graph's own coordinates (what a saved view keeps). */
+  position(id: string): { x: number; y: number } | null;
 }
 
 /** Resolved theme colours (CSS custom properties hold light-dark(), so read them off a probe). */
@@ -454,13 +456,19 @@ export function Explorer({
     bump();
   }, []);
 
+  // Bumped whenever the view is replaced as a whole (start over, a saved view, another graph): a
+  // load that was under way for the view before does not add to the new one.
+  const viewGen = useRef(0);
+
   const loadOverview = useCallback(async () => {
+    const gen = ++viewGen.current;
     setStatus('Loading the graph…');
     try {
       const d = await q<{ nodes: { items: (GNode & { out: GStatement[] })[] } }>(
         `query Overview($first: Int) { nodes(first: $first) { items { ${NODE_FIELDS} out(first: 50) { subject predicate object graph certainty } } } }`,
         { first: OVERVIEW_NODES },
       );
+      if (gen !== viewGen.current) return;
       const items = d.nodes?.items ?? [];
       const ids = new Set(items.map((n) => n.id));
       const els: Element[] = items.map((n) => nodeElement(n));
@@ -533,6 +541,10 @@ export function Explorer({
         return n.empty() ? [] : (n.classes() as unknown as string[]);
       },
       count: () => ({ nodes: cy.nodes().length, edges: cy.edges().length }),
+      position: (id) => {
+        const n = cy.getElementById(id);
+        return n.nonempty() && n.isNode() ? { ...n.position() } : null;
+      },
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
     // cytoscape keeps the container's place on the page until the window resizes; the page around it
@@ -1002,6 +1014,7 @@ export function Explorer({
     const v = views.find((x) => x.name === name);
     const cy = cyRef.current;
     if (!v || !cy) return;
+    const gen = ++viewGen.current;
     setStatus(`Opening the view “${name}”…`);
     try {
       const ids = v.nodes.map((n) => n.id);
@@ -1017,6 +1030,7 @@ export function Explorer({
         const d = await q<Record<string, GNodeDetail | null>>(`query ViewLinks(${vars}) { ${fields} }`, Object.fromEntries(part.map((id, j) => [`n${j}`, id])));
         for (const n of Object.values(d)) if (n) for (const st of linksOf(n)) if (found.has(st.object)) linkEls.push(edgeElement(st));
       }
+      if (gen !== viewGen.current) return;
       cy.elements().remove();
       expanded.current.clear();
       const pos = new Map(v.nodes.map((n) => [n.id, n]));
@@ -1029,7 +1043,7 @@ export function Explorer({
       refreshCounts();
       select(null);
       const missing = ids.length - sums.length;
-      if (missing > 0) toast(`${missing} node(s) of this view are no longer in the graph.`);
+      toast(`Opened the view “${name}”${missing > 0 ? `; ${missing} of its nodes are no longer in the graph` : ''}.`);
     } catch (e) {
       setError(kgErrorText(e));
     } finally {
