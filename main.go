@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/app"
+	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/push"
 )
@@ -112,6 +113,7 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.DurationVar(&cfg.Push.GiveUpAfter, "push-give-up", push.DefaultGiveUpAfter, "how long a push notification is retried before it is given up")
 	cfg.DemoTick = new(time.Duration)
 	fs.DurationVar(cfg.DemoTick, "demo-tick", time.Second, "the demo agent's pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
+	fs.IntVar(&cfg.ChannelHops, "channel-hops", bridge.DefaultHops, "how many times in a row agents in a channel answer each other's @mentions before the chain stops (`N` ≥ 1)")
 	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
 	return cfg
 }

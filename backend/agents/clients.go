@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -28,6 +29,9 @@ type Clients struct {
 type cachedConn struct {
 	fetchedAt time.Time // of the card it was built from
 	conn      *Conn
+	// hc is the HTTP client conn was dialed with (credentials, wire log, OAuth2 token cache),
+	// shared by the agent's extension calls.
+	hc *http.Client
 }
 
 // NewClients returns the connection cache. wire may be nil.
@@ -37,26 +41,39 @@ func NewClients(registry *Registry, secrets Secrets, wire Wire) *Clients {
 
 // Conn returns the connection to a registered agent (ErrNotFound for any other id). No network I/O.
 func (c *Clients) Conn(ctx context.Context, agentID string) (*Conn, error) {
+	cached, _, err := c.cached(ctx, agentID)
+	return cached.conn, err
+}
+
+// client returns a registered agent as registered now and the HTTP client its Conn uses.
+func (c *Clients) client(ctx context.Context, agentID string) (Remote, *http.Client, error) {
+	cached, rem, err := c.cached(ctx, agentID)
+	return rem, cached.hc, err
+}
+
+func (c *Clients) cached(ctx context.Context, agentID string) (cachedConn, Remote, error) {
 	rem, err := c.registry.Get(ctx, agentID)
 	if err != nil {
 		c.drop(agentID)
-		return nil, err
+		return cachedConn{}, Remote{}, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cached, ok := c.conns[agentID]; ok && cached.fetchedAt.Equal(rem.FetchedAt) {
-		return cached.conn, nil
+		return cached, rem, nil
 	}
-	conn, err := Dial(ctx, rem.Card, NewHTTPClient(agentID, rem.Card, c.secrets, c.wire))
+	hc := NewHTTPClient(agentID, rem.Card, c.secrets, c.wire)
+	conn, err := Dial(ctx, rem.Card, hc)
 	if err != nil {
-		return nil, err
+		return cachedConn{}, Remote{}, err
 	}
 	conn.ReturnImmediately = true // conversations poll agents that don't stream, showing progress
 	if old, ok := c.conns[agentID]; ok {
 		old.conn.Close()
 	}
-	c.conns[agentID] = cachedConn{fetchedAt: rem.FetchedAt, conn: conn}
-	return conn, nil
+	cached := cachedConn{fetchedAt: rem.FetchedAt, conn: conn, hc: hc}
+	c.conns[agentID] = cached
+	return cached, rem, nil
 }
 
 // Dialect is the dialect the agent's connection uses now, "" when none was opened yet.

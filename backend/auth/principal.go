@@ -19,16 +19,22 @@ const (
 	KindOwner     Kind = "owner"     // the person at the UI; the UI gateway's token makes you the owner
 	KindAgent     Kind = "agent"     // a holder of an API key (or of a token minted from one)
 	KindAnonymous Kind = "anonymous" // a loopback caller without credentials
+	// KindRemote is an agent the owner added (any A2A dialect), as a member of a channel: the hub's
+	// channel bridge speaks for it. No credential resolves to it: it is never a caller of the hub.
+	KindRemote Kind = "remote"
 )
 
 // Principal is who a request acts for.
 type Principal struct {
-	ID   string // "user://owner", "agent://NAME" or "anonymous"
+	ID   string // "user://owner", "agent://NAME", "remote://AGENT-ID" or "anonymous"
 	Kind Kind
 	Name string // the agent's NAME; "owner" for the owner; "" for anonymous
 }
 
-const agentScheme = "agent://"
+const (
+	agentScheme  = "agent://"
+	remoteScheme = "remote://"
+)
 
 var (
 	// Owner is the person at the desktop.
@@ -42,6 +48,25 @@ func Agent(name string) Principal {
 	return Principal{ID: agentScheme + name, Kind: KindAgent, Name: name}
 }
 
+// Remote is the principal remote://agentID of an added agent (agentID as the agents registry has it).
+func Remote(agentID string) Principal {
+	return Principal{ID: remoteScheme + agentID, Kind: KindRemote, Name: agentID}
+}
+
+// validAgentID checks the id part of remote://ID: the registry's ids are UUIDs or short names ("demo").
+func validAgentID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseID is the principal with the given ID, or false if the ID names none.
 func ParseID(id string) (Principal, bool) {
 	switch id {
@@ -52,6 +77,9 @@ func ParseID(id string) (Principal, bool) {
 	}
 	if name, ok := strings.CutPrefix(id, agentScheme); ok && ValidName(name) == nil {
 		return Agent(name), true
+	}
+	if agentID, ok := strings.CutPrefix(id, remoteScheme); ok && validAgentID(agentID) {
+		return Remote(agentID), true
 	}
 	return Principal{}, false
 }

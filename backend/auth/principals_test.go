@@ -14,12 +14,15 @@ func TestPrincipalIDs(t *testing.T) {
 	if p := Agent("ci-bot"); p.ID != "agent://ci-bot" || p.Kind != KindAgent || p.Name != "ci-bot" {
 		t.Errorf("Agent(ci-bot) = %+v", p)
 	}
-	for _, p := range []Principal{Owner, Anonymous, Agent("x.y_z-1")} {
+	if p := Remote("demo"); p.ID != "remote://demo" || p.Kind != KindRemote || p.Name != "demo" {
+		t.Errorf("Remote(demo) = %+v", p)
+	}
+	for _, p := range []Principal{Owner, Anonymous, Agent("x.y_z-1"), Remote("demo"), Remote("4f1c2a9e-0b7d-4c1e-9a55-2f6b8d0c3e11")} {
 		if got, ok := ParseID(p.ID); !ok || got != p {
 			t.Errorf("ParseID(%q) = %+v, %v; want %+v", p.ID, got, ok, p)
 		}
 	}
-	for _, id := range []string{"", "agent://", "agent://Bot", "user://someone", "agent://a b", "bot"} {
+	for _, id := range []string{"", "agent://", "agent://Bot", "user://someone", "agent://a b", "bot", "remote://", "remote://a b", "remote://a/b"} {
 		if p, ok := ParseID(id); ok {
 			t.Errorf("ParseID(%q) = %+v, want no principal", id, p)
 		}

@@ -160,6 +160,8 @@ func TestVerifyRefusesBadTokens(t *testing.T) {
 		{"not yet valid", withClaims(func(c *claims) { c.NotBefore = jwt.NewNumericDate(now.Add(time.Minute)) }), "not valid yet"},
 		{"issued in the future", withClaims(func(c *claims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Minute)) }), "not valid yet"},
 		{"owner subject", withClaims(func(c *claims) { c.Subject = Owner.ID }), "not an agent"},
+		// An added agent is a channel member the bridge speaks for; nobody authenticates as it.
+		{"remote subject", withClaims(func(c *claims) { c.Subject = "remote://demo" }), "not an agent"},
 		{"unknown principal", withClaims(func(c *claims) { c.Subject = "agent://nobody" }), "revoked"},
 		{"older key generation", withClaims(func(c *claims) { c.Generation = 0 }), "revoked"},
 	}

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -109,6 +110,16 @@ type Service struct {
 	key     []byte // signs history page tokens
 	limiter *limiter
 	now     func() time.Time
+	// remote says whether an agent id names an agent the owner added that may join a channel as
+	// remote://ID (see SetRemoteAgents); nil: none may.
+	remote atomic.Pointer[func(context.Context, string) error]
+}
+
+// SetRemoteAgents lets the owner add added agents to channels as members remote://AGENT-ID: check
+// answers whether agentID names one that may join (nil error), and why not otherwise. The hub's
+// channel bridge speaks for those members.
+func (s *Service) SetRemoteAgents(check func(ctx context.Context, agentID string) error) {
+	s.remote.Store(&check)
 }
 
 // Open migrates the channels tables in db and returns the service; changes are published on b
@@ -324,7 +335,29 @@ func checkVisibility(v string) (string, error) {
 func checkPrincipal(id string) (auth.Principal, error) {
 	p, ok := auth.ParseID(id)
 	if !ok || p.Kind == auth.KindAnonymous {
-		return auth.Principal{}, invalid("%q is not a principal id (agent://NAME or user://owner)", id)
+		return auth.Principal{}, invalid("%q is not a principal id (agent://NAME, remote://AGENT-ID or user://owner)", id)
+	}
+	return p, nil
+}
+
+// checkMember validates a principal who calls to add as a member. An added agent (remote://ID)
+// joins only by the owner's hand, since the hub then talks to it with the owner's credentials, and
+// only if it is an agent the hub has; what the agent id names is checked after the caller's right,
+// so others learn nothing of the owner's agents.
+func (s *Service) checkMember(ctx context.Context, who auth.Principal, id string) (auth.Principal, error) {
+	p, err := checkPrincipal(id)
+	if err != nil || p.Kind != auth.KindRemote {
+		return p, err
+	}
+	if who.Kind != auth.KindOwner {
+		return p, errorf(CodePermissionDenied, "permission denied: only the hub's owner adds an added agent (%s) to a channel", id)
+	}
+	check := s.remote.Load()
+	if check == nil {
+		return p, invalid("%s: this hub has no agents that can join a channel", id)
+	}
+	if err := (*check)(ctx, p.Name); err != nil {
+		return p, invalid("%s cannot join a channel: %v", id, err)
 	}
 	return p, nil
 }
@@ -358,7 +391,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 		return nil, err
 	}
 	for _, m := range p.Members {
-		if _, err := checkPrincipal(m); err != nil {
+		if _, err := s.checkMember(ctx, who, m); err != nil {
 			return nil, err
 		}
 	}
@@ -537,7 +570,8 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 // AddMember adds principal to the channel with role (member by default), or changes their role.
 func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*Channel, error) {
 	who := caller(ctx)
-	if _, err := checkPrincipal(principal); err != nil {
+	p, err := s.checkMember(ctx, who, principal)
+	if err != nil {
 		return nil, err
 	}
 	switch role {
@@ -547,7 +581,10 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	default:
 		return nil, invalid(`role is "owner" or "member"`)
 	}
-	err := s.changeMembers(ctx, id, who, "addMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+	if p.Kind == auth.KindRemote && role != RoleMember {
+		return nil, invalid("an added agent (%s) is a member, never an owner", principal)
+	}
+	err = s.changeMembers(ctx, id, who, "addMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
 		current := c.roleOf(principal)
 		if current == role {
 			return false, nil // already so: nothing changes, the version stays
@@ -606,6 +643,25 @@ func (c *channelRow) owners() int {
 		}
 	}
 	return n
+}
+
+// Members are a channel's members, read without a caller's rights: for the hub's own work (the
+// channel bridge), never for a request.
+func (s *Service) Members(ctx context.Context, id string) ([]Member, error) {
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT principal_id, role, joined_at FROM channel_members WHERE channel_id = ? ORDER BY joined_at, principal_id`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Member
+	for rows.Next() {
+		var m Member
+		if err := rows.Scan(&m.PrincipalID, &m.Role, &m.JoinedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
 }
 
 // RemoveMember removes principal from the channel; their open streams end.
@@ -691,6 +747,9 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		}
 		if peer.ID == who.ID {
 			return nil, invalid("a direct channel is between two different principals")
+		}
+		if peer.Kind == auth.KindRemote {
+			return nil, invalid("an added agent (%s) has no direct channel: the owner adds it to a channel", peer.ID)
 		}
 		id := DirectID(who.ID, peer.ID)
 		if p.ChannelID != "" && p.ChannelID != id {
@@ -903,4 +962,10 @@ func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]
 		events = append(events, ev)
 	}
 	return events, rows.Err()
+}
+
+// EventsAfter are up to limit events of a channel after sequence after, in order, read without a
+// caller's rights: for the hub's own work (the channel bridge catching up), never for a request.
+func (s *Service) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]*MessageEvent, error) {
+	return s.readEvents(ctx, `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`, id, after, limit)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -36,50 +35,16 @@ func (s *Service) deliver(ctx context.Context, id string, remote Remote, msg *a2
 	}
 }
 
-// watch polls a task with tasks/get until it is final, recording what changed between two answers.
-// known is the task as last seen (nil: nothing yet, the first answer is recorded whole).
+// watch follows a task until it is final (through push notifications when the agent sends them,
+// else with tasks/get), recording what changed. known is the task as last seen (nil: nothing yet,
+// the first answer is recorded whole).
 func (s *Service) watch(ctx context.Context, id string, remote Remote, taskID a2a.TaskID, known *a2a.Task) {
 	if s.watchPushed(ctx, id, remote, taskID, known) {
 		return
 	}
-	wait, failures := s.poll, 0
-	for {
-		if known != nil {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-		}
-		task, err := remote.GetTask(ctx, taskID)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			if failures++; failures >= maxPollFailures {
-				s.fail(ctx, id, taskID, err)
-				return
-			}
-			wait = min(wait*2, 5*time.Second)
-			if known == nil {
-				known = &a2a.Task{ID: taskID} // wait before the next try
-			}
-			continue
-		}
-		failures = 0
-		changes := diff(known, task)
-		for _, ev := range changes {
-			s.recordIn(ctx, id, ev)
-		}
-		if tasks.IsFinalState(task.Status.State) {
-			return
-		}
-		if len(changes) > 0 {
-			wait = s.poll
-		} else {
-			wait = min(wait*2, 5*time.Second)
-		}
-		known = task
+	err := Watch(ctx, remote, taskID, known, s.poll, func(ev a2a.Event) { s.recordIn(ctx, id, ev) })
+	if err != nil && ctx.Err() == nil {
+		s.fail(ctx, id, taskID, err)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
@@ -350,6 +351,9 @@ type Config struct {
 	// PushFallback is how long a conversation's task watched through push notifications may go
 	// without one before the hub asks the agent (default chats.DefaultPushFallback).
 	PushFallback time.Duration
+	// ChannelHops is how many times in a row added agents in a channel are sent each other's
+	// answers that @mention them before the chain stops (default bridge.DefaultHops).
+	ChannelHops int
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -371,6 +375,8 @@ type Hub struct {
 	Channels *channels.Service
 	// Knowledge is the hub's knowledge graph (the knowledge-graph extension).
 	Knowledge *knowledge.Service
+	// Bridge brings added agents into channels (members remote://AGENT-ID).
+	Bridge *bridge.Bridge
 
 	gateway *uiapi.Gateway
 	wire    *agents.WireLog
@@ -424,7 +430,33 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 			return err
 		}
 	}
-	return h.Chats.Resume(ctx)
+	if err := h.Chats.Resume(ctx); err != nil {
+		return err
+	}
+	return h.openBridge(ctx, cfg)
+}
+
+// openBridge lets the owner add added agents to channels, and starts the bridge that speaks for
+// them there, with the same connections and credentials as the owner's conversations.
+func (h *Hub) openBridge(ctx context.Context, cfg Config) (err error) {
+	h.Channels.SetRemoteAgents(func(ctx context.Context, id string) error {
+		if id == HubID {
+			return errors.New("the hub itself is not one of its channels' agents")
+		}
+		_, err := h.Agents.Get(ctx, id)
+		return err
+	})
+	h.Bridge, err = bridge.Open(ctx, bridge.Config{DB: h.Agent.DB, Bus: h.Bus, Channels: h.Channels, Hops: cfg.ChannelHops, Logger: cfg.Logger,
+		Dial: func(ctx context.Context, id string) (chats.Remote, error) { return h.Clients.Conn(ctx, id) },
+		Classify: func(err error) string {
+			_, message := agents.Classify(err)
+			return message
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return h.Bridge.Start(ctx)
 }
 
 // pinLocal registers the hub's own agent and the demo agent with the registry under their ids, so the
@@ -462,16 +494,16 @@ func HubSpec(cfg Config, h *Hub) AgentSpec {
 	return AgentSpec{
 		ID:          HubID,
 		Name:        "AgentHub",
-		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can.",
+		Description: "The AgentHub on this computer. Its inbox skill delivers your message to the person at this desktop, who answers when they can; its knowledge skill answers a question to its knowledge graph at once.",
 		Version:     cfg.Version,
-		Skills:      []a2a.AgentSkill{inbox.Skill},
+		Skills:      []a2a.AgentSkill{inbox.Skill, knowledge.Skill},
 		Executor: func(ctx context.Context, db *store.DB, ts *tasks.Store) (a2asrv.AgentExecutor, error) {
 			var err error
 			if *in, err = inbox.Open(ctx, db, ts); err != nil {
 				return nil, err
 			}
 			(*in).SetBlockingWait(cfg.InboxBlockingWait)
-			return *in, nil
+			return hubExecutor{inbox: *in, knowledge: func() *knowledge.Service { return h.Knowledge }}, nil
 		},
 		// The channels and knowledge-graph extensions are the hub's (see extensions.go).
 		Extensions: func(ctx context.Context, env ExtensionEnv) ([]server.Extension, error) {
@@ -581,8 +613,8 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		Token: token, SaveToken: func(t string) error { return saveUIToken(cfg.DataDir, t) }, UIBase: agent.LocalURL,
 		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
-		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth,
-		Extensions: extensionMethods(agent.extensions),
+		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge,
+		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients},
 	})
 	mux := agent.Server.Mux()
 	mux.Handle(uiapi.Path, h.gateway)
@@ -645,6 +677,9 @@ func StartDemo(ctx context.Context, cfg Config) (*Agent, error) {
 func (h *Hub) Stop() error {
 	if h.gateway != nil {
 		h.gateway.Close()
+	}
+	if h.Bridge != nil {
+		h.Bridge.Close() // before the store closes: answers in flight are published
 	}
 	if h.Chats != nil {
 		h.Chats.Close() // before the store closes: calls in flight record what they got

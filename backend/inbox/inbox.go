@@ -172,6 +172,13 @@ type File struct {
 	Bytes     []byte
 }
 
+// ForOwner reports whether a task of the hub is the owner's: one the inbox received, not one
+// another of the hub's skills answered (such a task names its skill in its metadata, "skill").
+func ForOwner(t *a2a.Task) bool {
+	skill, named := t.Metadata["skill"]
+	return !named || skill == Skill.ID
+}
+
 // WaitingForOwner reports whether a task in state s waits for the owner to act.
 func WaitingForOwner(s a2a.TaskState) bool {
 	return s == a2a.TaskStateSubmitted || s == a2a.TaskStateWorking

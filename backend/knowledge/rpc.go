@@ -77,21 +77,22 @@ func (s *Service) callQuery(ctx context.Context, raw json.RawMessage) (any, erro
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
+	res, err := s.Query(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Query runs a knowledge/query: GraphQL or Gizmo, seeing only statements within the scope the
+// params ask for (requiredCertainty, maxAgeSeconds). Its errors are *Error, in the extension's codes.
+func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error) {
 	if p.Query == "" {
 		return nil, errorf(CodeInvalidParams, "query is required", nil)
 	}
-	v := &view{}
-	if p.RequiredCertainty != nil {
-		if *p.RequiredCertainty < 0 || *p.RequiredCertainty > 1 {
-			return nil, errorf(CodeInvalidParams, "requiredCertainty must be within [0, 1]", nil)
-		}
-		v.minCertainty = *p.RequiredCertainty
-	}
-	if p.MaxAgeSeconds != nil {
-		if *p.MaxAgeSeconds < 0 {
-			return nil, errorf(CodeInvalidParams, "maxAgeSeconds must not be negative", nil)
-		}
-		v.since = time.Now().Add(-time.Duration(*p.MaxAgeSeconds) * time.Second)
+	v, err := scopeOf(p.RequiredCertainty, p.MaxAgeSeconds)
+	if err != nil {
+		return nil, err
 	}
 	ctx = context.WithValue(ctx, viewKey{}, v)
 	start := time.Now()

@@ -93,12 +93,19 @@
 //	                agent: an added agent's id, reached on its JSON-RPC endpoint with the credentials
 //	                saved for it. A JSON-RPC error the extension answers is rpc_error, with error.rpc =
 //	                {code, message, data?} as answered (e.g. -32020 ChannelNotFound); an extension
-//	                method nobody serves is rpc_error -32601
+//	                method nobody serves is rpc_error -32601. With agent: invalid_params when its card
+//	                does not advertise the extension (capabilities.messaging.channels, .knowledgeGraph),
+//	                nothing sent; not_found for an unknown id; agent_error when the agent refuses the
+//	                saved credentials (401/403), cannot be reached, or answers something not JSON-RPC
 //	ext.stream {agent?, method, params?}      → {stream}   opens a streaming extension method
 //	                (channels/stream, knowledge/subscribe); its results arrive on topic "ext". An error
 //	                before the stream opens is this call's error (rpc_error), and no stream exists.
 //	                At most 32 open streams per connection (conflict beyond)
 //	ext.close  {stream}                       → {}   ends a stream early (not_found: none open by that id)
+//
+//	bridge.states {channelId}                 → {agents: BridgeState[]}   the added agents that are
+//	                members of the channel (remote://AGENT-ID), in member order; one the bridge has
+//	                not talked to yet is idle. A channel the owner may not see: not_found
 //
 // # Pushed topics
 //
@@ -112,6 +119,8 @@
 //	        was canceled
 //	access  {name} a principal was added, rotated, removed or used (name "" : the anonymous policy
 //	        changed): refetch access.list / access.policy
+//	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
+//	        message, its task got an id, it asked back, finished or failed)
 //	ext     {stream, result} one per streamed result, in order; {stream, error: {code, message, data?}}
 //	        the stream's error; {stream, end: true} always last (not sent after ext.close). Unlike
 //	        other topics these frames are never dropped: they wait for room like replies. A closed
@@ -146,6 +155,9 @@
 //	              durationMs?, header: {name: value}, body}   secrets masked as •••
 //	AccessKey    {id: "agent://NAME", name, keyPrefix (the key's first 12 characters), createdAt (of the
 //	              current key), lastUsedAt? (absent: never; to the minute)}
+//	BridgeState  {channelId, member: "remote://AGENT-ID", agentId, state: "idle"|"working"|
+//	              "input-required"|"failed", taskId? (the task in hand; absent when idle),
+//	              updatedAt (ms epoch, like channel events)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
 //	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
 //	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}

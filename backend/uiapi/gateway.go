@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -83,6 +84,8 @@ type Config struct {
 	Wire    *agents.WireLog
 	// Auth holds the principals and the anonymous policy of Settings → Access (nil: none).
 	Auth *auth.Service
+	// Bridge speaks for the added agents in channels: bridge.states and the bridge topic (nil: none).
+	Bridge *bridge.Bridge
 	// Extensions are this hub's extension methods by name (channels/*, knowledge/*), which ext.call
 	// and ext.stream run as the owner; RemoteExtensions reaches an added agent's (nil: none).
 	Extensions       map[string]server.ExtensionMethod
@@ -257,7 +260,7 @@ func (c *conn) serve(parent context.Context) {
 	}()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
 		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
-			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic
+			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic || e.Topic == bridge.Topic
 	}, queueFrames)
 	defer sub.Close()
 
@@ -400,6 +403,9 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 				if up, ok := c.g.pushUpdate(ctx, e); ok {
 					c.pushFrame(push{Topic: "push", Data: up})
 				}
+			}
+			if st, ok := bridgeUpdate(e); ok {
+				c.pushFrame(push{Topic: "bridge", Data: st})
 			}
 			if w, ok := e.Data.(agents.WireEntry); ok && e.Topic == agents.WireTopic {
 				c.pushFrame(push{Topic: "wire", Data: map[string]any{"agentId": e.Key, "entry": wireEntryOf(w)}})

@@ -131,6 +131,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 	if result, err, ok := g.accessCall(ctx, method, params); ok {
 		return result, err
 	}
+	if result, err, ok := g.bridgeCall(ctx, method, params); ok {
+		return result, err
+	}
 	return nil, &Error{Code: CodeUnknownMethod, Message: fmt.Sprintf("unknown method %q", method)}
 }
 
@@ -656,6 +659,9 @@ func (g *Gateway) inboxList(ctx context.Context) (any, error) {
 	}
 	items := make([]InboxItem, 0, len(rows))
 	for i, r := range rows {
+		if !inbox.ForOwner(r.Task) { // answered by another skill (knowledge): never the owner's to act on
+			continue
+		}
 		item := InboxItem{TaskSummary: summaries[i], Unread: unread[r.Task.ID], Sender: senderOf(summaries[i], r.Owner)}
 		// A task waiting for the owner carries the inbox's note to the sender as its status message;
 		// the owner wants the sender's words instead.

@@ -1,0 +1,655 @@
+// Package bridge brings plain A2A agents into channels. An agent the owner added (any dialect the hub
+// speaks) is a channel member under the principal remote://AGENT-ID. A channel message that
+// @mentions it (or @all) is sent to it over A2A, in one context per channel and agent so it keeps the
+// thread, and what it answers is published back into the channel as that member: a streamed answer
+// gathered into one event per message or artifact, an input-required question like an answer (the
+// next message of a person that mentions the agent answers it). Agents that mention each other chain
+// until a hop limit.
+//
+// The bridge is a subscriber of the bus like every other: it reacts to the channel events the
+// channels service publishes, whoever published them (over JSON-RPC, from the UI, or the bridge
+// itself). Its tables (the contexts, the task in hand, how far it has read each channel) are its own.
+package bridge
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/a2a01"
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/channels"
+	"github.com/agenthub/agenthub/backend/chats"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Topic is the bus topic of a bridged agent's working state in a channel: Key is the channel id,
+// Data a *State.
+const Topic = "bridge"
+
+// DefaultHops is how many times agents' answers are forwarded to other agents they mention, one
+// after another, before the chain stops.
+const DefaultHops = 3
+
+// States of a bridged agent in a channel.
+const (
+	StateIdle          = "idle"
+	StateWorking       = "working"
+	StateInputRequired = "input-required"
+	StateFailed        = "failed"
+)
+
+// Notice states: metadata.agenthub.bridge.state of the bridge's own notices, which are never
+// forwarded.
+const (
+	NoticeHopLimit = "hop-limit"
+	NoticeFailed   = "failed"
+)
+
+const remotePrefix = "remote://"
+
+// State is a bridged agent's working state in a channel, as bridge.states lists it and the bridge
+// topic pushes it.
+type State struct {
+	ChannelID string `json:"channelId"`
+	Member    string `json:"member"`
+	AgentID   string `json:"agentId"`
+	State     string `json:"state"`
+	TaskID    string `json:"taskId,omitempty"`
+	UpdatedAt int64  `json:"updatedAt"`
+}
+
+// Meta is metadata.agenthub.bridge of every event the bridge publishes.
+type Meta struct {
+	TaskID string `json:"taskId"`
+	State  string `json:"state"`
+	Hop    int    `json:"hop"`
+}
+
+// Config configures Open.
+type Config struct {
+	DB       *store.DB
+	Bus      *bus.Bus
+	Channels *channels.Service
+	// Dial opens the connection to an added agent (agents.Clients.Conn), as conversations do.
+	Dial chats.Dialer
+	// Classify says in a few words why a call failed (nil: the error's text).
+	Classify func(error) string
+	// Hops is the hop limit (0: DefaultHops).
+	Hops int
+	// Poll is the first interval of tasks/get for agents that don't stream (0: a second).
+	Poll   time.Duration
+	Logger *slog.Logger
+}
+
+// Bridge forwards channel messages to the added agents they mention and publishes their answers.
+type Bridge struct {
+	cfg Config
+	now func() time.Time
+
+	ctx    context.Context // ends at Close; calls to agents run under it
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	sub    *bus.Subscription
+
+	mu     sync.Mutex
+	queues map[key]*queue // one worker per channel and agent: its messages go one after another
+	seen   map[string]int64
+}
+
+type key struct{ channel, agent string }
+
+type queue struct{ jobs []job }
+
+// job is one message for one agent.
+type job struct {
+	event  *channels.MessageEvent
+	text   string
+	hop    int
+	answer bool // from a person or member, not an agent: it may answer the agent's open question
+	// resume, instead of a message to send, is a task that was still working when the hub stopped:
+	// it is watched again.
+	resume string
+}
+
+// Open migrates the bridge's tables. Start begins bridging.
+func Open(ctx context.Context, cfg Config) (*Bridge, error) {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.DB.Migrate(ctx, "bridge", sub); err != nil {
+		return nil, err
+	}
+	if cfg.Hops <= 0 {
+		cfg.Hops = DefaultHops
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Classify == nil {
+		cfg.Classify = func(err error) string { return err.Error() }
+	}
+	life, cancel := context.WithCancel(context.Background())
+	return &Bridge{cfg: cfg, now: time.Now, ctx: life, cancel: cancel, queues: map[key]*queue{}, seen: map[string]int64{}}, nil
+}
+
+// Hops is the hop limit in force.
+func (b *Bridge) Hops() int { return b.cfg.Hops }
+
+// Start subscribes to the channels' events, catches up on those stored after the bridge last acted
+// (published while it was not running), and watches again the tasks still working when the hub
+// stopped. Their answers are published as they come.
+func (b *Bridge) Start(ctx context.Context) error {
+	b.sub = b.cfg.Bus.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, subBuffer)
+	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, sequence FROM bridge_cursors`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id string
+		var seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			rows.Close()
+			return err
+		}
+		b.seen[id] = seq
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	open, err := b.working(ctx)
+	if err != nil {
+		return err
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		for _, o := range open {
+			if o.taskID == "" {
+				// The message may or may not have reached the agent; sending it again could do
+				// twice what it asks, so the owner decides.
+				out := &answer{b: b, k: o.key, hop: o.hop, state: StateWorking}
+				b.publish(o.agent, o.channel, "Interrupted: the hub stopped before the agent answered. Mention it again to send your message again.",
+					Meta{State: NoticeFailed, Hop: o.hop}, "")
+				out.set(StateFailed, false)
+				continue
+			}
+			b.enqueue(o.key, job{hop: o.hop, resume: o.taskID})
+		}
+		b.catchUp()
+		b.loop()
+	}()
+	return nil
+}
+
+// Close stops bridging and waits for the calls in flight. A task still working stays recorded, and
+// the next Start watches it again rather than sending its message a second time.
+func (b *Bridge) Close() error {
+	b.cancel()
+	b.wg.Wait()
+	if b.sub != nil {
+		b.sub.Close()
+	}
+	return nil
+}
+
+// subBuffer is how many channel events the bridge's subscription holds; beforeLive, when set (by
+// tests), runs before each live event is handled.
+var (
+	subBuffer  = 1024
+	beforeLive func()
+)
+
+func (b *Bridge) loop() {
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-b.sub.Lagged:
+			b.catchUp()
+		case e := <-b.sub.C:
+			if beforeLive != nil {
+				beforeLive()
+			}
+			if ch, ok := e.Data.(*channels.Change); ok && ch.Event != nil {
+				b.mu.Lock()
+				last, known := b.seen[ch.Event.ChannelID]
+				b.mu.Unlock()
+				if known && ch.Event.Sequence > last+1 {
+					b.catchUpChannel(ch.Event.ChannelID, last) // the bus dropped some: read them first, in order
+				}
+				b.handle(ch.Event)
+			}
+		}
+	}
+}
+
+// catchUp reads what the bus did not deliver: the events after the last one seen of every channel
+// the bridge has acted in.
+func (b *Bridge) catchUp() {
+	b.mu.Lock()
+	from := make(map[string]int64, len(b.seen))
+	for id, seq := range b.seen {
+		from[id] = seq
+	}
+	b.mu.Unlock()
+	for id, seq := range from {
+		b.catchUpChannel(id, seq)
+	}
+}
+
+// catchUpChannel handles the events of one channel after sequence seq.
+func (b *Bridge) catchUpChannel(id string, seq int64) {
+	for b.ctx.Err() == nil {
+		events, err := b.cfg.Channels.EventsAfter(b.ctx, id, seq, 200)
+		if err != nil {
+			b.cfg.Logger.Warn("bridge: cannot read a channel's events", "channel", id, "err", err)
+			return
+		}
+		for _, ev := range events {
+			b.handle(ev)
+			seq = ev.Sequence
+		}
+		if len(events) < 200 {
+			return
+		}
+	}
+}
+
+// handle decides what one channel event means for the added agents in the channel.
+func (b *Bridge) handle(ev *channels.MessageEvent) {
+	b.mu.Lock()
+	done := ev.Sequence <= b.seen[ev.ChannelID]
+	if !done {
+		b.seen[ev.ChannelID] = ev.Sequence
+	}
+	b.mu.Unlock()
+	if done {
+		return
+	}
+	members, err := b.cfg.Channels.Members(b.ctx, ev.ChannelID)
+	if err != nil {
+		b.cfg.Logger.Warn("bridge: cannot read a channel's members", "channel", ev.ChannelID, "err", err)
+		return
+	}
+	var agents []string
+	for _, m := range members {
+		if id, ok := strings.CutPrefix(m.PrincipalID, remotePrefix); ok {
+			agents = append(agents, id)
+		}
+	}
+	if len(agents) == 0 {
+		return
+	}
+	text := eventText(ev)
+	self, fromAgent := strings.CutPrefix(ev.Author, remotePrefix)
+	hop, answer := 0, true
+	if fromAgent {
+		// Only the bridge publishes as remote://…: its metadata can be trusted.
+		meta := metaOf(ev)
+		if meta == nil || meta.State == NoticeHopLimit || meta.State == NoticeFailed {
+			return
+		}
+		hop, answer = meta.Hop+1, false
+	} else {
+		self = ""
+	}
+	targets := mentioned(text, agents, self)
+	if len(targets) == 0 {
+		return
+	}
+	// Acted on from here: recorded first, so a restart never acts on it again.
+	if err := b.cfg.DB.Write(b.ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_cursors(channel_id, sequence) VALUES (?, ?)
+			ON CONFLICT(channel_id) DO UPDATE SET sequence = max(sequence, excluded.sequence)`, ev.ChannelID, ev.Sequence)
+		return err
+	}); err != nil {
+		b.cfg.Logger.Error("bridge: cannot record a channel event as handled", "channel", ev.ChannelID, "err", err)
+		return
+	}
+	if hop > b.cfg.Hops {
+		// The notice names the agents by id without '@': it mentions no one.
+		b.publish(self, ev.ChannelID, fmt.Sprintf("Not forwarded to %s: agents answering agents stop after %d hops (agenthub serve --channel-hops).",
+			strings.Join(targets, ", "), b.cfg.Hops), Meta{TaskID: metaOf(ev).TaskID, State: NoticeHopLimit, Hop: hop}, "hop:"+ev.ID)
+		return
+	}
+	body := addressed(text)
+	for _, id := range targets {
+		b.enqueue(key{ev.ChannelID, id}, job{event: ev, text: body, hop: hop, answer: answer})
+	}
+}
+
+// enqueue adds a job to the agent's queue in the channel, starting its worker if it has none.
+func (b *Bridge) enqueue(k key, j job) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ctx.Err() != nil {
+		return
+	}
+	q, running := b.queues[k]
+	if !running {
+		q = &queue{}
+		b.queues[k] = q
+	}
+	q.jobs = append(q.jobs, j)
+	if running {
+		return
+	}
+	b.wg.Add(1)
+	go b.drain(k, q)
+}
+
+func (b *Bridge) drain(k key, q *queue) {
+	defer b.wg.Done()
+	for {
+		b.mu.Lock()
+		if len(q.jobs) == 0 || b.ctx.Err() != nil {
+			delete(b.queues, k)
+			b.mu.Unlock()
+			return
+		}
+		j := q.jobs[0]
+		q.jobs = q.jobs[1:]
+		b.mu.Unlock()
+		if j.resume != "" {
+			b.watch(k, j.hop, j.resume)
+		} else {
+			b.send(k, j)
+		}
+	}
+}
+
+// send sends one message to the agent and publishes what it answers.
+func (b *Bridge) send(k key, j job) {
+	row, err := b.context(k)
+	if err != nil {
+		b.cfg.Logger.Error("bridge: cannot read an agent's context", "channel", k.channel, "agent", k.agent, "err", err)
+		return
+	}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(j.text))
+	msg.ContextID = row.contextID
+	if j.answer && row.state == StateInputRequired && row.taskID != "" {
+		msg.TaskID = a2a.TaskID(row.taskID)
+	}
+	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
+	out := &answer{b: b, k: k, hop: j.hop, taskID: string(msg.TaskID), contextID: row.contextID}
+	out.set(StateWorking, true)
+	remote, err := b.cfg.Dial(b.ctx, k.agent)
+	if err == nil {
+		err = chats.Follow(b.ctx, remote, msg, b.cfg.Poll, out.on)
+	}
+	b.finish(out, err)
+}
+
+// watch follows a task that was still working when the hub stopped.
+func (b *Bridge) watch(k key, hop int, taskID string) {
+	out := &answer{b: b, k: k, hop: hop, taskID: taskID, state: StateWorking}
+	remote, err := b.cfg.Dial(b.ctx, k.agent)
+	if err == nil {
+		err = chats.Watch(b.ctx, remote, a2a.TaskID(taskID), nil, b.cfg.Poll, out.on)
+	}
+	b.finish(out, err)
+}
+
+// finish publishes what is left of an answer and records the agent's state after it.
+func (b *Bridge) finish(out *answer, err error) {
+	if b.ctx.Err() != nil {
+		return // stopping: the task stays "working" and the next start watches it again
+	}
+	out.flush(out.taskState)
+	if err != nil {
+		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), Meta{TaskID: out.taskID, State: NoticeFailed, Hop: out.hop}, "")
+		out.set(StateFailed, false)
+		return
+	}
+	out.set(stateOf(out.taskState), false)
+}
+
+// stateOf is the bridge state an agent is in when its task is in state s.
+func stateOf(s a2a.TaskState) string {
+	switch s {
+	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
+		return StateInputRequired
+	case a2a.TaskStateFailed, a2a.TaskStateRejected:
+		return StateFailed
+	case a2a.TaskStateCompleted, a2a.TaskStateCanceled, "":
+		return StateIdle
+	}
+	return StateWorking
+}
+
+// taskStateName is the A2A name of a task state for metadata ("input-required", "completed").
+func taskStateName(s a2a.TaskState) string {
+	if s == "" {
+		return "completed" // an answer that is a message, without a task
+	}
+	return a2a01.FromV1State(s)
+}
+
+// answer gathers one call's events into channel events: an artifact's chunks into one event, a
+// message into one, an input-required question or a final status's message into one.
+type answer struct {
+	b         *Bridge
+	k         key
+	hop       int
+	taskID    string
+	contextID string
+	taskState a2a.TaskState
+	state     string // the bridge state last recorded
+
+	artifacts map[a2a.ArtifactID]*a2a.Artifact // being streamed
+	order     []a2a.ArtifactID
+	pending   []*a2a.Artifact // complete, waiting for the state they are published with
+}
+
+// set records the agent's state, unless it is the one recorded already (force: the task or context
+// changed, which is recorded too).
+func (a *answer) set(state string, force bool) {
+	if state == a.state && !force {
+		return
+	}
+	a.state = state
+	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop)
+}
+
+func (a *answer) on(ev a2a.Event) {
+	info := ev.TaskInfo()
+	changed := false
+	if info.TaskID != "" && string(info.TaskID) != a.taskID {
+		a.taskID, changed = string(info.TaskID), true
+	}
+	if info.ContextID != "" && string(info.ContextID) != a.contextID {
+		a.contextID, changed = string(info.ContextID), true
+	}
+	if changed {
+		a.set(StateWorking, true)
+	}
+	switch v := ev.(type) {
+	case *a2a.Message:
+		a.flush(a.taskState)
+		a.b.publishParts(a.k, v.Parts, Meta{TaskID: a.taskID, State: taskStateName(a.taskState), Hop: a.hop}, "msg:"+v.ID)
+	case *a2a.Task:
+		for _, art := range v.Artifacts {
+			if art != nil {
+				a.pending = append(a.pending, art)
+			}
+		}
+		a.status(v.Status)
+	case *a2a.TaskArtifactUpdateEvent:
+		a.artifact(v)
+	case *a2a.TaskStatusUpdateEvent:
+		a.status(v.Status)
+	}
+}
+
+func (a *answer) artifact(v *a2a.TaskArtifactUpdateEvent) {
+	if v.Artifact == nil {
+		return
+	}
+	if a.artifacts == nil {
+		a.artifacts = map[a2a.ArtifactID]*a2a.Artifact{}
+	}
+	cur, ok := a.artifacts[v.Artifact.ID]
+	if !ok || !v.Append {
+		cp := *v.Artifact
+		cp.Parts = append(a2a.ContentParts(nil), v.Artifact.Parts...)
+		cur = &cp
+		if !ok {
+			a.order = append(a.order, v.Artifact.ID)
+		}
+		a.artifacts[v.Artifact.ID] = cur
+	} else {
+		cur.Parts = append(cur.Parts, v.Artifact.Parts...)
+	}
+	if v.LastChunk {
+		a.pending = append(a.pending, cur)
+		delete(a.artifacts, v.Artifact.ID)
+	}
+}
+
+// status applies a status: complete artifacts are published with its state, then a question
+// (input-required) or a final status's message.
+func (a *answer) status(st a2a.TaskStatus) {
+	a.taskState = st.State
+	a.flush(st.State)
+	meta := Meta{TaskID: a.taskID, State: taskStateName(st.State), Hop: a.hop}
+	switch {
+	case st.State == a2a.TaskStateInputRequired || st.State == a2a.TaskStateAuthRequired:
+		if st.Message != nil && len(st.Message.Parts) > 0 {
+			a.b.publishParts(a.k, st.Message.Parts, meta, "status:"+st.Message.ID)
+		} else {
+			a.b.publish(a.k.agent, a.k.channel, "The agent needs your input to go on.", meta, "status:"+a.taskID+":"+string(st.State))
+		}
+		a.set(StateInputRequired, false)
+	case st.State.Terminal():
+		if st.Message != nil && len(st.Message.Parts) > 0 {
+			a.b.publishParts(a.k, st.Message.Parts, meta, "status:"+st.Message.ID)
+		} else if st.State == a2a.TaskStateFailed || st.State == a2a.TaskStateRejected {
+			a.b.publish(a.k.agent, a.k.channel, "The agent ended the task: "+taskStateName(st.State)+".", meta, "status:"+a.taskID+":"+string(st.State))
+		}
+	}
+}
+
+// flush publishes the complete artifacts, and any still streaming, with state s.
+func (a *answer) flush(s a2a.TaskState) {
+	all := a.pending
+	a.pending = nil
+	if s.Terminal() || s == "" {
+		for _, id := range a.order {
+			if art, ok := a.artifacts[id]; ok {
+				all = append(all, art)
+				delete(a.artifacts, id)
+			}
+		}
+	}
+	for _, art := range all {
+		a.b.publishParts(a.k, art.Parts, Meta{TaskID: a.taskID, State: taskStateName(s), Hop: a.hop}, "artifact:"+a.taskID+":"+string(art.ID))
+	}
+}
+
+// publishParts publishes the agent's parts (adjacent text parts joined, as chunks are) as one event.
+func (b *Bridge) publishParts(k key, parts a2a.ContentParts, meta Meta, idem string) {
+	var merged []*a2a.Part
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if t, ok := p.Content.(a2a.Text); ok && len(merged) > 0 {
+			if prev, ok := merged[len(merged)-1].Content.(a2a.Text); ok {
+				joined := *merged[len(merged)-1]
+				joined.Content = prev + t
+				merged[len(merged)-1] = &joined
+				continue
+			}
+		}
+		merged = append(merged, p)
+	}
+	var raw []json.RawMessage
+	for _, p := range a2a01.FromV1Parts(merged) {
+		if j, err := json.Marshal(p); err == nil {
+			raw = append(raw, j)
+		}
+	}
+	if len(raw) == 0 {
+		return
+	}
+	b.publishRaw(k.agent, k.channel, raw, meta, idem)
+}
+
+// publish publishes a text event as the agent.
+func (b *Bridge) publish(agentID, channelID, text string, meta Meta, idem string) {
+	j, _ := json.Marshal(a2a01.Part{Type: "text", Text: &text})
+	b.publishRaw(agentID, channelID, []json.RawMessage{j}, meta, idem)
+}
+
+func (b *Bridge) publishRaw(agentID, channelID string, parts []json.RawMessage, meta Meta, idem string) {
+	p := channels.PublishParams{ChannelID: channelID, Parts: parts,
+		Metadata: map[string]any{"agenthub": map[string]any{"bridge": meta}}}
+	if idem != "" {
+		// The same answer seen again (a task watched again after a restart) is published once.
+		sum := sha256.Sum256([]byte(agentID + "\x00" + idem))
+		p.IdempotencyKey = "bridge-" + hex.EncodeToString(sum[:20])
+	}
+	// Published under the bridge's life, not the call's: what arrived is kept even as the hub stops.
+	ctx := auth.WithPrincipal(context.WithoutCancel(b.ctx), auth.Remote(agentID))
+	if _, err := b.cfg.Channels.Publish(ctx, p); err != nil {
+		var ce *channels.Error
+		if errors.As(err, &ce) && ce.Code == channels.CodeConflict {
+			return // published before with other content (a task seen again, changed): the first stays
+		}
+		b.cfg.Logger.Warn("bridge: cannot publish an agent's answer", "channel", channelID, "agent", agentID, "err", err)
+	}
+}
+
+// eventText joins the text parts of a channel event.
+func eventText(ev *channels.MessageEvent) string {
+	var texts []string
+	for _, raw := range ev.Parts {
+		var p struct {
+			Text *string `json:"text"`
+		}
+		if json.Unmarshal(raw, &p) == nil && p.Text != nil {
+			texts = append(texts, *p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// metaOf is an event's metadata.agenthub.bridge, nil when it has none.
+func metaOf(ev *channels.MessageEvent) *Meta {
+	hub, _ := ev.Metadata["agenthub"].(map[string]any)
+	if hub == nil {
+		return nil
+	}
+	v, ok := hub["bridge"]
+	if !ok {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var m Meta
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return &m
+}

@@ -1,0 +1,177 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/channels"
+	"github.com/agenthub/agenthub/backend/chats"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+// echoAgent answers every message with its text, as an agent message in one context.
+type echoAgent struct {
+	mu   sync.Mutex
+	got  []string
+	more chan struct{}
+}
+
+func (e *echoAgent) Streaming() bool { return true }
+
+func (e *echoAgent) Send(ctx context.Context, msg *a2a.Message, _ bool) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		text := msg.Parts[0].Text()
+		e.mu.Lock()
+		e.got = append(e.got, text)
+		e.mu.Unlock()
+		e.more <- struct{}{}
+		if text == "hang" { // never answers, not even with a task
+			<-ctx.Done()
+			yield(nil, ctx.Err())
+			return
+		}
+		reply := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(text))
+		reply.ContextID = "ctx-1"
+		yield(reply, nil)
+	}
+}
+
+func (e *echoAgent) GetTask(context.Context, a2a.TaskID) (*a2a.Task, error) {
+	return nil, a2a.ErrTaskNotFound
+}
+
+func (e *echoAgent) Cancel(context.Context, a2a.TaskID) (*a2a.Task, error) {
+	return nil, a2a.ErrTaskNotFound
+}
+
+// openBridge is a bridge over a fresh hub.db with one channel whose only added agent is agent.
+func openBridge(t *testing.T, agent chats.Remote) (*store.DB, *bus.Bus, *channels.Service, *channels.Channel, *Bridge) {
+	t.Helper()
+	ctx := t.Context()
+	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	b := bus.New()
+	chans, err := channels.Open(ctx, db, b, "hub", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chans.SetRemoteAgents(func(context.Context, string) error { return nil })
+	c, err := chans.Create(ctx, channels.CreateParams{Name: "busy", Members: []string{"remote://echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := Open(ctx, Config{DB: db, Bus: b, Channels: chans,
+		Dial: func(context.Context, string) (chats.Remote, error) { return agent, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, b, chans, c, br
+}
+
+func say(t *testing.T, chans *channels.Service, channelID, text string) {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	if _, err := chans.Publish(t.Context(), channels.PublishParams{ChannelID: channelID, Parts: []json.RawMessage{raw}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A message in flight when the bridge stops, before the agent named a task, is not sent again at
+// the next start (it might do twice what it asks): the channel says it was interrupted, and the
+// agent's state is failed.
+func TestBridgeInterruptedSendIsReported(t *testing.T) {
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	db, b, chans, c, br := openBridge(t, agent)
+	if err := br.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	say(t, chans, c.ID, "@echo hang")
+	<-agent.more
+	br.Close()
+
+	br, err := Open(t.Context(), Config{DB: db, Bus: b, Channels: chans,
+		Dial: func(context.Context, string) (chats.Remote, error) { return agent, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		states, err := br.States(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) == 1 && states[0].State == StateFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("states: %+v", states)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	events, err := chans.EventsAfter(t.Context(), c.ID, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Author != "remote://echo" || metaOf(events[0]) == nil || metaOf(events[0]).State != NoticeFailed {
+		t.Errorf("after the restart: %+v", events)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 1 {
+		t.Errorf("the agent got %v: sent again", agent.got)
+	}
+}
+
+// Events the bus drops while the bridge is busy (its subscription full) are read back from the
+// channel: every mention is sent once, in order.
+func TestBridgeCatchesUpOnDroppedEvents(t *testing.T) {
+	ctx := t.Context()
+	agent := &echoAgent{more: make(chan struct{}, 100)}
+	_, _, chans, c, br := openBridge(t, agent)
+	// One event fits in the subscription; the bridge holds the first until all are published.
+	release := make(chan struct{})
+	var once sync.Once
+	subBuffer, beforeLive = 1, func() { once.Do(func() { <-release }) }
+	t.Cleanup(func() { subBuffer, beforeLive = 1024, nil })
+	if err := br.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+
+	const n = 20
+	for i := range n {
+		say(t, chans, c.ID, fmt.Sprintf("@echo m%d", i))
+	}
+	close(release)
+	for range n {
+		select {
+		case <-agent.more:
+		case <-time.After(30 * time.Second):
+			agent.mu.Lock()
+			t.Fatalf("the agent got %v", agent.got)
+		}
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	for i, text := range agent.got {
+		if text != fmt.Sprintf("m%d", i) {
+			t.Fatalf("the agent got %v, want m0…m%d once each in order", agent.got, n-1)
+		}
+	}
+}

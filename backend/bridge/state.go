@@ -1,0 +1,109 @@
+package bridge
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/agenthub/agenthub/backend/bus"
+)
+
+// contextRow is what the bridge keeps of one agent in one channel.
+type contextRow struct {
+	contextID, taskID, state string
+	hop                      int
+	updatedAt                int64
+}
+
+func (b *Bridge) context(k key) (contextRow, error) {
+	var r contextRow
+	err := b.cfg.DB.Reader.QueryRowContext(b.ctx, `SELECT context_id, task_id, state, hop, updated_at FROM bridge_contexts
+		WHERE channel_id = ? AND agent_id = ?`, k.channel, k.agent).Scan(&r.contextID, &r.taskID, &r.state, &r.hop, &r.updatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return contextRow{state: StateIdle}, nil
+	}
+	return r, err
+}
+
+// setState records the agent's state in the channel, with the task in hand, and the context the
+// agent named (kept once known: contextID "" leaves it as it is), then publishes the state.
+func (b *Bridge) setState(k key, state, taskID, contextID string, hop int) {
+	now := b.now().UnixMilli()
+	// Under the bridge's life: a state reached as the hub stops is still kept.
+	ctx := context.WithoutCancel(b.ctx)
+	err := b.cfg.DB.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_contexts(channel_id, agent_id, context_id, task_id, state, hop, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(channel_id, agent_id) DO UPDATE SET
+				context_id = CASE WHEN excluded.context_id = '' THEN context_id ELSE excluded.context_id END,
+				task_id = excluded.task_id, state = excluded.state, hop = excluded.hop, updated_at = excluded.updated_at`,
+			k.channel, k.agent, contextID, taskID, state, hop, now)
+		return err
+	})
+	if err != nil {
+		b.cfg.Logger.Error("bridge: cannot record an agent's state", "channel", k.channel, "agent", k.agent, "err", err)
+		return
+	}
+	if state == StateIdle {
+		taskID = "" // nothing in hand
+	}
+	b.cfg.Bus.Publish(bus.Event{Topic: Topic, Key: k.channel, Data: &State{ChannelID: k.channel, Member: remotePrefix + k.agent,
+		AgentID: k.agent, State: state, TaskID: taskID, UpdatedAt: now}})
+}
+
+type openTask struct {
+	key
+	taskID string
+	hop    int
+}
+
+// working are the agents that were still working when the bridge last stopped: with the task they
+// were working on, or none if the hub stopped before the agent named it.
+func (b *Bridge) working(ctx context.Context) ([]openTask, error) {
+	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop FROM bridge_contexts WHERE state = ?`, StateWorking)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []openTask
+	for rows.Next() {
+		var o openTask
+		if err := rows.Scan(&o.channel, &o.agent, &o.taskID, &o.hop); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// States are the working states of the added agents that are members of a channel the caller (in
+// ctx) may see, in the channel's member order; an agent the bridge has not talked to yet is idle.
+func (b *Bridge) States(ctx context.Context, channelID string) ([]State, error) {
+	c, err := b.cfg.Channels.Get(ctx, channelID)
+	if err != nil {
+		return nil, err
+	}
+	out := []State{}
+	for _, m := range c.Members {
+		id, ok := strings.CutPrefix(m.PrincipalID, remotePrefix)
+		if !ok {
+			continue
+		}
+		st := State{ChannelID: channelID, Member: m.PrincipalID, AgentID: id, State: StateIdle, UpdatedAt: m.JoinedAt}
+		var r contextRow
+		err := b.cfg.DB.Reader.QueryRowContext(ctx, `SELECT task_id, state, updated_at FROM bridge_contexts WHERE channel_id = ? AND agent_id = ?`,
+			channelID, id).Scan(&r.taskID, &r.state, &r.updatedAt)
+		switch {
+		case err == nil:
+			st.State, st.TaskID, st.UpdatedAt = r.state, r.taskID, r.updatedAt
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, err
+		}
+		if st.State == StateIdle {
+			st.TaskID = ""
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}

@@ -1,0 +1,54 @@
+package uiapi_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/agenthub/agenthub/backend/bridge"
+	"github.com/agenthub/agenthub/backend/channels"
+)
+
+// bridge.states lists the added agents of a channel with their working state, and the bridge topic
+// pushes each change: the demo agent mentioned with "ask" goes working, then input-required with
+// the task that asks.
+func TestGatewayBridgeStatesAndTopic(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	ch, err := h.Channels.Create(t.Context(), channels.CreateParams{Name: "ui", Members: []string{"remote://demo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Agents []bridge.State }
+	c.result("bridge.states", map[string]any{"channelId": ch.ID}, &res)
+	if len(res.Agents) != 1 || res.Agents[0] != (bridge.State{ChannelID: ch.ID, Member: "remote://demo", AgentID: "demo", State: "idle", UpdatedAt: res.Agents[0].UpdatedAt}) {
+		t.Fatalf("states before any mention: %+v", res.Agents)
+	}
+
+	if _, err := h.Channels.Publish(t.Context(), channels.PublishParams{ChannelID: ch.ID,
+		Parts: []json.RawMessage{json.RawMessage(`{"type":"text","text":"@demo ask"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	state := func(want string) func(json.RawMessage) bool {
+		return func(d json.RawMessage) bool {
+			var st bridge.State
+			return json.Unmarshal(d, &st) == nil && st.ChannelID == ch.ID && st.Member == "remote://demo" && st.State == want
+		}
+	}
+	c.await("bridge", state("working"))
+	var asking bridge.State
+	json.Unmarshal(c.await("bridge", state("input-required")), &asking)
+	if asking.TaskID == "" || asking.AgentID != "demo" || asking.UpdatedAt == 0 {
+		t.Errorf("pushed input-required state: %+v", asking)
+	}
+	c.result("bridge.states", map[string]any{"channelId": ch.ID}, &res)
+	if len(res.Agents) != 1 || res.Agents[0] != asking {
+		t.Errorf("states %+v, the last pushed %+v", res.Agents, asking)
+	}
+
+	if f := c.call("bridge.states", map[string]any{"channelId": "no-such-channel"}); f.Error == nil || f.Error.Code != "not_found" {
+		t.Errorf("unknown channel: %+v", f)
+	}
+	if f := c.call("bridge.states", map[string]any{}); f.Error == nil || f.Error.Code != "invalid_params" {
+		t.Errorf("no channelId: %+v", f)
+	}
+}
