@@ -62,5 +62,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
+    // graphql-language-service (loaded by Node as CommonJS in tests) and the console must share one
+    // graphql module: graphql-js refuses types made by its other (ESM) copy.
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
   },
 });

@@ -1,5 +1,14 @@
-// Placeholder until h-kgconsole's query console lands (contract §3): h-kgconsole replaces this file.
+// The Knowledge page's "Query" tab (contract §3). The console itself (QueryConsoleView) loads with
+// the tab: graphql-js and its language service stay out of the app's first download.
 
-export function QueryConsole(_props: { agent?: string; onShowInGraph?: (nodeIds: string[]) => void }) {
-  return <p className="muted kg-placeholder">The query console comes here.</p>;
+import { lazy, Suspense } from 'react';
+
+const View = lazy(() => import('./QueryConsoleView').then((m) => ({ default: m.QueryConsoleView })));
+
+export function QueryConsole(props: { agent?: string; onShowInGraph?: (nodeIds: string[]) => void }) {
+  return (
+    <Suspense fallback={<p className="muted">Loading the query console…</p>}>
+      <View {...props} />
+    </Suspense>
+  );
 }

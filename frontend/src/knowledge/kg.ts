@@ -107,3 +107,20 @@ export function kgErrorText(e: unknown): string {
   if (e instanceof Error) return e.message;
   return String(e);
 }
+
+// ---- Query console and import/export (h-kgconsole) ----
+
+export type QueryLanguage = 'graphql' | 'gizmo';
+
+/** knowledge/query in a language the hub offers (its card's knowledgeGraphQueryLanguages: graphql, gizmo). */
+export async function queryIn(
+  agent: string | undefined,
+  language: QueryLanguage,
+  text: string,
+  variables?: Record<string, unknown>,
+): Promise<QueryResult> {
+  const params: Record<string, unknown> = { query: text, queryLanguage: language };
+  if (variables) params.variables = variables;
+  const r = await extCall<QueryResult>(client(), 'knowledge/query', params, agent);
+  return r ?? { data: null };
+}

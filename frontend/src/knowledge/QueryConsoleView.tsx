@@ -1,0 +1,404 @@
+// The Knowledge page's "Query" tab: GraphQL (with completion from the hub's introspected schema) or
+// Gizmo, run with Ctrl+Enter through knowledge/query; results as a table, "Show in graph", the
+// query's metadata, errors at their line and column, and a per-agent history of past queries.
+
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import type { GraphQLSchema } from 'graphql';
+import { kgErrorText, queryIn, type QueryLanguage, type QueryResult } from './kg';
+import {
+  cellText,
+  completionsAt,
+  errorExcerpt,
+  errorPositionOf,
+  EXAMPLES,
+  INTROSPECTION_QUERY,
+  loadHistory,
+  nodeIdsOf,
+  offsetAt,
+  orderColumns,
+  selectionOrder,
+  pushHistory,
+  resultTables,
+  schemaFromIntrospection,
+  type Completions,
+  type ErrorPosition,
+  type HistoryEntry,
+} from './console';
+import { rpcErrorOf } from './rpc';
+import './kgconsole.css';
+
+const LANGUAGES: { id: QueryLanguage; label: string }[] = [
+  { id: 'graphql', label: 'GraphQL' },
+  { id: 'gizmo', label: 'Gizmo' },
+];
+
+// The editor's metrics (kgconsole.css): the completion list opens under the caret.
+const LINE_HEIGHT = 20;
+const PAD = 8;
+
+/** Rows shown at once; the rest are counted (a query may return up to 1000). */
+const MAX_ROWS = 500;
+
+const METADATA_LABELS: Record<string, string> = {
+  elapsedMs: 'time',
+  statementCount: 'statements',
+  nodeCount: 'nodes',
+  resultCount: 'results',
+  queryLanguage: 'language',
+  changeId: 'as of change',
+};
+
+/** Time first, then the counts, then whatever else the hub reports (the JSON comes sorted by key). */
+function metadataRank(k: string): number {
+  const i = Object.keys(METADATA_LABELS).indexOf(k);
+  return i < 0 ? 100 : i;
+}
+
+function metadataText(k: string, v: unknown): string {
+  if (k === 'elapsedMs' && typeof v === 'number') return v < 10 ? `${v.toFixed(2)} ms` : `${Math.round(v)} ms`;
+  return cellText(v);
+}
+
+interface Failure {
+  message: string;
+  code?: number;
+  position?: ErrorPosition;
+  /** The query as it was run (the editor may have changed since). */
+  query: string;
+}
+
+export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onShowInGraph?: (nodeIds: string[]) => void }) {
+  const [language, setLanguage] = useState<QueryLanguage>('graphql');
+  const [texts, setTexts] = useState<Record<QueryLanguage, string>>({ ...EXAMPLES });
+  const text = texts[language];
+  const [schema, setSchema] = useState<GraphQLSchema | null>(null);
+  const [schemaError, setSchemaError] = useState<string | null>(null);
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<{ res: QueryResult; language: QueryLanguage; query: string } | null>(null);
+  const [failure, setFailure] = useState<Failure | null>(null);
+  const [tableIndex, setTableIndex] = useState(0);
+  const [history, setHistory] = useState<HistoryEntry[]>(() => loadHistory(agent));
+  const [completions, setCompletions] = useState<Completions | null>(null);
+  const [selected, setSelected] = useState(0);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [caret, setCaret] = useState(0);
+  const editor = useRef<HTMLTextAreaElement>(null);
+  const runSeq = useRef(0);
+
+  // The schema, for completion: introspection through knowledge/query, again for another agent.
+  useEffect(() => {
+    let live = true;
+    setSchema(null);
+    setSchemaError(null);
+    setHistory(loadHistory(agent));
+    queryIn(agent, 'graphql', INTROSPECTION_QUERY).then(
+      (r) => {
+        if (!live) return;
+        try {
+          setSchema(schemaFromIntrospection(r.data));
+        } catch (e) {
+          setSchemaError((e as Error).message);
+        }
+      },
+      (e) => live && setSchemaError(kgErrorText(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [agent]);
+
+  const setText = useCallback((t: string) => setTexts((prev) => ({ ...prev, [language]: t })), [language]);
+
+  const run = useCallback(async () => {
+    const q = texts[language];
+    if (!q.trim() || running) return;
+    const seq = ++runSeq.current;
+    setRunning(true);
+    setCompletions(null);
+    setHistory(pushHistory({ language, query: q, at: Date.now() }, agent));
+    try {
+      const res = await queryIn(agent, language, q);
+      if (seq !== runSeq.current) return;
+      setResult({ res, language, query: q });
+      setFailure(null);
+      setTableIndex(0);
+    } catch (e) {
+      if (seq !== runSeq.current) return;
+      setFailure({ message: kgErrorText(e), code: rpcErrorOf(e)?.code, position: errorPositionOf(e), query: q });
+      setResult(null);
+    } finally {
+      if (seq === runSeq.current) setRunning(false);
+    }
+  }, [agent, language, running, texts]);
+
+  const complete = useCallback(
+    (t: string, offset: number, explicit: boolean) => {
+      if (language !== 'graphql' || !schema) return setCompletions(null);
+      const before = t.slice(0, offset);
+      // While typing, open only within a word; Ctrl+Space opens anywhere.
+      if (!explicit && !/[_A-Za-z][_0-9A-Za-z]*$/.test(before)) return setCompletions(null);
+      const c = completionsAt(schema, t, offset);
+      setCompletions(c.items.length > 0 ? c : null);
+      setSelected(0);
+    },
+    [language, schema],
+  );
+
+  const accept = (i: number) => {
+    const c = completions;
+    const el = editor.current;
+    if (!c || !el) return;
+    const item = c.items[i];
+    const t = text.slice(0, c.from) + item.label + text.slice(c.to);
+    setText(t);
+    setCompletions(null);
+    const pos = c.from + item.label.length;
+    requestAnimationFrame(() => {
+      el.focus();
+      el.setSelectionRange(pos, pos);
+      setCaret(pos);
+    });
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      void run();
+      return;
+    }
+    if (e.key === ' ' && e.ctrlKey) {
+      e.preventDefault();
+      complete(text, e.currentTarget.selectionStart, true);
+      return;
+    }
+    if (!completions) return;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const n = completions.items.length;
+      setSelected((s) => (s + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+    } else if (e.key === 'Enter' || e.key === 'Tab') {
+      e.preventDefault();
+      accept(selected);
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      setCompletions(null);
+    }
+  };
+
+  const goTo = (pos: ErrorPosition) => {
+    const el = editor.current;
+    if (!el) return;
+    const off = offsetAt(text, pos.line, pos.column);
+    el.focus();
+    el.setSelectionRange(off, off);
+    el.scrollTop = Math.max(0, (pos.line - 3) * LINE_HEIGHT);
+  };
+
+  const pickHistory = (i: number) => {
+    const h = history[i];
+    if (!h) return;
+    setLanguage(h.language);
+    setTexts((prev) => ({ ...prev, [h.language]: h.query }));
+    setCompletions(null);
+  };
+
+  const tables = useMemo(() => {
+    if (!result) return [];
+    const ts = resultTables(result.res.data);
+    if (result.language !== 'graphql') return ts;
+    const order = selectionOrder(result.query);
+    return ts.map((t) => orderColumns(t, order));
+  }, [result]);
+  const table = tables[Math.min(tableIndex, tables.length - 1)];
+  const nodeIds = useMemo(() => (table && result ? nodeIdsOf(table, result.language) : []), [table, result]);
+  const meta = result?.res.queryMetadata ?? null;
+  const lines = text.split('\n').length;
+  const caretLine = text.slice(0, caret).split('\n').length - 1;
+  const errorLine = failure?.position && failure.query === text ? failure.position.line : undefined;
+
+  return (
+    <div className="kgq" data-testid="query-console">
+      <div className="kgq-bar">
+        <div className="kgq-langs" role="radiogroup" aria-label="Query language">
+          {LANGUAGES.map((l) => (
+            <button
+              key={l.id}
+              type="button"
+              role="radio"
+              aria-checked={language === l.id}
+              className={'btn btn-small' + (language === l.id ? ' kgq-lang-on' : '')}
+              onClick={() => {
+                setLanguage(l.id);
+                setCompletions(null);
+              }}
+            >
+              {l.label}
+            </button>
+          ))}
+        </div>
+        <select
+          className="kgq-history"
+          aria-label="History"
+          value=""
+          onChange={(e) => pickHistory(Number(e.target.value))}
+          disabled={history.length === 0}
+        >
+          <option value="">{history.length ? `History (${history.length})` : 'No history yet'}</option>
+          {history.map((h, i) => (
+            <option key={i} value={i}>
+              {(h.language === 'gizmo' ? 'Gizmo: ' : '') + h.query.replace(/\s+/g, ' ').slice(0, 80)}
+            </option>
+          ))}
+        </select>
+        <span className="kgq-spacer" />
+        <span className="muted small kgq-schema">
+          {language === 'graphql' && (schema ? 'Ctrl+Space completes' : schemaError ? 'No completion: ' + schemaError : 'Loading schema…')}
+        </span>
+        <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running || !text.trim()} title="Ctrl+Enter">
+          {running ? 'Running…' : 'Run'}
+        </button>
+      </div>
+
+      <div className="kgq-editor">
+        <div className="kgq-gutter" aria-hidden="true" style={{ transform: `translateY(${-scrollTop}px)` }}>
+          {Array.from({ length: lines }, (_, i) => (
+            <div key={i} className={i + 1 === errorLine ? 'kgq-gutter-error' : undefined}>
+              {i + 1}
+            </div>
+          ))}
+        </div>
+        <textarea
+          ref={editor}
+          className="kgq-text"
+          aria-label={language === 'graphql' ? 'GraphQL query' : 'Gizmo query'}
+          spellCheck={false}
+          autoCapitalize="off"
+          autoComplete="off"
+          value={text}
+          rows={Math.min(18, Math.max(6, lines + 1))}
+          onChange={(e) => {
+            setText(e.target.value);
+            setCaret(e.target.selectionStart);
+            complete(e.target.value, e.target.selectionStart, false);
+          }}
+          onKeyDown={onKeyDown}
+          onClick={(e) => {
+            setCaret(e.currentTarget.selectionStart);
+            setCompletions(null);
+          }}
+          onBlur={() => setTimeout(() => setCompletions(null), 150)}
+          onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+        />
+        {completions && (
+          <ul
+            className="kgq-completions"
+            role="listbox"
+            aria-label="Completions"
+            style={{ top: PAD + (caretLine + 1) * LINE_HEIGHT - scrollTop }}
+          >
+            {completions.items.slice(0, 50).map((c, i) => (
+              <li
+                key={c.label}
+                role="option"
+                aria-selected={i === selected}
+                className={i === selected ? 'kgq-completion-on' : undefined}
+                onMouseDown={(e) => {
+                  e.preventDefault();
+                  accept(i);
+                }}
+                title={c.documentation}
+              >
+                <span className="kgq-completion-label">{c.label}</span>
+                {c.detail && <span className="kgq-completion-detail">{c.detail}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+
+      {failure && (
+        <div className="kgq-error" role="alert" data-testid="query-error">
+          <p>
+            {failure.position && (
+              <button type="button" className="kgq-error-pos" onClick={() => failure.position && goTo(failure.position)} title="Go to the error">
+                Line {failure.position.line}, column {failure.position.column}
+              </button>
+            )}
+            {failure.position ? ': ' : ''}
+            {failure.message}
+            {failure.code !== undefined && <span className="muted small"> ({failure.code})</span>}
+          </p>
+          {failure.position && (
+            <pre className="kgq-excerpt" data-testid="error-excerpt">
+              {(() => {
+                const x = errorExcerpt(failure.query, failure.position);
+                const n = String(failure.position.line);
+                return `${n} | ${x.lineText}\n${' '.repeat(n.length)} | ${x.caret}`;
+              })()}
+            </pre>
+          )}
+        </div>
+      )}
+
+      {result && (
+        <div className="kgq-result" data-testid="query-result">
+          <div className="kgq-result-bar">
+            {meta && (
+              <span className="kgq-meta small muted" data-testid="query-metadata">
+                {Object.entries(meta)
+                  .filter(([k]) => k !== 'queryLanguage')
+                  .sort(([a], [b]) => metadataRank(a) - metadataRank(b))
+                  .map(([k, v]) => `${METADATA_LABELS[k] ?? k}: ${metadataText(k, v)}`)
+                  .join(' · ')}
+              </span>
+            )}
+            <span className="kgq-spacer" />
+            {tables.length > 1 && (
+              <select aria-label="List" value={tableIndex} onChange={(e) => setTableIndex(Number(e.target.value))}>
+                {tables.map((t, i) => (
+                  <option key={t.path} value={i}>
+                    {t.path || 'result'} ({t.rows.length})
+                  </option>
+                ))}
+              </select>
+            )}
+            {onShowInGraph && (
+              <button type="button" className="btn btn-small" disabled={nodeIds.length === 0} onClick={() => onShowInGraph(nodeIds)}>
+                Show in graph{nodeIds.length ? ` (${nodeIds.length})` : ''}
+              </button>
+            )}
+          </div>
+          {!table || table.rows.length === 0 ? (
+            <p className="muted">No rows.</p>
+          ) : (
+            <div className="kgq-table-wrap">
+              <table className="kgq-table">
+                <thead>
+                  <tr>
+                    {table.columns.map((c) => (
+                      <th key={c}>{c}</th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {table.rows.slice(0, MAX_ROWS).map((r, i) => (
+                    <tr key={i}>
+                      {table.columns.map((c) => (
+                        <td key={c}>{cellText(r[c])}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {table.rows.length > MAX_ROWS && (
+                <p className="muted small">
+                  {MAX_ROWS} of {table.rows.length} rows shown.
+                </p>
+              )}
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
