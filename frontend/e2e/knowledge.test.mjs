@@ -1,9 +1,11 @@
 // End-to-end: the Knowledge area (issue 12 item 6) against a real `agenthub serve`: the explorer
 // opens on the sample graph, search and expand, a link drawn with the mouse (edgehandles), a literal
 // edited in the side panel, undo back to the graph as it was (checked with knowledge/query too), an
-// agent's update arriving live, 2,000 elements on screen, and axe in both themes.
+// agent's update arriving live, a file imported in the Import / Export tab showing in Explore,
+// saved views, 2,000 elements on screen, and axe in both themes.
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -206,6 +208,37 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await page.getByTestId('kg-toast').filter({ hasText: 'agent://bot' }).first().waitFor(WAIT);
     await page.getByTestId('kg-node-panel').getByTestId('kg-link').filter({ hasText: 'Carol' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'knowledge-live.png') });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('a file imported in the Import / Export tab shows in Explore, linked to what is on screen', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    await page.getByLabel('Search the graph').fill('alice');
+    await page.getByTestId('kg-result').filter({ hasText: 'Alice' }).click();
+    const panel = page.getByTestId('kg-node-panel');
+    await panel.getByRole('heading', { name: 'Alice' }).waitFor(WAIT);
+
+    const tabs = page.getByRole('tablist', { name: 'Knowledge' });
+    await tabs.getByRole('tab', { name: 'Import / Export' }).click();
+    const file = join(s.dataDir, 'team.nq');
+    writeFileSync(
+      file,
+      '<http://example.org/team/dave> <http://www.w3.org/2000/01/rdf-schema#label> "Dave" .\n' +
+        '<http://example.org/team/dave> <http://example.org/team/knows> <ex:alice> .\n',
+    );
+    await page.getByTestId('import-file').setInputFiles(file);
+    await page.getByLabel('Justification').fill('the team list');
+    await page.getByRole('button', { name: 'Import 2 statements' }).click();
+    await page.getByTestId('import-done').waitFor(WAIT);
+
+    // Back in Explore, Dave came in live (Alice shows all her links) and her panel lists him.
+    await tabs.getByRole('tab', { name: 'Explore' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.position('http://example.org/team/dave') !== null, null, WAIT);
+    await panel.getByTestId('kg-link').filter({ hasText: 'Dave' }).waitFor(WAIT);
+    assert.ok(await hook(page, 'position', 'http://example.org/team/dave'));
+    await page.screenshot({ path: join(SHOTS, 'knowledge-import-explore.png') });
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

@@ -311,6 +311,7 @@ export function Explorer({
       const c = centre && centre.nonempty() ? centre.position() : { x: 0, y: 0 };
       const placedBefore = around ? Number(centre?.scratch('_kgPlaced') ?? 0) : 0;
       const newNodes = els.filter((e) => e.group === 'nodes' && cy.getElementById(e.data.id).empty());
+      const newIds = new Set(newNodes.map((n) => n.data.id));
       const pos = ringPositions(c.x, c.y, newNodes.length, placedBefore);
       if (centre && centre.nonempty()) centre.scratch('_kgPlaced', placedBefore + newNodes.length);
       const defs: ElementDefinition[] = [];
@@ -321,7 +322,9 @@ export function Explorer({
           if (have.nonempty()) have.data(e.data); // newer summary
           continue;
         }
-        if (cy.getElementById(e.data.id).empty()) defs.push({ group: 'edges', data: { ...e.data } });
+        // An edge needs both ends in view (a change may name a node the view has dropped meanwhile).
+        const has = (id: string) => newIds.has(id) || cy.getElementById(id).nonempty();
+        if (cy.getElementById(e.data.id).empty() && has(e.data.source) && has(e.data.target)) defs.push({ group: 'edges', data: { ...e.data } });
       }
       cy.batch(() => cy.add(defs));
       if (wasEmpty && cy.nodes().length > 1) {
@@ -622,41 +625,85 @@ export function Explorer({
 
   // ---- live ----
 
-  const onChange = useCallback(
-    async (c: ChangeEvent) => {
-      lastChange.current = laterChangeId(lastChange.current, c.changeId);
+  // Changes are applied in batches (an import sends thousands): one summaries query per batch, one
+  // note per source.
+  const pending = useRef<ChangeEvent[]>([]);
+  const flushing = useRef<Promise<void>>(Promise.resolve());
+  const flushTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const applyChanges = useCallback(
+    async (batch: ChangeEvent[]) => {
       const cy = cyRef.current;
-      if (!cy) return;
+      if (!cy || batch.length === 0) return;
       const visible = new Set(cy.nodes().map((n) => n.id()));
-      const eff = changeEffect(c, visible, expanded.current);
-      if (!eff.touches) return;
-      const touched: string[] = [...eff.refresh];
-      if (eff.removeEdge) cy.getElementById(eff.removeEdge).remove();
-      if (eff.addNode) {
-        const [n] = await summaries([eff.addNode]);
-        const around = eff.addEdge?.data.source === eff.addNode ? eff.addEdge.data.target : eff.addEdge?.data.source;
-        addElements([nodeElement(n ?? { id: eff.addNode })], around);
-        touched.push(eff.addNode);
-      }
-      if (eff.addEdge) {
-        addElements([eff.addEdge]);
-        touched.push(eff.addEdge.data.id);
-      }
-      if (eff.refresh.length) {
-        for (const n of await summaries(eff.refresh)) {
-          const el = cy.getElementById(n.id);
-          if (el.nonempty()) el.data(nodeElement(n).data);
+      const addNodes = new Map<string, string | undefined>(); // id → the node to place it around
+      const addEdges = new Map<string, Element>();
+      const removeEdges = new Set<string>();
+      const refresh = new Set<string>();
+      const notes = new Map<string, ChangeEvent[]>();
+      for (const c of batch) {
+        const eff = changeEffect(c, visible, expanded.current);
+        if (!eff.touches) continue;
+        const who = typeof c.changeMetadata?.source === 'string' ? c.changeMetadata.source : 'someone';
+        notes.set(who, [...(notes.get(who) ?? []), c]);
+        if (eff.removeEdge) {
+          removeEdges.add(eff.removeEdge);
+          addEdges.delete(eff.removeEdge);
         }
+        if (eff.addNode) {
+          const d = eff.addEdge?.data as { source: string; target: string } | undefined;
+          addNodes.set(eff.addNode, d?.source === eff.addNode ? d?.target : d?.source);
+          visible.add(eff.addNode);
+        }
+        if (eff.addEdge) {
+          addEdges.set(eff.addEdge.data.id, eff.addEdge);
+          removeEdges.delete(eff.addEdge.data.id);
+        }
+        for (const r of eff.refresh) refresh.add(r);
+      }
+      if (notes.size === 0) return;
+      for (const id of removeEdges) cy.getElementById(id).remove();
+      const sums = await summaries([...new Set([...addNodes.keys(), ...refresh])]);
+      const byId = new Map(sums.map((n) => [n.id, n]));
+      for (const [id, around] of addNodes) addElements([nodeElement(byId.get(id) ?? { id })], around);
+      addElements([...addEdges.values()]);
+      for (const id of refresh) {
+        const n = byId.get(id);
+        const el = cy.getElementById(id);
+        if (n && el.nonempty()) el.data(nodeElement(n).data);
       }
       refreshCounts();
-      flash(touched);
-      const who = typeof c.changeMetadata?.source === 'string' ? c.changeMetadata.source : 'someone';
-      const obj = c.statement.object?.id ? shortId(c.statement.object.id) : JSON.stringify(c.statement.object?.value);
-      toast(`${who}: ${c.op} ${shortId(c.statement.subject.id)} ${shortId(c.statement.predicate.id)} ${obj}`);
+      flash([...addNodes.keys(), ...addEdges.keys(), ...refresh]);
+      for (const [who, cs] of notes) {
+        // The person's own edits on this hub show by themselves; others' get a note.
+        if (!agentRef.current && who === 'user://owner') continue;
+        const c = cs[0];
+        const obj = c.statement.object?.id ? shortId(c.statement.object.id) : JSON.stringify(c.statement.object?.value);
+        toast(cs.length === 1 ? `${who}: ${c.op} ${shortId(c.statement.subject.id)} ${shortId(c.statement.predicate.id)} ${obj}` : `${who}: ${cs.length} changes`);
+      }
       const sel = selectionRef.current;
-      if (sel?.kind === 'node' && eff.refresh.includes(sel.id)) void loadDetail(sel.id);
+      if (sel?.kind === 'node' && refresh.has(sel.id)) void loadDetail(sel.id);
     },
     [addElements, flash, loadDetail, refreshCounts, summaries, toast],
+  );
+  const applyRef = useRef(applyChanges);
+  applyRef.current = applyChanges;
+
+  const onChange = useCallback((c: ChangeEvent) => {
+    lastChange.current = laterChangeId(lastChange.current, c.changeId);
+    pending.current.push(c);
+    if (flushTimer.current) return;
+    flushTimer.current = setTimeout(() => {
+      flushTimer.current = null;
+      const batch = pending.current.splice(0);
+      flushing.current = flushing.current.then(() => applyRef.current(batch)).catch((e) => setError(kgErrorText(e)));
+    }, 150);
+  }, []);
+  useEffect(
+    () => () => {
+      if (flushTimer.current) clearTimeout(flushTimer.current);
+    },
+    [],
   );
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
@@ -666,7 +713,7 @@ export function Explorer({
     if (!ready || !connected) return;
     let close: (() => void) | null = null;
     let gone = false;
-    void subscribe(agent, 'subscription { changes { op changeId } }', (c) => void onChangeRef.current(c), {
+    void subscribe(agent, 'subscription { changes { op changeId } }', (c) => onChangeRef.current(c), {
       afterChangeId: lastChange.current,
       onError: (e) => {
         setLive('error');
@@ -1501,11 +1548,9 @@ function Meta({ st }: { st: GStatement }) {
   const c = typeof st.certainty === 'number' ? st.certainty : 1;
   const prov = provenanceText(st.provenance);
   return (
-    <span className="kg-meta small muted" title={prov ? `Added by ${prov}` : undefined}>
-      <span className={c < 1 ? 'kg-uncertain' : ''} data-testid="kg-certainty">
-        certainty {c.toFixed(2)}
-      </span>
-      {prov && <span className="kg-prov">by {prov}</span>}
+    <span className="kg-meta small muted">
+      <span className={c < 1 ? 'kg-uncertain' : ''}>certainty {c.toFixed(2)}</span>
+      {prov && ` · by ${prov}`}
     </span>
   );
 }
