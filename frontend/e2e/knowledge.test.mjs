@@ -243,6 +243,58 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await page.context().close();
   });
 
+  test('after a lost connection, the live view resumes after the last change it saw: the changes missed, nothing replayed', async () => {
+    // The UI's websocket goes through a route the test can cut, and keep cut, like a network drop.
+    const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    let cut = false;
+    let conns = 0;
+    let link = null; // the page's side and the hub's side of the current connection
+    const frames = [];
+    await context.routeWebSocket(/\/ui\/ws/, (ws) => {
+      if (cut) return ws.close({ code: 1006, reason: 'cut' });
+      const server = ws.connectToServer();
+      link = { ws, server };
+      const n = ++conns;
+      server.onMessage((m) => {
+        frames.push({ n, text: String(m) });
+        ws.send(m);
+      });
+    });
+    const page = await context.newPage();
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
+    await page.goto(s.hub.uiURL);
+    await openKnowledge(page);
+    await page.getByLabel('Search the graph').fill('alice');
+    await page.getByTestId('kg-result').filter({ hasText: 'Alice' }).click();
+    await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Alice' }).waitFor(WAIT);
+
+    cut = true;
+    link.server.close({ code: 1001, reason: 'cut' });
+    link.ws.close({ code: 1006, reason: 'cut' });
+    await page.getByTestId('kg-live').filter({ hasNotText: /^live$/ }).waitFor(WAIT);
+    // Meanwhile an agent changes the graph.
+    const r = await agentUpdate(
+      'while the page was away',
+      { op: 'add', statement: st('ex:erin', 'rdfs:label', { value: 'Erin' }) },
+      { op: 'add', statement: st('ex:erin', 'ex:knows', { id: 'ex:alice' }) },
+    );
+    const before = conns;
+    cut = false;
+    await page.getByTestId('kg-live').filter({ hasText: /^live$/ }).waitFor({ timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.position('ex:erin') !== null, null, WAIT);
+    // Exactly the two changes made while away came down the new connection's stream.
+    const last = Number(r.changeId);
+    const got = frames
+      .filter((f) => f.n > before)
+      .map((f) => JSON.parse(f.text))
+      .filter((f) => f.topic === 'ext' && f.data?.result)
+      .map((f) => Number(f.data.result.changeId));
+    assert.deepEqual(got, [last - 1, last]);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  });
+
   test('saved views keep the visible nodes, their positions and pins', async () => {
     const page = await openUI(s.browser, s.hub);
     await openKnowledge(page);

@@ -716,6 +716,8 @@ export function Explorer({
     void subscribe(agent, 'subscription { changes { op changeId } }', (c) => onChangeRef.current(c), {
       afterChangeId: lastChange.current,
       onError: (e) => {
+        // code 0: the connection was lost; the app's banner says so and a new connection resumes.
+        if (e.code === 0) return;
         setLive('error');
         toast(`Live updates stopped: ${e.message}`);
       },
