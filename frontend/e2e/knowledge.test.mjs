@@ -239,6 +239,15 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await panel.getByTestId('kg-link').filter({ hasText: 'Dave' }).waitFor(WAIT);
     assert.ok(await hook(page, 'position', 'http://example.org/team/dave'));
     await page.screenshot({ path: join(SHOTS, 'knowledge-import-explore.png') });
+
+    // The Query tab's "Show in graph" brings a result's nodes into Explore (Bob here).
+    await tabs.getByRole('tab', { name: 'Query' }).click();
+    const editor = page.getByLabel('GraphQL query');
+    await editor.fill('{ search(text: "ex:bob") { id } }');
+    await editor.press('Control+Enter');
+    await page.getByRole('button', { name: 'Show in graph (1)' }).click();
+    assert.equal(await tabs.getByRole('tab', { name: 'Explore' }).getAttribute('aria-selected'), 'true');
+    await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Bob' }).waitFor(WAIT);
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });

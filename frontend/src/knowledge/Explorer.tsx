@@ -494,7 +494,6 @@ export function Explorer({
     const cy = cytoscape({
       container: el,
       style: stylesheet(themeColours(el)),
-      wheelSensitivity: 0.3,
       minZoom: 0.05,
       maxZoom: 4,
       // Thousands of elements stay interactive: edges hide and the canvas is reused while panning.
