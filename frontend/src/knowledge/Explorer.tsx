@@ -4,9 +4,8 @@
 // can be undone (the inverse patches, sent as a new update); knowledge/subscribe keeps the view live.
 
 import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular } from 'cytoscape';
-import edgehandles from 'cytoscape-edgehandles';
-import fcose from 'cytoscape-fcose';
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { freeSpot, register, stylesheet, themeColours, type CanvasHooks } from './canvas';
 import { EditDialog, type EditField, type EditSubmit } from './EditDialog';
 import {
   NODE_FIELDS,
@@ -23,7 +22,6 @@ import {
   neighbourIds,
   nodeElement,
   parseLiteral,
-  provenanceText,
   ringPositions,
   shortId,
   summariesOf,
@@ -35,19 +33,11 @@ import {
   type GNodeDetail,
   type GStatement,
   type NodeData,
-  type Shape,
 } from './graph';
 import { kgErrorText, query, subscribe, update, type ChangeEvent, type KGPatch, type KGStatement } from './kg';
 import { UndoStack, inversePatches, redoJustification, undoJustification, type Edit } from './undo';
+import { ContextMenu, EdgePanel, Meta, ShapeIcon } from './parts';
 import { deleteView, loadViews, saveView, snapshotView, type SavedView } from './views';
-
-let registered = false;
-function register() {
-  if (registered) return;
-  registered = true;
-  cytoscape.use(fcose);
-  cytoscape.use(edgehandles);
-}
 
 /** How many links an opened node shows at first, and how many more each "Show more" adds. */
 export const LINKS_PAGE = 25;
@@ -77,116 +67,6 @@ interface MenuState {
 interface Toast {
   id: number;
   text: string;
-}
-
-/** The canvas's test hooks (not global): screen positions and classes of elements, for e2e tests. */
-export interface CanvasHooks {
-  rendered(id: string): { x: number; y: number } | null;
-  classes(id: string): string[];
-  count(): { nodes: number; edges: number };
-  /** A node's position in the graph's own coordinates (what a saved view keeps). */
-  position(id: string): { x: number; y: number } | null;
-}
-
-/** Resolved theme colours (CSS custom properties hold light-dark(), so read them off a probe). */
-function themeColours(el: HTMLElement) {
-  const probe = document.createElement('span');
-  el.appendChild(probe);
-  const read = (v: string) => {
-    probe.style.color = `var(${v})`;
-    return getComputedStyle(probe).color;
-  };
-  const c = { text: read('--text'), muted: read('--muted'), accent: read('--accent'), surface: read('--surface'), border: read('--border-strong'), warn: read('--warn') };
-  probe.remove();
-  return c;
-}
-
-function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.StylesheetJson {
-  return [
-    {
-      selector: 'node[color]',
-      style: { 'background-color': 'data(color)', shape: 'data(shape)' as unknown as cytoscape.Css.NodeShape },
-    },
-    {
-      selector: 'node[label]',
-      style: { label: 'data(label)' },
-    },
-    {
-      selector: 'node',
-      style: {
-        color: c.text,
-        'font-size': 11,
-        'text-valign': 'bottom',
-        'text-margin-y': 4,
-        'text-max-width': '140px',
-        'text-wrap': 'ellipsis',
-        'min-zoomed-font-size': 7,
-        width: 24,
-        height: 24,
-        'border-width': 1.5,
-        'border-color': c.surface,
-      },
-    },
-    { selector: 'node.expanded', style: { 'border-width': 3, 'border-color': c.border } },
-    { selector: 'node.pinned', style: { 'border-style': 'dashed', 'border-width': 3, 'border-color': c.text } },
-    { selector: 'node:selected', style: { 'border-width': 4, 'border-color': c.accent, 'border-style': 'solid' } },
-    { selector: 'edge[label]', style: { label: 'data(label)' } },
-    {
-      selector: 'edge',
-      style: {
-        width: 1.5,
-        'line-color': c.border,
-        'target-arrow-color': c.border,
-        'target-arrow-shape': 'triangle',
-        'curve-style': 'bezier',
-        'font-size': 9,
-        color: c.muted,
-        'text-rotation': 'autorotate',
-        'text-background-color': c.surface,
-        'text-background-opacity': 1,
-        'text-background-padding': '1px',
-        'min-zoomed-font-size': 9,
-      },
-    },
-    { selector: 'edge:selected', style: { 'line-color': c.accent, 'target-arrow-color': c.accent, width: 3 } },
-    { selector: '.flash', style: { 'overlay-color': c.warn, 'overlay-opacity': 0.35, 'overlay-padding': 8 } },
-    { selector: '.eh-source, .eh-target', style: { 'border-width': 4, 'border-color': c.accent } },
-    {
-      selector: '.eh-preview, .eh-ghost-edge',
-      style: { 'line-color': c.accent, 'target-arrow-color': c.accent, 'line-style': 'dashed', label: '' },
-    },
-    { selector: '.eh-ghost-edge.eh-preview-active', style: { opacity: 0 } },
-    { selector: '.eh-ghost-node', style: { opacity: 0, width: 1, height: 1, label: '' } },
-  ];
-}
-
-/** The first spot at or around `c` with no node within 50 units, so a new node does not land on another. */
-function freeSpot(cy: Core, c: { x: number; y: number }): { x: number; y: number } {
-  const taken = cy.nodes().map((n) => n.position());
-  const free = (p: { x: number; y: number }) => taken.every((t) => Math.hypot(t.x - p.x, t.y - p.y) >= 50);
-  if (free(c)) return c;
-  for (let k = 0; k < 200; k++) {
-    const [p] = ringPositions(c.x, c.y, 1, k, 60);
-    if (free(p)) return p;
-  }
-  return c;
-}
-
-/** A small drawing of a type's shape, for the legend. */
-export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
-  const paths: Record<Shape, ReactNode> = {
-    ellipse: <circle cx="8" cy="8" r="6" />,
-    'round-rectangle': <rect x="2" y="3" width="12" height="10" rx="3" />,
-    diamond: <path d="M8 1.5 14.5 8 8 14.5 1.5 8Z" />,
-    hexagon: <path d="M4.5 2h7L15 8l-3.5 6h-7L1 8Z" />,
-    triangle: <path d="M8 2 14.5 14h-13Z" />,
-    pentagon: <path d="M8 1.5 14.5 6.2 12 14H4L1.5 6.2Z" />,
-  };
-  return (
-    <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" fill={color}>
-      {paths[shape]}
-    </svg>
-  );
 }
 
 export interface ShowRequest {
@@ -1540,117 +1420,6 @@ export function Explorer({
           }}
         />
       )}
-    </div>
-  );
-}
-
-/** A statement's certainty and provenance, as the side panel shows them. */
-function Meta({ st }: { st: GStatement }) {
-  const c = typeof st.certainty === 'number' ? st.certainty : 1;
-  const prov = provenanceText(st.provenance);
-  return (
-    <span className="kg-meta small muted">
-      <span className={c < 1 ? 'kg-uncertain' : ''}>certainty {c.toFixed(2)}</span>
-      {prov && ` · by ${prov}`}
-    </span>
-  );
-}
-
-function EdgePanel({
-  edge,
-  agentQuery,
-  nameOf,
-  onOpen,
-  onDelete,
-}: {
-  edge: EdgeSingular;
-  agentQuery: <T>(graphql: string, variables?: Record<string, unknown>) => Promise<T>;
-  nameOf: (id: string) => string;
-  onOpen: (id: string) => void;
-  onDelete: () => void;
-}) {
-  const source = edge.data('source') as string;
-  const target = edge.data('target') as string;
-  const predicate = edge.data('predicate') as string;
-  const [st, setSt] = useState<GStatement | null>(null);
-  useEffect(() => {
-    let live = true;
-    void agentQuery<{ statements: { items: GStatement[] } }>(
-      `query Edge($s: ID!, $p: ID!, $o: ID!) { statements(subject: $s, predicate: $p, object: $o, first: 5) { items { ${STATEMENT_FIELDS} } } }`,
-      { s: source, p: predicate, o: target },
-    ).then(
-      (d) => live && setSt(d.statements?.items?.[0] ?? null),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [agentQuery, source, predicate, target]);
-  return (
-    <div className="kg-node" data-testid="kg-edge-panel">
-      <h2>{shortId(predicate)}</h2>
-      <code className="break small">{predicate}</code>
-      <p>
-        <button type="button" className="kg-value" onClick={() => onOpen(source)}>
-          {nameOf(source)}
-        </button>{' '}
-        →{' '}
-        <button type="button" className="kg-value" onClick={() => onOpen(target)}>
-          {nameOf(target)}
-        </button>
-      </p>
-      {st && (
-        <p>
-          <Meta st={st} />
-        </p>
-      )}
-      <div className="kg-actions">
-        <button type="button" className="btn btn-small btn-danger" onClick={onDelete}>
-          Delete link
-        </button>
-      </div>
-    </div>
-  );
-}
-
-function ContextMenu({ x, y, items, onClose }: { x: number; y: number; items: { label: string; run: () => void }[]; onClose: () => void }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
-    const away = (e: MouseEvent) => {
-      if (!ref.current?.contains(e.target as Node)) onClose();
-    };
-    window.addEventListener('mousedown', away);
-    return () => window.removeEventListener('mousedown', away);
-  }, [onClose]);
-  return (
-    <div
-      ref={ref}
-      className="kg-menu"
-      role="menu"
-      style={{ left: x, top: y }}
-      onKeyDown={(e) => {
-        const its = [...(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-        const i = its.indexOf(document.activeElement as HTMLElement);
-        if (e.key === 'Escape') onClose();
-        if (e.key === 'ArrowDown') its[(i + 1) % its.length]?.focus();
-        if (e.key === 'ArrowUp') its[(i - 1 + its.length) % its.length]?.focus();
-      }}
-    >
-      {items.map((it) => (
-        <button
-          key={it.label}
-          type="button"
-          role="menuitem"
-          className="kg-menu-item"
-          onClick={() => {
-            onClose();
-            it.run();
-          }}
-        >
-          {it.label}
-        </button>
-      ))}
     </div>
   );
 }
