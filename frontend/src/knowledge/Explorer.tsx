@@ -15,7 +15,6 @@ import {
   changeEffect,
   collapseTargets,
   edgeElement,
-  hiddenLinks,
   laterChangeId,
   legendOf,
   linksOf,
@@ -36,13 +35,10 @@ import {
 } from './graph';
 import { kgErrorText, query, subscribe, update, type ChangeEvent, type KGPatch, type KGStatement } from './kg';
 import { UndoStack, inversePatches, redoJustification, undoJustification, type Edit } from './undo';
-import { ContextMenu, EdgePanel, Meta, ShapeIcon } from './parts';
+import { LINKS_PAGE, NodePanel } from './NodePanel';
+import { ContextMenu, EdgePanel, ShapeIcon } from './parts';
 import { deleteView, loadViews, saveView, snapshotView, type SavedView } from './views';
 
-/** How many links an opened node shows at first, and how many more each "Show more" adds. */
-export const LINKS_PAGE = 25;
-/** The schema's cap on one list. */
-const LINKS_MAX = 1000;
 /** How many nodes the first view shows. */
 const OVERVIEW_NODES = 40;
 
@@ -121,7 +117,6 @@ export function Explorer({
   const [viewName, setViewName] = useState('');
   const [live, setLive] = useState<'off' | 'on' | 'error'>('off');
   const [ready, setReady] = useState(false);
-  const [editing, setEditing] = useState<{ key: string; text: string } | null>(null);
 
   const toast = useCallback((text: string) => {
     const id = Date.now() + Math.random();
@@ -278,7 +273,6 @@ export function Explorer({
   const select = useCallback(
     (sel: Selection, center = false) => {
       setSelection(sel);
-      setEditing(null);
       const cy = cyRef.current;
       if (!cy) return;
       cy.elements(':selected').unselect();
@@ -774,7 +768,6 @@ export function Explorer({
           ];
           await applyEdit(patches, justification, `change ${shortId(st.subject)} ${shortId(st.predicate)}`);
           setDialog(null);
-          setEditing(null);
           await reflect(patches);
         },
       });
@@ -988,8 +981,6 @@ export function Explorer({
   const isPinned = !!selNode && selNode.nonempty() && selNode.locked();
   const nextUndo = undo.current.peekUndo();
   const nextRedo = undo.current.peekRedo();
-  const shownLinks = detail ? linksOf(detail).length : 0;
-  const hidden = detail ? hiddenLinks(detail, shownLinks) : 0;
   const cap = detail ? (caps.current.get(detail.id) ?? LINKS_PAGE) : LINKS_PAGE;
 
   const nameOf = useMemo(
@@ -1208,151 +1199,25 @@ export function Explorer({
             </div>
           )}
           {selection?.kind === 'node' && (
-            <div className="kg-node" data-testid="kg-node-panel">
-              <h2>{detail?.label || (selNode?.nonempty() ? selNode.data('label') : shortId(selection.id))}</h2>
-              <code className="break small">{selection.id}</code>
-              <div className="kg-chips">
-                {(detail?.types ?? []).map((t) => (
-                  <span key={t} className="kg-chip">
-                    {t}
-                  </span>
-                ))}
-              </div>
-              <div className="kg-actions">
-                <button type="button" className="btn btn-small" onClick={() => (isExpanded ? collapse(selection.id) : void expand(selection.id))}>
-                  {isExpanded ? 'Collapse' : 'Expand'}
-                </button>
-                <button type="button" className="btn btn-small" aria-pressed={isPinned} onClick={() => togglePin(selection.id)}>
-                  {isPinned ? 'Unpin' : 'Pin'}
-                </button>
-                <button type="button" className="btn btn-small btn-danger" onClick={() => void deleteNode(selection.id)}>
-                  Delete node
-                </button>
-              </div>
-              {detailError && <p className="kg-error">{detailError}</p>}
-              {detail && (
-                <>
-                  <section className="kg-section">
-                    <div className="kg-section-head">
-                      <h3>Attributes</h3>
-                      <button type="button" className="btn btn-small" onClick={() => addAttribute(selection.id)}>
-                        Add
-                      </button>
-                    </div>
-                    {(detail.attributes ?? []).length === 0 ? (
-                      <p className="muted small">None.</p>
-                    ) : (
-                      <ul className="kg-stmts">
-                        {(detail.attributes ?? []).map((st) => {
-                          const key = JSON.stringify([st.predicate, st.value, st.graph]);
-                          const isEditing = editing?.key === key;
-                          return (
-                            <li key={key} className="kg-stmt" data-testid="kg-attribute" data-predicate={st.predicate}>
-                              <span className="kg-pred" title={st.predicate}>
-                                {shortId(st.predicate)}
-                              </span>
-                              {isEditing ? (
-                                <form
-                                  className="kg-inline"
-                                  onSubmit={(e) => {
-                                    e.preventDefault();
-                                    if (editing.text !== valueText(st.value)) editLiteral(st, editing.text);
-                                    else setEditing(null);
-                                  }}
-                                >
-                                  <label className="sr-only" htmlFor={`kg-edit-${key}`}>
-                                    New value of {shortId(st.predicate)}
-                                  </label>
-                                  <input
-                                    id={`kg-edit-${key}`}
-                                    type="text"
-                                    autoFocus
-                                    value={editing.text}
-                                    onChange={(e) => setEditing({ key, text: e.target.value })}
-                                    onKeyDown={(e) => e.key === 'Escape' && setEditing(null)}
-                                  />
-                                  <button type="submit" className="btn btn-small btn-primary">
-                                    Save
-                                  </button>
-                                  <button type="button" className="btn btn-small" onClick={() => setEditing(null)}>
-                                    Cancel
-                                  </button>
-                                </form>
-                              ) : (
-                                <button
-                                  type="button"
-                                  className="kg-value"
-                                  title="Edit this value"
-                                  aria-label={`Edit ${shortId(st.predicate)}: ${valueText(st.value)}`}
-                                  onClick={() => setEditing({ key, text: valueText(st.value) })}
-                                >
-                                  {valueText(st.value)}
-                                </button>
-                              )}
-                              <Meta st={st} />
-                              {!isEditing && (
-                                <button
-                                  type="button"
-                                  className="btn btn-ghost btn-small"
-                                  aria-label={`Delete ${shortId(st.predicate)}`}
-                                  onClick={() => removeStatements([toKG(st)], `Delete ${shortId(st.predicate)}`, `delete ${shortId(st.predicate)} of ${shortId(st.subject)}`)}
-                                >
-                                  ✕
-                                </button>
-                              )}
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                  </section>
-                  <section className="kg-section">
-                    <h3>Links</h3>
-                    {shownLinks === 0 ? (
-                      <p className="muted small">None.</p>
-                    ) : (
-                      <ul className="kg-stmts">
-                        {linksOf(detail).map((st) => {
-                          const outgoing = st.subject === detail.id;
-                          const other = outgoing ? st.object : st.subject;
-                          const eid = edgeElement(st).data.id;
-                          return (
-                            <li key={eid} className="kg-stmt" data-testid="kg-link">
-                              <span className="kg-pred" title={st.predicate}>
-                                {outgoing ? '→' : '←'} {shortId(st.predicate)}
-                              </span>
-                              <button type="button" className="kg-value" onClick={() => void open(other)}>
-                                {nameOf(other)}
-                              </button>
-                              <Meta st={st} />
-                              <button
-                                type="button"
-                                className="btn btn-ghost btn-small"
-                                aria-label={`Delete the link ${shortId(st.predicate)} ${outgoing ? 'to' : 'from'} ${nameOf(other)}`}
-                                onClick={() => removeStatements([toKG(st)], `Delete the link ${shortId(st.predicate)}`, `delete link ${shortId(st.subject)} → ${shortId(other)}`)}
-                              >
-                                ✕
-                              </button>
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                    {hidden > 0 && (
-                      <div className="kg-more">
-                        <span className="muted small">{hidden} more not shown.</span>
-                        <button type="button" className="btn btn-small" onClick={() => void expand(detail.id, Math.min(LINKS_MAX, cap + LINKS_PAGE * 2))}>
-                          Show more
-                        </button>
-                        <button type="button" className="btn btn-small" onClick={() => void expand(detail.id, LINKS_MAX)}>
-                          Show all {Math.min(LINKS_MAX, shownLinks + hidden)}
-                        </button>
-                      </div>
-                    )}
-                  </section>
-                </>
-              )}
-            </div>
+            <NodePanel
+              key={selection.id}
+              id={selection.id}
+              detail={detail}
+              detailError={detailError}
+              fallbackLabel={selNode?.nonempty() ? (selNode.data('label') as string) : shortId(selection.id)}
+              expanded={isExpanded}
+              pinned={isPinned}
+              cap={cap}
+              nameOf={nameOf}
+              onExpand={(first) => void expand(selection.id, first)}
+              onCollapse={() => collapse(selection.id)}
+              onTogglePin={() => togglePin(selection.id)}
+              onDelete={() => void deleteNode(selection.id)}
+              onAddAttribute={() => addAttribute(selection.id)}
+              onEditLiteral={editLiteral}
+              onRemove={removeStatements}
+              onOpen={(id) => void open(id)}
+            />
           )}
           {selection?.kind === 'edge' && selEdge && selEdge.nonempty() && (
             <EdgePanel
