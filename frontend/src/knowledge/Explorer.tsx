@@ -4,9 +4,8 @@
 // can be undone (the inverse patches, sent as a new update); knowledge/subscribe keeps the view live.
 
 import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular } from 'cytoscape';
-import edgehandles from 'cytoscape-edgehandles';
-import fcose from 'cytoscape-fcose';
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { freeSpot, register, stylesheet, themeColours, type CanvasHooks } from './canvas';
 import { EditDialog, type EditField, type EditSubmit } from './EditDialog';
 import {
   NODE_FIELDS,
@@ -16,14 +15,12 @@ import {
   changeEffect,
   collapseTargets,
   edgeElement,
-  hiddenLinks,
   laterChangeId,
   legendOf,
   linksOf,
   neighbourIds,
   nodeElement,
   parseLiteral,
-  provenanceText,
   ringPositions,
   shortId,
   summariesOf,
@@ -35,24 +32,13 @@ import {
   type GNodeDetail,
   type GStatement,
   type NodeData,
-  type Shape,
 } from './graph';
 import { kgErrorText, query, subscribe, update, type ChangeEvent, type KGPatch, type KGStatement } from './kg';
 import { UndoStack, inversePatches, redoJustification, undoJustification, type Edit } from './undo';
+import { LINKS_PAGE, NodePanel } from './NodePanel';
+import { ContextMenu, EdgePanel, ShapeIcon } from './parts';
 import { deleteView, loadViews, saveView, snapshotView, type SavedView } from './views';
 
-let registered = false;
-function register() {
-  if (registered) return;
-  registered = true;
-  cytoscape.use(fcose);
-  cytoscape.use(edgehandles);
-}
-
-/** How many links an opened node shows at first, and how many more each "Show more" adds. */
-export const LINKS_PAGE = 25;
-/** The schema's cap on one list. */
-const LINKS_MAX = 1000;
 /** How many nodes the first view shows. */
 const OVERVIEW_NODES = 40;
 
@@ -77,97 +63,6 @@ interface MenuState {
 interface Toast {
   id: number;
   text: string;
-}
-
-/** The canvas's test hooks (not global): screen positions and classes of elements, for e2e tests. */
-export interface CanvasHooks {
-  rendered(id: string): { x: number; y: number } | null;
-  classes(id: string): string[];
-  count(): { nodes: number; edges: number };
-}
-
-/** Resolved theme colours (CSS custom properties hold light-dark(), so read them off a probe). */
-function themeColours(el: HTMLElement) {
-  const probe = document.createElement('span');
-  el.appendChild(probe);
-  const read = (v: string) => {
-    probe.style.color = `var(${v})`;
-    return getComputedStyle(probe).color;
-  };
-  const c = { text: read('--text'), muted: read('--muted'), accent: read('--accent'), surface: read('--surface'), border: read('--border-strong'), warn: read('--warn') };
-  probe.remove();
-  return c;
-}
-
-function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.StylesheetJson {
-  return [
-    {
-      selector: 'node',
-      style: {
-        'background-color': 'data(color)',
-        shape: 'data(shape)' as unknown as cytoscape.Css.NodeShape,
-        label: 'data(label)',
-        color: c.text,
-        'font-size': 11,
-        'text-valign': 'bottom',
-        'text-margin-y': 4,
-        'text-max-width': '140px',
-        'text-wrap': 'ellipsis',
-        'min-zoomed-font-size': 7,
-        width: 24,
-        height: 24,
-        'border-width': 1.5,
-        'border-color': c.surface,
-      },
-    },
-    { selector: 'node.expanded', style: { 'border-width': 3, 'border-color': c.border } },
-    { selector: 'node.pinned', style: { 'border-style': 'dashed', 'border-width': 3, 'border-color': c.text } },
-    { selector: 'node:selected', style: { 'border-width': 4, 'border-color': c.accent, 'border-style': 'solid' } },
-    {
-      selector: 'edge',
-      style: {
-        width: 1.5,
-        'line-color': c.border,
-        'target-arrow-color': c.border,
-        'target-arrow-shape': 'triangle',
-        'curve-style': 'bezier',
-        label: 'data(label)',
-        'font-size': 9,
-        color: c.muted,
-        'text-rotation': 'autorotate',
-        'text-background-color': c.surface,
-        'text-background-opacity': 1,
-        'text-background-padding': '1px',
-        'min-zoomed-font-size': 9,
-      },
-    },
-    { selector: 'edge:selected', style: { 'line-color': c.accent, 'target-arrow-color': c.accent, width: 3 } },
-    { selector: '.flash', style: { 'overlay-color': c.warn, 'overlay-opacity': 0.35, 'overlay-padding': 8 } },
-    { selector: '.eh-source, .eh-target', style: { 'border-width': 4, 'border-color': c.accent } },
-    {
-      selector: '.eh-preview, .eh-ghost-edge',
-      style: { 'line-color': c.accent, 'target-arrow-color': c.accent, 'line-style': 'dashed', label: '' },
-    },
-    { selector: '.eh-ghost-edge.eh-preview-active', style: { opacity: 0 } },
-    { selector: '.eh-ghost-node', style: { opacity: 0, width: 1, height: 1, label: '' } },
-  ];
-}
-
-/** A small drawing of a type's shape, for the legend. */
-export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
-  const paths: Record<Shape, ReactNode> = {
-    ellipse: <circle cx="8" cy="8" r="6" />,
-    'round-rectangle': <rect x="2" y="3" width="12" height="10" rx="3" />,
-    diamond: <path d="M8 1.5 14.5 8 8 14.5 1.5 8Z" />,
-    hexagon: <path d="M4.5 2h7L15 8l-3.5 6h-7L1 8Z" />,
-    triangle: <path d="M8 2 14.5 14h-13Z" />,
-    star: <path d="m8 1.5 1.9 4.2 4.6.4-3.5 3 1.1 4.5L8 11.3l-4.1 2.3 1.1-4.5-3.5-3 4.6-.4Z" />,
-  };
-  return (
-    <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true" fill={color}>
-      {paths[shape]}
-    </svg>
-  );
 }
 
 export interface ShowRequest {
@@ -222,7 +117,6 @@ export function Explorer({
   const [viewName, setViewName] = useState('');
   const [live, setLive] = useState<'off' | 'on' | 'error'>('off');
   const [ready, setReady] = useState(false);
-  const [editing, setEditing] = useState<{ key: string; text: string } | null>(null);
 
   const toast = useCallback((text: string) => {
     const id = Date.now() + Math.random();
@@ -292,6 +186,7 @@ export function Explorer({
       const c = centre && centre.nonempty() ? centre.position() : { x: 0, y: 0 };
       const placedBefore = around ? Number(centre?.scratch('_kgPlaced') ?? 0) : 0;
       const newNodes = els.filter((e) => e.group === 'nodes' && cy.getElementById(e.data.id).empty());
+      const newIds = new Set(newNodes.map((n) => n.data.id));
       const pos = ringPositions(c.x, c.y, newNodes.length, placedBefore);
       if (centre && centre.nonempty()) centre.scratch('_kgPlaced', placedBefore + newNodes.length);
       const defs: ElementDefinition[] = [];
@@ -302,7 +197,9 @@ export function Explorer({
           if (have.nonempty()) have.data(e.data); // newer summary
           continue;
         }
-        if (cy.getElementById(e.data.id).empty()) defs.push({ group: 'edges', data: { ...e.data } });
+        // An edge needs both ends in view (a change may name a node the view has dropped meanwhile).
+        const has = (id: string) => newIds.has(id) || cy.getElementById(id).nonempty();
+        if (cy.getElementById(e.data.id).empty() && has(e.data.source) && has(e.data.target)) defs.push({ group: 'edges', data: { ...e.data } });
       }
       cy.batch(() => cy.add(defs));
       if (wasEmpty && cy.nodes().length > 1) {
@@ -376,7 +273,6 @@ export function Explorer({
   const select = useCallback(
     (sel: Selection, center = false) => {
       setSelection(sel);
-      setEditing(null);
       const cy = cyRef.current;
       if (!cy) return;
       cy.elements(':selected').unselect();
@@ -437,13 +333,19 @@ export function Explorer({
     bump();
   }, []);
 
+  // Bumped whenever the view is replaced as a whole (start over, a saved view, another graph): a
+  // load that was under way for the view before does not add to the new one.
+  const viewGen = useRef(0);
+
   const loadOverview = useCallback(async () => {
+    const gen = ++viewGen.current;
     setStatus('Loading the graph…');
     try {
       const d = await q<{ nodes: { items: (GNode & { out: GStatement[] })[] } }>(
         `query Overview($first: Int) { nodes(first: $first) { items { ${NODE_FIELDS} out(first: 50) { subject predicate object graph certainty } } } }`,
         { first: OVERVIEW_NODES },
       );
+      if (gen !== viewGen.current) return;
       const items = d.nodes?.items ?? [];
       const ids = new Set(items.map((n) => n.id));
       const els: Element[] = items.map((n) => nodeElement(n));
@@ -466,7 +368,6 @@ export function Explorer({
     const cy = cytoscape({
       container: el,
       style: stylesheet(themeColours(el)),
-      wheelSensitivity: 0.3,
       minZoom: 0.05,
       maxZoom: 4,
       // Thousands of elements stay interactive: edges hide and the canvas is reused while panning.
@@ -516,8 +417,22 @@ export function Explorer({
         return n.empty() ? [] : (n.classes() as unknown as string[]);
       },
       count: () => ({ nodes: cy.nodes().length, edges: cy.edges().length }),
+      position: (id) => {
+        const n = cy.getElementById(id);
+        return n.nonempty() && n.isNode() ? { ...n.position() } : null;
+      },
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
+    // cytoscape keeps the container's place on the page until the window resizes; the page around it
+    // moves (a banner, the toolbar wrapping), so a press or a wheel measures it again first.
+    const remeasure = () => {
+      const r = (cy as unknown as { renderer?: () => { invalidateContainerClientCoordsCache?: () => void } }).renderer?.();
+      if (r?.invalidateContainerClientCoordsCache) r.invalidateContainerClientCoordsCache();
+      else cy.resize();
+    };
+    el.addEventListener('pointerdown', remeasure, true);
+    el.addEventListener('mousedown', remeasure, true);
+    el.addEventListener('wheel', remeasure, { capture: true, passive: true });
     // The theme can change (Settings, or the system's): restyle.
     const restyle = () => cy.style(stylesheet(themeColours(el)));
     const mq = window.matchMedia?.('(prefers-color-scheme: dark)');
@@ -527,6 +442,9 @@ export function Explorer({
     return () => {
       mq?.removeEventListener?.('change', restyle);
       mo.disconnect();
+      el.removeEventListener('pointerdown', remeasure, true);
+      el.removeEventListener('mousedown', remeasure, true);
+      el.removeEventListener('wheel', remeasure, true);
       eh.destroy();
       cy.destroy();
       cyRef.current = null;
@@ -580,41 +498,85 @@ export function Explorer({
 
   // ---- live ----
 
-  const onChange = useCallback(
-    async (c: ChangeEvent) => {
-      lastChange.current = laterChangeId(lastChange.current, c.changeId);
+  // Changes are applied in batches (an import sends thousands): one summaries query per batch, one
+  // note per source.
+  const pending = useRef<ChangeEvent[]>([]);
+  const flushing = useRef<Promise<void>>(Promise.resolve());
+  const flushTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const applyChanges = useCallback(
+    async (batch: ChangeEvent[]) => {
       const cy = cyRef.current;
-      if (!cy) return;
+      if (!cy || batch.length === 0) return;
       const visible = new Set(cy.nodes().map((n) => n.id()));
-      const eff = changeEffect(c, visible, expanded.current);
-      if (!eff.touches) return;
-      const touched: string[] = [...eff.refresh];
-      if (eff.removeEdge) cy.getElementById(eff.removeEdge).remove();
-      if (eff.addNode) {
-        const [n] = await summaries([eff.addNode]);
-        const around = eff.addEdge?.data.source === eff.addNode ? eff.addEdge.data.target : eff.addEdge?.data.source;
-        addElements([nodeElement(n ?? { id: eff.addNode })], around);
-        touched.push(eff.addNode);
-      }
-      if (eff.addEdge) {
-        addElements([eff.addEdge]);
-        touched.push(eff.addEdge.data.id);
-      }
-      if (eff.refresh.length) {
-        for (const n of await summaries(eff.refresh)) {
-          const el = cy.getElementById(n.id);
-          if (el.nonempty()) el.data(nodeElement(n).data);
+      const addNodes = new Map<string, string | undefined>(); // id → the node to place it around
+      const addEdges = new Map<string, Element>();
+      const removeEdges = new Set<string>();
+      const refresh = new Set<string>();
+      const notes = new Map<string, ChangeEvent[]>();
+      for (const c of batch) {
+        const eff = changeEffect(c, visible, expanded.current);
+        if (!eff.touches) continue;
+        const who = typeof c.changeMetadata?.source === 'string' ? c.changeMetadata.source : 'someone';
+        notes.set(who, [...(notes.get(who) ?? []), c]);
+        if (eff.removeEdge) {
+          removeEdges.add(eff.removeEdge);
+          addEdges.delete(eff.removeEdge);
         }
+        if (eff.addNode) {
+          const d = eff.addEdge?.data as { source: string; target: string } | undefined;
+          addNodes.set(eff.addNode, d?.source === eff.addNode ? d?.target : d?.source);
+          visible.add(eff.addNode);
+        }
+        if (eff.addEdge) {
+          addEdges.set(eff.addEdge.data.id, eff.addEdge);
+          removeEdges.delete(eff.addEdge.data.id);
+        }
+        for (const r of eff.refresh) refresh.add(r);
+      }
+      if (notes.size === 0) return;
+      for (const id of removeEdges) cy.getElementById(id).remove();
+      const sums = await summaries([...new Set([...addNodes.keys(), ...refresh])]);
+      const byId = new Map(sums.map((n) => [n.id, n]));
+      for (const [id, around] of addNodes) addElements([nodeElement(byId.get(id) ?? { id })], around);
+      addElements([...addEdges.values()]);
+      for (const id of refresh) {
+        const n = byId.get(id);
+        const el = cy.getElementById(id);
+        if (n && el.nonempty()) el.data(nodeElement(n).data);
       }
       refreshCounts();
-      flash(touched);
-      const who = typeof c.changeMetadata?.source === 'string' ? c.changeMetadata.source : 'someone';
-      const obj = c.statement.object?.id ? shortId(c.statement.object.id) : JSON.stringify(c.statement.object?.value);
-      toast(`${who}: ${c.op} ${shortId(c.statement.subject.id)} ${shortId(c.statement.predicate.id)} ${obj}`);
+      flash([...addNodes.keys(), ...addEdges.keys(), ...refresh]);
+      for (const [who, cs] of notes) {
+        // The person's own edits on this hub show by themselves; others' get a note.
+        if (!agentRef.current && who === 'user://owner') continue;
+        const c = cs[0];
+        const obj = c.statement.object?.id ? shortId(c.statement.object.id) : JSON.stringify(c.statement.object?.value);
+        toast(cs.length === 1 ? `${who}: ${c.op} ${shortId(c.statement.subject.id)} ${shortId(c.statement.predicate.id)} ${obj}` : `${who}: ${cs.length} changes`);
+      }
       const sel = selectionRef.current;
-      if (sel?.kind === 'node' && eff.refresh.includes(sel.id)) void loadDetail(sel.id);
+      if (sel?.kind === 'node' && refresh.has(sel.id)) void loadDetail(sel.id);
     },
     [addElements, flash, loadDetail, refreshCounts, summaries, toast],
+  );
+  const applyRef = useRef(applyChanges);
+  applyRef.current = applyChanges;
+
+  const onChange = useCallback((c: ChangeEvent) => {
+    lastChange.current = laterChangeId(lastChange.current, c.changeId);
+    pending.current.push(c);
+    if (flushTimer.current) return;
+    flushTimer.current = setTimeout(() => {
+      flushTimer.current = null;
+      const batch = pending.current.splice(0);
+      flushing.current = flushing.current.then(() => applyRef.current(batch)).catch((e) => setError(kgErrorText(e)));
+    }, 150);
+  }, []);
+  useEffect(
+    () => () => {
+      if (flushTimer.current) clearTimeout(flushTimer.current);
+    },
+    [],
   );
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
@@ -624,9 +586,11 @@ export function Explorer({
     if (!ready || !connected) return;
     let close: (() => void) | null = null;
     let gone = false;
-    void subscribe(agent, 'subscription { changes { op changeId } }', (c) => void onChangeRef.current(c), {
+    void subscribe(agent, 'subscription { changes { op changeId } }', (c) => onChangeRef.current(c), {
       afterChangeId: lastChange.current,
       onError: (e) => {
+        // code 0: the connection was lost; the app's banner says so and a new connection resumes.
+        if (e.code === 0) return;
         setLive('error');
         toast(`Live updates stopped: ${e.message}`);
       },
@@ -749,8 +713,11 @@ export function Explorer({
           const cy = cyRef.current;
           if (cy && n) {
             const ext = cy.extent();
-            const pos = at ?? { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 };
+            const pos = at ?? freeSpot(cy, { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 });
             if (cy.getElementById(id).empty()) cy.add({ group: 'nodes', data: { ...nodeElement(n).data }, position: pos });
+            // A new node shows all its links: any added later (by anyone) come into view.
+            expanded.current.add(id);
+            cy.getElementById(id).addClass('expanded');
             refreshCounts();
           }
           select({ kind: 'node', id });
@@ -801,7 +768,6 @@ export function Explorer({
           ];
           await applyEdit(patches, justification, `change ${shortId(st.subject)} ${shortId(st.predicate)}`);
           setDialog(null);
-          setEditing(null);
           await reflect(patches);
         },
       });
@@ -877,29 +843,35 @@ export function Explorer({
     [removeStatements],
   );
 
-  const [undoBusy, setUndoBusy] = useState(false);
-  const runUndo = useCallback(
+  // Undo and redo run one after the other, each reading the stacks when its turn comes, so a quick
+  // Ctrl+Z Ctrl+Z undoes two edits rather than dropping the second press.
+  const undoQueue = useRef<Promise<void>>(Promise.resolve());
+  const undoOnce = useCallback(
     async (redo: boolean) => {
       const e: Edit | undefined = redo ? undo.current.peekRedo() : undo.current.peekUndo();
-      if (!e || undoBusy) return;
-      setUndoBusy(true);
+      if (!e) return;
       try {
         const patches = redo ? e.patches : e.inverse;
         const r = await update(agentRef.current, patches, redo ? redoJustification(e) : undoJustification(e));
         if (!r?.success) throw new Error(r?.verificationDetails || 'The hub did not accept the change.');
         if (redo) undo.current.markRedone(e);
         else undo.current.markUndone(e);
+        bump();
         await reflect(patches);
         toast(`${redo ? 'Redone' : 'Undone'}: ${e.label}`);
         setError('');
       } catch (err) {
         setError(`Could not ${redo ? 'redo' : 'undo'} “${e.label}”: ${kgErrorText(err)}`);
-      } finally {
-        setUndoBusy(false);
-        bump();
       }
     },
-    [reflect, toast, undoBusy],
+    [reflect, toast],
+  );
+  const runUndo = useCallback(
+    (redo: boolean) => {
+      undoQueue.current = undoQueue.current.then(() => undoOnce(redo));
+      return undoQueue.current;
+    },
+    [undoOnce],
   );
 
   // Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) while the Explore tab is on screen and no field is being typed in.
@@ -963,6 +935,7 @@ export function Explorer({
     const v = views.find((x) => x.name === name);
     const cy = cyRef.current;
     if (!v || !cy) return;
+    const gen = ++viewGen.current;
     setStatus(`Opening the view “${name}”…`);
     try {
       const ids = v.nodes.map((n) => n.id);
@@ -978,6 +951,7 @@ export function Explorer({
         const d = await q<Record<string, GNodeDetail | null>>(`query ViewLinks(${vars}) { ${fields} }`, Object.fromEntries(part.map((id, j) => [`n${j}`, id])));
         for (const n of Object.values(d)) if (n) for (const st of linksOf(n)) if (found.has(st.object)) linkEls.push(edgeElement(st));
       }
+      if (gen !== viewGen.current) return;
       cy.elements().remove();
       expanded.current.clear();
       const pos = new Map(v.nodes.map((n) => [n.id, n]));
@@ -990,7 +964,7 @@ export function Explorer({
       refreshCounts();
       select(null);
       const missing = ids.length - sums.length;
-      if (missing > 0) toast(`${missing} node(s) of this view are no longer in the graph.`);
+      toast(`Opened the view “${name}”${missing > 0 ? `; ${missing} of its nodes are no longer in the graph` : ''}.`);
     } catch (e) {
       setError(kgErrorText(e));
     } finally {
@@ -1007,8 +981,6 @@ export function Explorer({
   const isPinned = !!selNode && selNode.nonempty() && selNode.locked();
   const nextUndo = undo.current.peekUndo();
   const nextRedo = undo.current.peekRedo();
-  const shownLinks = detail ? linksOf(detail).length : 0;
-  const hidden = detail ? hiddenLinks(detail, shownLinks) : 0;
   const cap = detail ? (caps.current.get(detail.id) ?? LINKS_PAGE) : LINKS_PAGE;
 
   const nameOf = useMemo(
@@ -1088,7 +1060,7 @@ export function Explorer({
         <button
           type="button"
           className="btn btn-small"
-          disabled={!nextUndo || undoBusy}
+          disabled={!nextUndo}
           title={nextUndo ? `Undo ${nextUndo.label} (Ctrl+Z)` : 'Nothing to undo'}
           onClick={() => void runUndo(false)}
         >
@@ -1097,7 +1069,7 @@ export function Explorer({
         <button
           type="button"
           className="btn btn-small"
-          disabled={!nextRedo || undoBusy}
+          disabled={!nextRedo}
           title={nextRedo ? `Redo ${nextRedo.label} (Ctrl+Shift+Z)` : 'Nothing to redo'}
           onClick={() => void runUndo(true)}
         >
@@ -1227,151 +1199,25 @@ export function Explorer({
             </div>
           )}
           {selection?.kind === 'node' && (
-            <div className="kg-node" data-testid="kg-node-panel">
-              <h2>{detail?.label || (selNode?.nonempty() ? selNode.data('label') : shortId(selection.id))}</h2>
-              <code className="break small">{selection.id}</code>
-              <div className="kg-chips">
-                {(detail?.types ?? []).map((t) => (
-                  <span key={t} className="kg-chip">
-                    {t}
-                  </span>
-                ))}
-              </div>
-              <div className="kg-actions">
-                <button type="button" className="btn btn-small" onClick={() => (isExpanded ? collapse(selection.id) : void expand(selection.id))}>
-                  {isExpanded ? 'Collapse' : 'Expand'}
-                </button>
-                <button type="button" className="btn btn-small" aria-pressed={isPinned} onClick={() => togglePin(selection.id)}>
-                  {isPinned ? 'Unpin' : 'Pin'}
-                </button>
-                <button type="button" className="btn btn-small btn-danger" onClick={() => void deleteNode(selection.id)}>
-                  Delete node
-                </button>
-              </div>
-              {detailError && <p className="kg-error">{detailError}</p>}
-              {detail && (
-                <>
-                  <section className="kg-section">
-                    <div className="kg-section-head">
-                      <h3>Attributes</h3>
-                      <button type="button" className="btn btn-small" onClick={() => addAttribute(selection.id)}>
-                        Add
-                      </button>
-                    </div>
-                    {(detail.attributes ?? []).length === 0 ? (
-                      <p className="muted small">None.</p>
-                    ) : (
-                      <ul className="kg-stmts">
-                        {(detail.attributes ?? []).map((st) => {
-                          const key = JSON.stringify([st.predicate, st.value, st.graph]);
-                          const isEditing = editing?.key === key;
-                          return (
-                            <li key={key} className="kg-stmt" data-testid="kg-attribute" data-predicate={st.predicate}>
-                              <span className="kg-pred" title={st.predicate}>
-                                {shortId(st.predicate)}
-                              </span>
-                              {isEditing ? (
-                                <form
-                                  className="kg-inline"
-                                  onSubmit={(e) => {
-                                    e.preventDefault();
-                                    if (editing.text !== valueText(st.value)) editLiteral(st, editing.text);
-                                    else setEditing(null);
-                                  }}
-                                >
-                                  <label className="sr-only" htmlFor={`kg-edit-${key}`}>
-                                    New value of {shortId(st.predicate)}
-                                  </label>
-                                  <input
-                                    id={`kg-edit-${key}`}
-                                    type="text"
-                                    autoFocus
-                                    value={editing.text}
-                                    onChange={(e) => setEditing({ key, text: e.target.value })}
-                                    onKeyDown={(e) => e.key === 'Escape' && setEditing(null)}
-                                  />
-                                  <button type="submit" className="btn btn-small btn-primary">
-                                    Save
-                                  </button>
-                                  <button type="button" className="btn btn-small" onClick={() => setEditing(null)}>
-                                    Cancel
-                                  </button>
-                                </form>
-                              ) : (
-                                <button
-                                  type="button"
-                                  className="kg-value"
-                                  title="Edit this value"
-                                  aria-label={`Edit ${shortId(st.predicate)}: ${valueText(st.value)}`}
-                                  onClick={() => setEditing({ key, text: valueText(st.value) })}
-                                >
-                                  {valueText(st.value)}
-                                </button>
-                              )}
-                              <Meta st={st} />
-                              {!isEditing && (
-                                <button
-                                  type="button"
-                                  className="btn btn-ghost btn-small"
-                                  aria-label={`Delete ${shortId(st.predicate)}`}
-                                  onClick={() => removeStatements([toKG(st)], `Delete ${shortId(st.predicate)}`, `delete ${shortId(st.predicate)} of ${shortId(st.subject)}`)}
-                                >
-                                  ✕
-                                </button>
-                              )}
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                  </section>
-                  <section className="kg-section">
-                    <h3>Links</h3>
-                    {shownLinks === 0 ? (
-                      <p className="muted small">None.</p>
-                    ) : (
-                      <ul className="kg-stmts">
-                        {linksOf(detail).map((st) => {
-                          const outgoing = st.subject === detail.id;
-                          const other = outgoing ? st.object : st.subject;
-                          const eid = edgeElement(st).data.id;
-                          return (
-                            <li key={eid} className="kg-stmt" data-testid="kg-link">
-                              <span className="kg-pred" title={st.predicate}>
-                                {outgoing ? '→' : '←'} {shortId(st.predicate)}
-                              </span>
-                              <button type="button" className="kg-value" onClick={() => void open(other)}>
-                                {nameOf(other)}
-                              </button>
-                              <Meta st={st} />
-                              <button
-                                type="button"
-                                className="btn btn-ghost btn-small"
-                                aria-label={`Delete the link ${shortId(st.predicate)} ${outgoing ? 'to' : 'from'} ${nameOf(other)}`}
-                                onClick={() => removeStatements([toKG(st)], `Delete the link ${shortId(st.predicate)}`, `delete link ${shortId(st.subject)} → ${shortId(other)}`)}
-                              >
-                                ✕
-                              </button>
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                    {hidden > 0 && (
-                      <div className="kg-more">
-                        <span className="muted small">{hidden} more not shown.</span>
-                        <button type="button" className="btn btn-small" onClick={() => void expand(detail.id, Math.min(LINKS_MAX, cap + LINKS_PAGE * 2))}>
-                          Show more
-                        </button>
-                        <button type="button" className="btn btn-small" onClick={() => void expand(detail.id, LINKS_MAX)}>
-                          Show all {Math.min(LINKS_MAX, shownLinks + hidden)}
-                        </button>
-                      </div>
-                    )}
-                  </section>
-                </>
-              )}
-            </div>
+            <NodePanel
+              key={selection.id}
+              id={selection.id}
+              detail={detail}
+              detailError={detailError}
+              fallbackLabel={selNode?.nonempty() ? (selNode.data('label') as string) : shortId(selection.id)}
+              expanded={isExpanded}
+              pinned={isPinned}
+              cap={cap}
+              nameOf={nameOf}
+              onExpand={(first) => void expand(selection.id, first)}
+              onCollapse={() => collapse(selection.id)}
+              onTogglePin={() => togglePin(selection.id)}
+              onDelete={() => void deleteNode(selection.id)}
+              onAddAttribute={() => addAttribute(selection.id)}
+              onEditLiteral={editLiteral}
+              onRemove={removeStatements}
+              onOpen={(id) => void open(id)}
+            />
           )}
           {selection?.kind === 'edge' && selEdge && selEdge.nonempty() && (
             <EdgePanel
@@ -1439,119 +1285,6 @@ export function Explorer({
           }}
         />
       )}
-    </div>
-  );
-}
-
-/** A statement's certainty and provenance, as the side panel shows them. */
-function Meta({ st }: { st: GStatement }) {
-  const c = typeof st.certainty === 'number' ? st.certainty : 1;
-  const prov = provenanceText(st.provenance);
-  return (
-    <span className="kg-meta small muted" title={prov ? `Added by ${prov}` : undefined}>
-      <span className={c < 1 ? 'kg-uncertain' : ''} aria-label={`certainty ${c}`}>
-        {c.toFixed(2)}
-      </span>
-      {prov && <span className="kg-prov">{prov}</span>}
-    </span>
-  );
-}
-
-function EdgePanel({
-  edge,
-  agentQuery,
-  nameOf,
-  onOpen,
-  onDelete,
-}: {
-  edge: EdgeSingular;
-  agentQuery: <T>(graphql: string, variables?: Record<string, unknown>) => Promise<T>;
-  nameOf: (id: string) => string;
-  onOpen: (id: string) => void;
-  onDelete: () => void;
-}) {
-  const source = edge.data('source') as string;
-  const target = edge.data('target') as string;
-  const predicate = edge.data('predicate') as string;
-  const [st, setSt] = useState<GStatement | null>(null);
-  useEffect(() => {
-    let live = true;
-    void agentQuery<{ statements: { items: GStatement[] } }>(
-      `query Edge($s: ID!, $p: ID!, $o: ID!) { statements(subject: $s, predicate: $p, object: $o, first: 5) { items { ${STATEMENT_FIELDS} } } }`,
-      { s: source, p: predicate, o: target },
-    ).then(
-      (d) => live && setSt(d.statements?.items?.[0] ?? null),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [agentQuery, source, predicate, target]);
-  return (
-    <div className="kg-node" data-testid="kg-edge-panel">
-      <h2>{shortId(predicate)}</h2>
-      <code className="break small">{predicate}</code>
-      <p>
-        <button type="button" className="kg-value" onClick={() => onOpen(source)}>
-          {nameOf(source)}
-        </button>{' '}
-        →{' '}
-        <button type="button" className="kg-value" onClick={() => onOpen(target)}>
-          {nameOf(target)}
-        </button>
-      </p>
-      {st && (
-        <p>
-          <Meta st={st} />
-        </p>
-      )}
-      <div className="kg-actions">
-        <button type="button" className="btn btn-small btn-danger" onClick={onDelete}>
-          Delete link
-        </button>
-      </div>
-    </div>
-  );
-}
-
-function ContextMenu({ x, y, items, onClose }: { x: number; y: number; items: { label: string; run: () => void }[]; onClose: () => void }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
-    const away = (e: MouseEvent) => {
-      if (!ref.current?.contains(e.target as Node)) onClose();
-    };
-    window.addEventListener('mousedown', away);
-    return () => window.removeEventListener('mousedown', away);
-  }, [onClose]);
-  return (
-    <div
-      ref={ref}
-      className="kg-menu"
-      role="menu"
-      style={{ left: x, top: y }}
-      onKeyDown={(e) => {
-        const its = [...(ref.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-        const i = its.indexOf(document.activeElement as HTMLElement);
-        if (e.key === 'Escape') onClose();
-        if (e.key === 'ArrowDown') its[(i + 1) % its.length]?.focus();
-        if (e.key === 'ArrowUp') its[(i - 1 + its.length) % its.length]?.focus();
-      }}
-    >
-      {items.map((it) => (
-        <button
-          key={it.label}
-          type="button"
-          role="menuitem"
-          className="kg-menu-item"
-          onClick={() => {
-            onClose();
-            it.run();
-          }}
-        >
-          {it.label}
-        </button>
-      ))}
     </div>
   );
 }

@@ -80,8 +80,9 @@ export function edgeId(subject: string, predicate: string, object: string, graph
 
 // ---- Look by type ----
 
-export type Shape = 'ellipse' | 'round-rectangle' | 'diamond' | 'hexagon' | 'triangle' | 'star';
-export const SHAPES: Shape[] = ['ellipse', 'round-rectangle', 'diamond', 'hexagon', 'triangle', 'star'];
+// Convex shapes only: cytoscape's hit test of a concave one (a star) misses presses at its centre.
+export type Shape = 'ellipse' | 'round-rectangle' | 'diamond' | 'hexagon' | 'triangle' | 'pentagon';
+export const SHAPES: Shape[] = ['ellipse', 'round-rectangle', 'diamond', 'hexagon', 'triangle', 'pentagon'];
 
 // Mid-tone colours that read on the light and on the dark canvas (labels sit beside the node).
 export const PALETTE = ['#5b6ee1', '#2f9e6b', '#d9822b', '#c2417a', '#8e5bd9', '#1f97b5', '#b8a12a', '#d14b4b', '#6b8e23', '#7a7f8c'];
@@ -341,7 +342,11 @@ export function provenanceText(p: unknown): string {
   const o = p as Record<string, unknown>;
   const who = typeof o.sourceAgentId === 'string' ? o.sourceAgentId : '';
   const when = typeof o.timestamp === 'string' ? o.timestamp : '';
-  if (who || when) return [who, when && new Date(when).toLocaleString()].filter(Boolean).join(' · ');
+  if (who || when) {
+    const t = when ? new Date(when) : null;
+    const at = t && !Number.isNaN(t.getTime()) ? t.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }) : when;
+    return [who, at].filter(Boolean).join(' · ');
+  }
   return JSON.stringify(p);
 }
 
