@@ -242,7 +242,8 @@ func loadavg() string {
 //	go test ./backend/bench -run '^$' -bench Throughput -benchtime 1x
 //
 // BENCH_RUN sets each run's duration (default 1s); BENCH_CLIENTS the client counts (default 1,8,32,128);
-// BENCH_SERVERS=hub runs one server alone (for a profile: add -cpuprofile).
+// BENCH_SERVERS=hub runs one server alone (for a profile: add -cpuprofile); BENCH_WORKLOADS keeps the
+// rows whose method is one of its names or whose workload starts with one (e.g. SendStreamingMessage,echo4).
 func BenchmarkThroughput(b *testing.B) {
 	run, clients := time.Second, []int{1, 8, 32, 128}
 	if v := os.Getenv("BENCH_RUN"); v != "" {
@@ -283,6 +284,11 @@ func BenchmarkThroughput(b *testing.B) {
 		for _, n := range clients {
 			cells = append(cells, &cell{workload: w.name, m: w.m, clients: n, servers: slices.Clone(w.servers), samples: map[string][]sample{}})
 		}
+	}
+	if only := os.Getenv("BENCH_WORKLOADS"); only != "" {
+		cells = slices.DeleteFunc(cells, func(c *cell) bool {
+			return !slices.ContainsFunc(strings.Split(only, ","), func(w string) bool { return c.m.name == w || strings.HasPrefix(c.workload, w) })
+		})
 	}
 	if only := os.Getenv("BENCH_SERVERS"); only != "" {
 		for _, c := range cells {
