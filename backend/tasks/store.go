@@ -196,10 +196,8 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	first, err := encodeEvent(task.ID, task)
-	if err != nil {
-		return taskstore.TaskVersionMissing, err
-	}
+	// The first logged event is the task itself: the same JSON, already checked to read back as a task.
+	first := encodedEvent{ev: task, kind: KindOf(task), body: body}
 	now := s.now().UnixNano()
 	var entries []*Logged
 	err = s.db.Write(ctx, func(tx *sql.Tx) error {
