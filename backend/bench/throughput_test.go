@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"text/tabwriter"
@@ -120,8 +121,18 @@ func listen(b *testing.B, h http.Handler) (string, func()) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }
 }
 
-// httpClient keeps a connection per concurrent client alive for every server alike.
-var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}}
+// httpClient keeps a connection per concurrent client alive for every server alike. Each new
+// connection comes from the next of 250 loopback addresses (127.0.0.2 …), so the clients are as many
+// hosts as a real load would be: the hub caps the streams one host may hold open (64), and 128
+// streaming clients from 127.0.0.1 alone would be refused.
+var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute,
+	DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		n := dials.Add(1)
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+n%250))}}
+		return d.DialContext(ctx, network, addr)
+	}}}
+
+var dials atomic.Int64
 
 // method is one way of sending a message; call sends one and checks that the task completed.
 type method struct {
