@@ -200,7 +200,7 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	first := encodedEvent{ev: task, kind: KindOf(task), body: body}
 	now := s.now().UnixNano()
 	var entries []*Logged
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		owner := ownerOf(ctx)
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx,
@@ -209,7 +209,7 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return taskstore.ErrTaskAlreadyExists
+			return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
 		}
 		// A new row has no events yet (task_events references tasks): the log starts at seq 1.
 		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, 0, []encodedEvent{first}); err != nil {
@@ -248,33 +248,35 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	now := s.now().UnixNano()
 	var version taskstore.TaskVersion
 	var entries []*Logged
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	// Lean: every way this fn fails before its UPDATE is NothingWritten; a failure after it (a
+	// statement error) rolls the batch back and runs its other writes again.
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		var stored taskstore.TaskVersion
 		var prevState, dialect string
 		var lastSeq int64
 		err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&stored, &prevState, &dialect, &lastSeq)
 		if errors.Is(err, sql.ErrNoRows) {
-			return a2a.ErrTaskNotFound
+			return store.NothingWritten(a2a.ErrTaskNotFound)
 		}
 		if err != nil {
-			return err
+			return store.NothingWritten(err)
 		}
 		if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != stored {
-			return taskstore.ErrConcurrentModification
-		}
-		version = stored + 1
-		if _, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx,
-			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
-			return err
+			return store.NothingWritten(taskstore.ErrConcurrentModification)
 		}
 		events := given
 		if statusAdded(req, a2a.TaskState(prevState)) {
 			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
 			if err != nil {
-				return err
+				return store.NothingWritten(err)
 			}
 			events = append(events[:len(events):len(events)], st) // given stays as it is if fn runs again
+		}
+		version = stored + 1
+		if _, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx,
+			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
+			return err
 		}
 		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, lastSeq, events); err != nil {
 			return err
