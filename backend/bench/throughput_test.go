@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"text/tabwriter"
@@ -120,8 +121,18 @@ func listen(b *testing.B, h http.Handler) (string, func()) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }
 }
 
-// httpClient keeps a connection per concurrent client alive for every server alike.
-var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}}
+// httpClient keeps a connection per concurrent client alive for every server alike. Each new
+// connection comes from the next of 250 loopback addresses (127.0.0.2 …), so the clients are as many
+// hosts as a real load would be: the hub caps the streams one host may hold open (64), and 128
+// streaming clients from 127.0.0.1 alone would be refused.
+var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute,
+	DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		n := dials.Add(1)
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+n%250))}}
+		return d.DialContext(ctx, network, addr)
+	}}}
+
+var dials atomic.Int64
 
 // method is one way of sending a message; call sends one and checks that the task completed.
 type method struct {
@@ -242,7 +253,8 @@ func loadavg() string {
 //	go test ./backend/bench -run '^$' -bench Throughput -benchtime 1x
 //
 // BENCH_RUN sets each run's duration (default 1s); BENCH_CLIENTS the client counts (default 1,8,32,128);
-// BENCH_SERVERS=hub runs one server alone (for a profile: add -cpuprofile).
+// BENCH_SERVERS=hub runs one server alone (for a profile: add -cpuprofile); BENCH_WORKLOADS keeps the
+// rows whose method is one of its names or whose workload starts with one (e.g. SendStreamingMessage,echo4).
 func BenchmarkThroughput(b *testing.B) {
 	run, clients := time.Second, []int{1, 8, 32, 128}
 	if v := os.Getenv("BENCH_RUN"); v != "" {
@@ -283,6 +295,11 @@ func BenchmarkThroughput(b *testing.B) {
 		for _, n := range clients {
 			cells = append(cells, &cell{workload: w.name, m: w.m, clients: n, servers: slices.Clone(w.servers), samples: map[string][]sample{}})
 		}
+	}
+	if only := os.Getenv("BENCH_WORKLOADS"); only != "" {
+		cells = slices.DeleteFunc(cells, func(c *cell) bool {
+			return !slices.ContainsFunc(strings.Split(only, ","), func(w string) bool { return c.m.name == w || strings.HasPrefix(c.workload, w) })
+		})
 	}
 	if only := os.Getenv("BENCH_SERVERS"); only != "" {
 		for _, c := range cells {

@@ -134,7 +134,8 @@ type streamWriter struct {
 	timeout time.Duration
 	id      json.RawMessage
 	log     *slog.Logger
-	started bool // the status line is written: an error can no longer be a plain JSON reply
+	started bool      // the status line is written: an error can no longer be a plain JSON reply
+	until   time.Time // the deadline last set
 }
 
 func newStreamWriter(w http.ResponseWriter, timeout time.Duration, id json.RawMessage, log *slog.Logger) *streamWriter {
@@ -142,8 +143,15 @@ func newStreamWriter(w http.ResponseWriter, timeout time.Duration, id json.RawMe
 }
 
 func (s *streamWriter) deadline() {
+	// A stream writes and flushes every event: the deadline is moved only once it has come a
+	// sixteenth of the timeout closer, not on every call (each move resets the connection's timer).
+	until := time.Now().Add(s.timeout)
+	if until.Sub(s.until) < s.timeout/16 {
+		return
+	}
+	s.until = until
 	// ErrNotSupported (a writer without a connection) leaves the write unbounded, as before.
-	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	_ = s.rc.SetWriteDeadline(until)
 }
 
 func (s *streamWriter) WriteHeader(status int) {

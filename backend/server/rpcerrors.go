@@ -195,6 +195,11 @@ func (w *dialectErrorWriter) Flush() {
 func (w *dialectErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func rewriteErrorResponse(d tasks.Dialect, p []byte) ([]byte, bool) {
+	// Every event of every stream passes here: one that has no "error" key (a2a-go's encoder writes
+	// keys as they are) is no error response, and is not parsed.
+	if !bytes.Contains(p, []byte(`"error"`)) {
+		return nil, false
+	}
 	prefix, body, suffix := []byte(nil), p, []byte(nil)
 	if rest, ok := bytes.CutPrefix(p, []byte("data: ")); ok {
 		trimmed := bytes.TrimRight(rest, "\n")

@@ -317,3 +317,63 @@ func TestLoneFailingWriteIsRolledBack(t *testing.T) {
 		t.Fatalf("stored %q", k)
 	}
 }
+
+// WriteLean runs fns without savepoints: a fn that fails with NothingWritten leaves its batch alone;
+// one that fails any other way may have half-written, so the whole transaction is rolled back and
+// the rest of the batch runs again without it. Either way only complete writes are stored.
+func TestWriteLean(t *testing.T) {
+	db := openTest(t)
+	release, held := holdWriter(t, db)
+	nope, boom := errors.New("nope"), errors.New("boom")
+	var mu sync.Mutex
+	runs := map[string]int{}
+	counted := func(name string, fn func(*sql.Tx) error) func(*sql.Tx) error {
+		return func(tx *sql.Tx) error {
+			mu.Lock()
+			runs[name]++
+			mu.Unlock()
+			return fn(tx)
+		}
+	}
+	results := make(chan string, 4)
+	for i, w := range []struct {
+		name string
+		fn   func(*sql.Tx) error
+	}{
+		{"a", put("a")},
+		{"c", func(*sql.Tx) error { return NothingWritten(nope) }},
+		{"b", func(tx *sql.Tx) error {
+			if err := put("b")(tx); err != nil {
+				return err
+			}
+			return boom // after a change: the transaction holds b's half-made write
+		}},
+		{"d", put("d")},
+	} {
+		go func() {
+			err := db.WriteLean(context.Background(), counted(w.name, w.fn))
+			results <- fmt.Sprintf("%s=%v", w.name, err)
+		}()
+		queued(db, i+1) // in this order
+	}
+	queued(db, 4)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for range 4 {
+		got[<-results] = true
+	}
+	if !got["a=<nil>"] || !got["c=nope"] || !got["b=boom"] || !got["d=<nil>"] {
+		t.Fatalf("results %v", got)
+	}
+	if k := keys(t, db); k != "a,d,held" {
+		t.Fatalf("stored %q, want a, d and held (b's half-made write undone)", k)
+	}
+	// a ran before b broke the transaction and once more after; c's failure broke nothing (else a
+	// would have run a third time); d ran only in the second transaction.
+	if runs["a"] != 2 || runs["b"] != 1 || runs["d"] != 1 {
+		t.Fatalf("runs %v", runs)
+	}
+}

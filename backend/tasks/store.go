@@ -196,9 +196,11 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
+	// The first logged event is the task itself: the same JSON, already checked to read back as a task.
+	first := encodedEvent{ev: task, kind: KindOf(task), body: body}
 	now := s.now().UnixNano()
 	var entries []*Logged
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		owner := ownerOf(ctx)
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx,
@@ -207,9 +209,10 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return taskstore.ErrTaskAlreadyExists
+			return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
 		}
-		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, []a2a.Event{task}); err != nil {
+		// A new row has no events yet (task_events references tasks): the log starts at seq 1.
+		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, 0, []encodedEvent{first}); err != nil {
 			return err
 		}
 		return s.onWrite(ctx, tx, task, dialectFrom(ctx), entries)
@@ -233,29 +236,49 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
+	// The event is encoded and checked here, not on the writer goroutine every write waits for.
+	var given []encodedEvent
+	if ev := loggedAsGiven(req.Event); ev != nil {
+		e, err := encodeEvent(req.Task.ID, ev)
+		if err != nil {
+			return taskstore.TaskVersionMissing, err
+		}
+		given = append(given, e)
+	}
 	now := s.now().UnixNano()
 	var version taskstore.TaskVersion
 	var entries []*Logged
-	err = s.db.Write(ctx, func(tx *sql.Tx) error {
+	// Lean: every way this fn fails before its UPDATE is NothingWritten; a failure after it (a
+	// statement error) rolls the batch back and runs its other writes again.
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		var stored taskstore.TaskVersion
 		var prevState, dialect string
-		err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&stored, &prevState, &dialect)
+		var lastSeq int64
+		err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&stored, &prevState, &dialect, &lastSeq)
 		if errors.Is(err, sql.ErrNoRows) {
-			return a2a.ErrTaskNotFound
+			return store.NothingWritten(a2a.ErrTaskNotFound)
 		}
 		if err != nil {
-			return err
+			return store.NothingWritten(err)
 		}
 		if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != stored {
-			return taskstore.ErrConcurrentModification
+			return store.NothingWritten(taskstore.ErrConcurrentModification)
+		}
+		events := given
+		if statusAdded(req, a2a.TaskState(prevState)) {
+			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
+			if err != nil {
+				return store.NothingWritten(err)
+			}
+			events = append(events[:len(events):len(events)], st) // given stays as it is if fn runs again
 		}
 		version = stored + 1
 		if _, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx,
 			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
 			return err
 		}
-		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, eventsOf(req, a2a.TaskState(prevState))); err != nil {
+		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, lastSeq, events); err != nil {
 			return err
 		}
 		return s.onWrite(ctx, tx, req.Task, Dialect(dialect), entries)
@@ -267,20 +290,47 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	return version, nil
 }
 
-// eventsOf decides what an update adds to the log: the event as given, and a status event whenever the
-// state changed without one (a2a-go marks a task failed passing the event that failed, or none).
-func eventsOf(req *taskstore.UpdateRequest, prevState a2a.TaskState) []a2a.Event {
-	var out []a2a.Event
-	switch ev := req.Event.(type) {
+// What an update adds to the log: the event as given (loggedAsGiven), and a status event whenever
+// the state changed without one (statusAdded; a2a-go marks a task failed passing the event that
+// failed, or none).
+
+// loggedAsGiven is the update's event if the log keeps it (a status, task, artifact or message).
+func loggedAsGiven(ev a2a.Event) a2a.Event {
+	switch ev.(type) {
+	case *a2a.TaskStatusUpdateEvent, *a2a.Task, *a2a.TaskArtifactUpdateEvent, *a2a.Message:
+		return ev
+	}
+	return nil
+}
+
+// statusAdded reports whether the update logs a status event of its own after the given one.
+func statusAdded(req *taskstore.UpdateRequest, prevState a2a.TaskState) bool {
+	switch req.Event.(type) {
 	case *a2a.TaskStatusUpdateEvent, *a2a.Task:
-		return []a2a.Event{ev}
+		return false
 	case *a2a.TaskArtifactUpdateEvent, *a2a.Message:
-		out = append(out, ev)
+		return req.Task.Status.State != prevState
 	}
-	if len(out) == 0 || req.Task.Status.State != prevState {
-		out = append(out, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
+	return true
+}
+
+// encodedEvent is an event with its stored JSON, checked to read back.
+type encodedEvent struct {
+	ev   a2a.Event
+	kind string
+	body []byte
+}
+
+func encodeEvent(id a2a.TaskID, ev a2a.Event) (encodedEvent, error) {
+	kind := KindOf(ev)
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return encodedEvent{}, err
 	}
-	return out
+	if _, err := DecodeEvent(kind, body); err != nil {
+		return encodedEvent{}, fmt.Errorf("%s event of task %s: it would not read back once stored (%v): %w", kind, id, err, a2a.ErrInvalidParams)
+	}
+	return encodedEvent{ev: ev, kind: kind, body: body}, nil
 }
 
 // KindOf names an event as the log does: task, status, artifact or message.
@@ -297,24 +347,15 @@ func KindOf(ev a2a.Event) string {
 	}
 }
 
-func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore.TaskVersion, now int64, events []a2a.Event) ([]*Logged, error) {
-	var seq int64
-	if err := tx.StmtContext(ctx, s.st.lastSeq).QueryRowContext(ctx, id).Scan(&seq); err != nil {
-		return nil, err
-	}
+// appendLog inserts events after seq lastSeq of the task's log.
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore.TaskVersion, now, lastSeq int64, events []encodedEvent) ([]*Logged, error) {
 	insert := tx.StmtContext(ctx, s.st.insertEvent)
 	out := make([]*Logged, 0, len(events))
-	for _, ev := range events {
-		body, err := json.Marshal(ev)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := DecodeEvent(KindOf(ev), body); err != nil {
-			return nil, fmt.Errorf("%s event of task %s: it would not read back once stored (%v): %w", KindOf(ev), id, err, a2a.ErrInvalidParams)
-		}
+	seq := lastSeq
+	for _, e := range events {
 		seq++
-		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: KindOf(ev), Final: KindOf(ev) != "message" && IsFinal(ev), At: time.Unix(0, now), Event: ev}
-		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, l.Final, body, now); err != nil {
+		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: e.kind, Final: e.kind != "message" && IsFinal(e.ev), At: time.Unix(0, now), Event: e.ev}
+		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, l.Final, e.body, now); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

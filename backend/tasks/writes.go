@@ -15,7 +15,7 @@ import (
 // by every write (inside a transaction through tx.StmtContext): preparing them on every call was about
 // a tenth of the hub's CPU under load.
 type stmts struct {
-	insertTask, selectForUpdate, updateTask, lastSeq, insertEvent *sql.Stmt
+	insertTask, selectForUpdate, updateTask, insertEvent *sql.Stmt
 }
 
 func prepare(ctx context.Context, db *sql.DB) (*stmts, error) {
@@ -28,9 +28,10 @@ func prepare(ctx context.Context, db *sql.DB) (*stmts, error) {
 	}
 	p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
 		VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
-	p(&st.selectForUpdate, `SELECT version, state, dialect FROM tasks WHERE id = ?`)
+	// The task's last event seq comes with its row: one statement less on every write.
+	p(&st.selectForUpdate, `SELECT version, state, dialect,
+		(SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = tasks.id) FROM tasks WHERE id = ?`)
 	p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ?`)
-	p(&st.lastSeq, `SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = ?`)
 	p(&st.insertEvent, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	return &st, errors.Join(errs...)
 }
