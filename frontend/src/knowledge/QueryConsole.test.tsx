@@ -50,6 +50,21 @@ describe('QueryConsole', () => {
     expect(fields).toEqual(expect.arrayContaining(['subject', 'predicate', 'object', 'value', 'certainty']));
   });
 
+  it('keeps what is typed right after accepting a completion where it was typed', async () => {
+    await serveKg(hub(() => ({ data: {} })));
+    render(<QueryConsole />);
+    const ta = await editor();
+    const user = userEvent.setup();
+    await user.clear(ta);
+    await user.type(ta, '{{ sta');
+    await screen.findByRole('listbox', { name: 'Completions' });
+    // Enter and the next key in one go, as a fast typist (or a slow machine) does; then frames pass.
+    await user.keyboard('{Enter}(');
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    await user.keyboard('x');
+    expect(ta.value).toBe('{ statements(x');
+  });
+
   it('runs with Ctrl+Enter, shows the rows, the metadata, and shows the nodes in the graph', async () => {
     const { calls } = await serveKg(hub(() => ({ data: STATEMENTS, queryMetadata: { elapsedMs: 1.5, statementCount: 2, nodeCount: 0, queryLanguage: 'graphql' } })));
     const onShow = vi.fn();

@@ -2,7 +2,7 @@
 // Gizmo, run with Ctrl+Enter through knowledge/query; results as a table, "Show in graph", the
 // query's metadata, errors at their line and column, and a per-agent history of past queries.
 
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { GraphQLSchema } from 'graphql';
 import { kgErrorText, queryIn, type QueryLanguage, type QueryResult } from './kg';
 import {
@@ -86,6 +86,10 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const [caret, setCaret] = useState(0);
   const editor = useRef<HTMLTextAreaElement>(null);
   const runSeq = useRef(0);
+  // Where the caret goes once an accepted completion is in the editor: set in the same commit that
+  // writes the text, before the next keystroke (a later frame would move the caret back over what
+  // was typed in between).
+  const pendingCaret = useRef<number | null>(null);
 
   // The schema, for completion: introspection through knowledge/query, again for another agent.
   useEffect(() => {
@@ -155,12 +159,24 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
     setText(t);
     setCompletions(null);
     const pos = c.from + item.label.length;
-    requestAnimationFrame(() => {
-      el.focus();
+    if (t === text) {
+      // Nothing to write: no commit follows, so the caret moves now.
       el.setSelectionRange(pos, pos);
       setCaret(pos);
-    });
+    } else {
+      pendingCaret.current = pos;
+    }
   };
+
+  useLayoutEffect(() => {
+    const pos = pendingCaret.current;
+    const el = editor.current;
+    if (pos === null || !el) return;
+    pendingCaret.current = null;
+    el.focus();
+    el.setSelectionRange(pos, pos);
+    setCaret(pos);
+  }, [text]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
