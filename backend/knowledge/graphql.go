@@ -291,7 +291,7 @@ func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, pr
 		if predicate != "" && p != predicate {
 			continue
 		}
-		r, err := findRow(ctx, s.db.Reader, key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)})
+		r, err := findRow(ctx, s.st.find, key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)})
 		if err != nil {
 			return nil, err
 		}

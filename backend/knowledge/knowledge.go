@@ -13,6 +13,7 @@ package knowledge
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,6 +64,7 @@ type Service struct {
 	log    *slog.Logger
 	rules  Rules
 	schema graphql.Schema
+	st     *stmts
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
 	// applied is the last change in the graph; recorded the last one written to kg_state.
@@ -94,6 +96,10 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	s := &Service{db: o.DB, qs: qs, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.st, err = prepareStmts(ctx, o.DB); err != nil {
+		qs.Close()
+		return nil, fmt.Errorf("knowledge: prepare: %w", err)
 	}
 	if s.schema, err = newSchema(s); err != nil {
 		qs.Close()
@@ -315,8 +321,9 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 			}
 		}
 	}
+	var change *sql.Stmt // the transaction's appendChange statement
 	logChange := func(tx execTx, op string, st Statement) error {
-		seq, err := appendChange(ctx, tx, op, st, source, now)
+		seq, err := appendChange(ctx, change, op, st, source, now)
 		if err == nil {
 			changes = append(changes, Change{Seq: seq, Op: op, Statement: st, Source: source, At: now})
 			touch(st)
@@ -324,6 +331,9 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 		return err
 	}
 	err := s.db.Tx(ctx, func(tx execTx) error {
+		changes, ids, affected = nil, nil, map[string]bool{} // the writer may run this again
+		change = tx.StmtContext(ctx, s.st.change)
+		find, upsert := tx.StmtContext(ctx, s.st.findTx), tx.StmtContext(ctx, s.st.upsert)
 		for i, pt := range patches {
 			st := pt.Statement
 			if st.Certainty == nil && pt.Op != OpRemove {
@@ -335,7 +345,7 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 			}
 			switch pt.Op {
 			case OpRemove:
-				r, err := findRow(ctx, tx, st.key())
+				r, err := findRow(ctx, find, st.key())
 				if err != nil {
 					return err
 				}
@@ -368,7 +378,7 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 				}
 				fallthrough
 			case OpAdd:
-				if err := upsertRow(ctx, tx, st, source, justification, now); err != nil {
+				if err := upsertRow(ctx, upsert, st, source, justification, now); err != nil {
 					return err
 				}
 				if err := logChange(tx, pt.Op, st); err != nil {
