@@ -491,3 +491,40 @@ func TestKnowledgeSubscribeByType(t *testing.T) {
 		t.Fatalf("events: %v", got)
 	}
 }
+
+// TestKnowledgeNodesEqFilter: nodes(where: {eq}) starts from the statements holding the value (an
+// index), and still answers as the filter reads: eq is the value's text, so it matches a number and
+// a string spelled the same, a typed string, not another predicate's value, not a node of another
+// type or one whose type statement the view hides, and pages by id.
+func TestKnowledgeNodesEqFilter(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	update(t, h, hdr, "people",
+		patch("add", stmt("ex:a", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:a", "ex:code", map[string]any{"value": 7}, 1)),
+		patch("add", stmt("ex:b", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:b", "ex:code", map[string]any{"value": "7"}, 1)),
+		patch("add", stmt("ex:c", "rdf:type", map[string]any{"id": "ex:Person"}, 0.3)),
+		patch("add", stmt("ex:c", "ex:code", map[string]any{"value": 7}, 1)),
+		patch("add", stmt("ex:d", "rdf:type", map[string]any{"id": "ex:Robot"}, 1)),
+		patch("add", stmt("ex:d", "ex:code", map[string]any{"value": 7}, 1)),
+		patch("add", stmt("ex:e", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:e", "ex:other", map[string]any{"value": 7}, 1)),
+		patch("add", stmt("ex:f", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:f", "ex:code", map[string]any{"value": "7", "type": "ex:Code"}, 1)),
+		patch("add", stmt("ex:g", "rdf:type", map[string]any{"id": "ex:Person"}, 1)),
+		patch("add", stmt("ex:g", "ex:code", map[string]any{"value": 7.5}, 1)),
+	)
+	q := `query($c: String) { nodes(type: "ex:Person", where: [{predicate: "ex:code", eq: "7"}], first: 2, after: $c) { items { id } nextCursor } }`
+	data := gql(t, h, hdr, q, map[string]any{"requiredCertainty": 0.5})
+	if got := jsonOf(data); got != `{"nodes":{"items":[{"id":"ex:a"},{"id":"ex:b"}],"nextCursor":"ex:b"}}` {
+		t.Fatalf("first page: %s", got)
+	}
+	data = gql(t, h, hdr, q, map[string]any{"requiredCertainty": 0.5, "variables": map[string]any{"c": "ex:b"}})
+	if got := jsonOf(data); got != `{"nodes":{"items":[{"id":"ex:f"}],"nextCursor":null}}` {
+		t.Fatalf("second page: %s", got)
+	}
+	data = gql(t, h, hdr, `{ nodes(where: [{predicate: "ex:code", eq: "7.5"}, {predicate: "ex:code", gt: 7}]) { items { id } } }`, nil)
+	if got := jsonOf(data); got != `{"nodes":{"items":[{"id":"ex:g"}]}}` {
+		t.Fatalf("any type, two filters: %s", got)
+	}
+}
