@@ -367,7 +367,9 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 		args = append(args, after)
 		if typ != "" {
 			tw, targs := v.sqlFilterOn("t")
-			q += ` AND EXISTS (SELECT 1 FROM kg_statements t WHERE t.subject = a.subject AND t.predicate = ? AND t.object_id = ? AND ` + tw + `)`
+			// +t.object_id keeps SQLite from answering this through the object index, which holds
+			// every node of the type, per candidate: the lookup goes by subject and predicate.
+			q += ` AND EXISTS (SELECT 1 FROM kg_statements t WHERE t.subject = a.subject AND t.predicate = ? AND +t.object_id = ? AND ` + tw + `)`
 			args = append(append(args, RDFType, typ), targs...)
 		}
 		q += ` ORDER BY a.subject`
