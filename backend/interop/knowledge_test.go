@@ -528,3 +528,26 @@ func TestKnowledgeNodesEqFilter(t *testing.T) {
 		t.Fatalf("any type, two filters: %s", got)
 	}
 }
+
+// TestKnowledgeReplaceOfSeveralValuesKeepsTheNewOne: a replace of a predicate with two values
+// removes both and adds the new one; the graph (what node.out reads) has the new value, and it can
+// be removed and added again. Cayley's kv store, given the removals and the addition in one batch,
+// dropped the new value (its node went with the removed quads) and then refused to add it again
+// ("quad exists").
+func TestKnowledgeReplaceOfSeveralValuesKeepsTheNewOne(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	to := func(o string) map[string]any { return stmt("ex:a", "ex:p", map[string]any{"id": o}, 1) }
+	out := func() string {
+		return jsonOf(gql(t, h, hdr, `{ node(id: "ex:a") { out(predicate: "ex:p") { object } } }`, nil))
+	}
+	update(t, h, hdr, "two values", patch("add", to("ex:o1")), patch("add", to("ex:o2")))
+	update(t, h, hdr, "one value", patch("replace", to("ex:o3")))
+	if got := out(); got != `{"node":{"out":[{"object":"ex:o3"}]}}` {
+		t.Fatalf("after the replace: %s", got)
+	}
+	update(t, h, hdr, "gone", patch("remove", to("ex:o3")))
+	update(t, h, hdr, "back", patch("add", to("ex:o3")))
+	if got := out(); got != `{"node":{"out":[{"object":"ex:o3"}]}}` {
+		t.Fatalf("after removing and adding it again: %s", got)
+	}
+}

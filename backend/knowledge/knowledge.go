@@ -163,8 +163,11 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 	}
 	// Only real changes go to Cayley: its kv store miscounts node references when one batch mixes
 	// the removal of a missing quad with real changes of the same nodes (a replayed "replace" then
-	// lost the new value), so replay never leans on IgnoreMissing/IgnoreDup.
-	deltas := make([]graph.Delta, 0, len(order))
+	// lost the new value), so replay never leans on IgnoreMissing/IgnoreDup. For the same reason
+	// removals and additions go in two batches, removals first: in one batch, a removal that left a
+	// node without quads deleted it under an added quad of that node (a replace of a predicate with
+	// two values lost its new value, and adding it later failed with "quad exists").
+	var removes, adds []graph.Delta
 	for _, k := range order {
 		c := last[k]
 		q := c.Statement.quadOf()
@@ -174,14 +177,16 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 		}
 		switch {
 		case c.Op == OpRemove && has:
-			deltas = append(deltas, graph.Delta{Quad: q, Action: graph.Delete})
+			removes = append(removes, graph.Delta{Quad: q, Action: graph.Delete})
 		case c.Op != OpRemove && !has:
-			deltas = append(deltas, graph.Delta{Quad: q, Action: graph.Add})
+			adds = append(adds, graph.Delta{Quad: q, Action: graph.Add})
 		}
 	}
-	if len(deltas) > 0 {
-		if err := s.qs.ApplyDeltas(deltas, graph.IgnoreOpts{}); err != nil {
-			return err
+	for _, ds := range [][]graph.Delta{removes, adds} {
+		if len(ds) > 0 {
+			if err := s.qs.ApplyDeltas(ds, graph.IgnoreOpts{}); err != nil {
+				return err
+			}
 		}
 	}
 	// Recording how far the graph is costs an fsync; doing it every appliedEvery changes (and at
@@ -282,28 +287,63 @@ func (p *Patch) check() error {
 	return p.Statement.check()
 }
 
-// apply writes the patches and their changes to hub.db in one transaction, then to the graph, then
-// publishes them.
+// apply writes the patches and their changes to hub.db in one transaction, then brings the graph
+// up to that change and publishes. The hub.db write is not under s.mu: concurrent updates share the
+// group-commit writer's commits (its serial order is the log's order), and whoever takes s.mu first
+// applies every change logged up to its own in one bolt transaction, so concurrent updates share
+// the graph's commits too. The graph and the bus still see the changes in log order.
 func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	changes, ids, err := s.commit(ctx, source, patches, justification)
 	if err != nil {
 		return nil, err
 	}
-	// The log is committed: the update stands even if the graph write fails now (the next start
-	// replays it), so a failure here is logged, not answered.
-	if err := s.applyToGraph(ctx, changes); err != nil {
-		s.log.Error("knowledge graph write failed; it will be replayed from the log at the next start", "err", err)
-	}
-	for _, c := range changes {
-		if s.bus != nil {
-			s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if last := changes[len(changes)-1].Seq; s.applied < last {
+		pending := changes
+		if s.applied+1 != changes[0].Seq {
+			// Changes of other updates come before these (or the graph is behind after a failed
+			// write): take them all from the log, in order.
+			if pending, err = s.logged(ctx, s.applied, last); err != nil {
+				return nil, err
+			}
+		}
+		// The log is committed: the update stands even if the graph write fails now (the graph
+		// stays at s.applied, so the next update or the next start applies these again from the
+		// log), so a failure here is logged, not answered.
+		if err := s.applyToGraph(ctx, pending); err != nil {
+			s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
+		}
+		for _, c := range pending {
+			if s.bus != nil {
+				s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
+			}
 		}
 	}
 	return &UpdateResult{Success: true, StatementsAffected: len(changes), AffectedIDs: ids,
 		VerificationStatus: StatusVerified, VerificationDetails: "checked against the hub's alignment rules",
 		ChangeID: fmt.Sprint(changes[len(changes)-1].Seq)}, nil
+}
+
+// logged reads the changes after `after` up to and including upTo from the log.
+func (s *Service) logged(ctx context.Context, after, upTo int64) ([]Change, error) {
+	var out []Change
+	for after < upTo {
+		cs, err := changesAfter(ctx, s.db.Reader, after, int(min(upTo-after, 5000)))
+		if err != nil {
+			return nil, err
+		}
+		if len(cs) == 0 {
+			break
+		}
+		for _, c := range cs {
+			if c.Seq <= upTo {
+				out = append(out, c)
+			}
+		}
+		after = cs[len(cs)-1].Seq
+	}
+	return out, nil
 }
 
 // commit writes the patches to kg_statements and their changes to kg_changes in one transaction
