@@ -224,6 +224,7 @@ type latencies struct {
 	mu    sync.Mutex
 	sent  map[int64]time.Time
 	times []time.Duration
+	calls []time.Duration // the publish calls' own round trips
 	left  sync.WaitGroup
 }
 
@@ -343,10 +344,14 @@ func benchStream(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 	publish := func(l *latencies, next *int64, p *principal, params map[string]any) {
 		*next++
 		l.mu.Lock()
-		l.sent[*next] = time.Now()
+		t0 := time.Now()
+		l.sent[*next] = t0
 		l.left.Add(subscribers)
 		l.mu.Unlock()
 		call(b, p, "channels/publish", params)
+		l.mu.Lock()
+		l.calls = append(l.calls, time.Since(t0))
+		l.mu.Unlock()
 	}
 	for r := range rounds {
 		hubRound := func() {
@@ -376,9 +381,10 @@ func benchStream(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 	fmt.Fprintln(out, "server\tp50\tp90\tp99\tmax\tsamples\t")
 	for _, row := range []struct {
 		name string
-		l    *latencies
-	}{{"channels/stream", hubLat}, {"bare SSE fan-out", bareLat}} {
-		t := row.l.times
+		t    []time.Duration
+	}{{"channels/stream", hubLat.times}, {"bare SSE fan-out", bareLat.times},
+		{"(the publish call alone, hub)", hubLat.calls}, {"(the publish call alone, bare)", bareLat.calls}} {
+		t := row.t
 		fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%s\t%d\t\n", row.name, ms(pct(t, .5)), ms(pct(t, .9)), ms(pct(t, .99)), ms(pct(t, 1)), len(t))
 	}
 	fmt.Fprintf(out, "ratio p50 %.2f, p99 %.2f\n", float64(pct(hubLat.times, .5))/float64(pct(bareLat.times, .5)),

@@ -117,6 +117,9 @@ type Service struct {
 // writer's time, and the writer is what bounds publishes per second.
 type publishStmts struct {
 	access, idempotent, nextSeq, insertEvent, audit *sql.Stmt
+	// On the reader pool, for channels/history: the caller's access, and a page without an author
+	// filter (the common shape).
+	readAccess, page *sql.Stmt
 }
 
 func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
@@ -129,8 +132,7 @@ func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
 	}
 	// access is what load and requireMember decide for a publish, in one query: the channel's
 	// visibility and the caller's role (NULL: not a member).
-	p(&st.access, `SELECT c.visibility, m.role FROM channels c
-		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = ? WHERE c.id = ?`)
+	p(&st.access, accessQuery)
 	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
 	p(&st.nextSeq, `UPDATE channels SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`)
 	p(&st.insertEvent, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
@@ -138,6 +140,19 @@ func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
 	p(&st.audit, `INSERT INTO channel_audit(at, channel_id, event_id, actor, action) VALUES (?, ?, ?, ?, ?)`)
 	return &st, errors.Join(errs...)
 }
+
+func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
+	var err1, err2 error
+	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
+	st.page, err2 = db.PrepareContext(ctx, pageQuery+` ORDER BY sequence LIMIT ?`)
+	return errors.Join(err1, err2)
+}
+
+const (
+	accessQuery = `SELECT c.visibility, m.role FROM channels c
+		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = ? WHERE c.id = ?`
+	pageQuery = `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
+)
 
 // Open migrates the channels tables in db and returns the service; changes are published on b
 // with source as their Source.
@@ -158,6 +173,9 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	if s.pub, err = preparePublish(ctx, db.Writer); err != nil {
 		return nil, fmt.Errorf("channels: prepare publish: %w", err)
+	}
+	if err := prepareHistory(ctx, db.Reader, s.pub); err != nil {
+		return nil, fmt.Errorf("channels: prepare history: %w", err)
 	}
 	return s, nil
 }
@@ -815,20 +833,28 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 // mayPublish refuses a publish by who to channel id with the answers load and requireMember give:
 // a channel the caller may not see is ChannelNotFound, a public one they are not in PermissionDenied.
 func (s *Service) mayPublish(ctx context.Context, tx *sql.Tx, id string, who auth.Principal) error {
+	member, err := access(ctx, tx.StmtContext(ctx, s.pub.access), id, who)
+	if err == nil && !member {
+		return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", id)
+	}
+	return err
+}
+
+// access reads, in one query, what load decides: a channel the caller may not see (missing, or
+// private and the caller not a member) is ChannelNotFound; member says whether the caller is in it.
+func access(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) (member bool, err error) {
 	var visibility string
 	var role sql.NullString
-	err := tx.StmtContext(ctx, s.pub.access).QueryRowContext(ctx, who.ID, id).Scan(&visibility, &role)
+	err = st.QueryRowContext(ctx, who.ID, id).Scan(&visibility, &role)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return notFound(id)
+		return false, notFound(id)
 	case err != nil:
-		return err
-	case role.Valid:
-		return nil
-	case visibility != "public":
-		return notFound(id)
+		return false, err
+	case !role.Valid && visibility != "public":
+		return false, notFound(id)
 	}
-	return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", id)
+	return role.Valid, nil
 }
 
 // ensureDirect creates the direct channel of a and b if it does not exist yet.
@@ -905,20 +931,21 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 	if !s.limiter.allow(who.ID) {
 		return nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
 	}
-	if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+	if _, err := access(ctx, s.pub.readAccess, p.ChannelID, who); err != nil {
 		return nil, err
 	}
-	query := `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
-	args := []any{p.ChannelID, after, since}
-	if len(authors) > 0 {
-		query += ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `)`
+	var events []*MessageEvent
+	var err error
+	if len(authors) == 0 {
+		events, err = scanEvents(s.pub.page.QueryContext(ctx, p.ChannelID, after, since, size+1))
+	} else {
+		query := pageQuery + ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `) ORDER BY sequence LIMIT ?`
+		args := []any{p.ChannelID, after, since}
 		for _, a := range authors {
 			args = append(args, a)
 		}
+		events, err = s.readEvents(ctx, query, append(args, size+1)...)
 	}
-	query += ` ORDER BY sequence LIMIT ?`
-	args = append(args, size+1)
-	events, err := s.readEvents(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -931,7 +958,11 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 }
 
 func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, query, args...)
+	return scanEvents(s.db.Reader.QueryContext(ctx, query, args...))
+}
+
+// scanEvents decodes the event_json column of rows.
+func scanEvents(rows *sql.Rows, err error) ([]*MessageEvent, error) {
 	if err != nil {
 		return nil, err
 	}
