@@ -422,8 +422,7 @@ func seedEvents(b *testing.B, h *testHub, id, author string, n int) {
 					return err
 				}
 			}
-			_, err = tx.Exec(`UPDATE channels SET last_seq = ? WHERE id = ?`, min(from+batch-1, n), id)
-			return err
+			return nil
 		})
 		if err != nil {
 			b.Fatal(err)
