@@ -299,30 +299,44 @@ func (s *Service) apply(ctx context.Context, source string, patches []Patch, jus
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if last := changes[len(changes)-1].Seq; s.applied < last {
-		pending := changes
-		if s.applied+1 != changes[0].Seq {
-			// Changes of other updates come before these (or the graph is behind after a failed
-			// write): take them all from the log, in order.
-			if pending, err = s.logged(ctx, s.applied, last); err != nil {
-				return nil, err
-			}
-		}
-		// The log is committed: the update stands even if the graph write fails now (the graph
-		// stays at s.applied, so the next update or the next start applies these again from the
-		// log), so a failure here is logged, not answered.
-		if err := s.applyToGraph(ctx, pending); err != nil {
-			s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
-		}
-		for _, c := range pending {
-			if s.bus != nil {
-				s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
-			}
-		}
+	// The log is committed: the update stands even if the graph falls behind now (it stays at
+	// s.applied, so the next update or the next start applies these again from the log), so a
+	// failure from here on is logged, not answered.
+	if err := s.catchUp(ctx, changes); err != nil {
+		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
 	}
 	return &UpdateResult{Success: true, StatementsAffected: len(changes), AffectedIDs: ids,
 		VerificationStatus: StatusVerified, VerificationDetails: "checked against the hub's alignment rules",
 		ChangeID: fmt.Sprint(changes[len(changes)-1].Seq)}, nil
+}
+
+// catchUp brings the graph up to the last of changes (just committed) and publishes what it
+// applied, in log order. Changes of other updates logged before these are taken from the log, and
+// those logged since (their callers wait for s.mu now) go in the same graph commit.
+func (s *Service) catchUp(ctx context.Context, changes []Change) error {
+	last := changes[len(changes)-1].Seq
+	if s.applied >= last {
+		return nil // an update committed after this one applied it
+	}
+	pending := changes
+	if s.applied+1 != changes[0].Seq {
+		var err error
+		if pending, err = s.logged(ctx, s.applied, last); err != nil {
+			return err
+		}
+	}
+	if more, err := changesAfter(ctx, s.db.Reader, last, 1000); err == nil {
+		pending = append(pending, more...)
+	}
+	if err := s.applyToGraph(ctx, pending); err != nil {
+		return err
+	}
+	for _, c := range pending {
+		if s.bus != nil {
+			s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
+		}
+	}
+	return nil
 }
 
 // logged reads the changes after `after` up to and including upTo from the log.
