@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -154,19 +153,24 @@ func loadMemstore(b testing.TB, n int) (*memstore.QuadStore, time.Duration) {
 	return qs, time.Since(start)
 }
 
-func vmHWM() string {
-	f, err := os.Open("/proc/self/status")
+// memory is the process's peak RSS (VmHWM) and its RSS now split into anonymous memory (heap,
+// stacks) and file pages (bolt's mmap of its file), from /proc/self/status.
+func memory() string {
+	raw, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return "?"
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			return strings.TrimSpace(v)
+	fields := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			fields[k] = strings.TrimSpace(v)
 		}
 	}
-	return "?"
+	mib := func(k string) string {
+		kb, _ := strconv.Atoi(strings.TrimSuffix(fields[k], " kB"))
+		return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
+	}
+	return fmt.Sprintf("%s (anon %s, file %s)", mib("VmHWM"), mib("RssAnon"), mib("RssFile"))
 }
 
 // BenchmarkKnowledgeRSSChild loads KG_RSS_N statements into KG_RSS_STORE (service or memstore) and
@@ -184,7 +188,7 @@ func BenchmarkKnowledgeRSSChild(b *testing.B) {
 		} else {
 			took = loadService(b, benchOpen(b, b.TempDir()), n)
 		}
-		json.NewEncoder(os.Stdout).Encode(map[string]any{"rssResult": true, "loadSeconds": took.Seconds(), "vmHWM": vmHWM()})
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"rssResult": true, "loadSeconds": took.Seconds(), "vmHWM": memory()})
 	}
 }
 
@@ -421,7 +425,7 @@ func benchKnowledgeAt(b *testing.B, n int) {
 
 	hubLoadChild, hubRSS := childRSS(b, "service", n)
 	memLoadChild, memRSS := childRSS(b, "memstore", n)
-	fmt.Fprintf(out, "peak RSS after load (own process, VmHWM)\t%s\t%s\t\t\n", hubRSS, memRSS)
+	fmt.Fprintf(out, "peak RSS of a load in its own process: VmHWM (RSS at end: anon, file)\t%s\t%s\t\t\n", hubRSS, memRSS)
 	fmt.Fprintf(out, "load in own process\t%.1f s\t%.1f s\t%.1f\t\n", hubLoadChild, memLoadChild, hubLoadChild/memLoadChild)
 	fmt.Fprintf(out, "loadavg at end %s\n", loadavg())
 }

@@ -356,7 +356,9 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 	v := viewOf(ctx)
 	var q string
 	var args []any
+	exact := false // the query alone decides: where is one eq filter, which the SQL matches exactly
 	if eq, pred := eqFilter(where); pred != "" {
+		exact = len(where) == 1 && onlyEq(where[0])
 		// Start from the statements holding the value (index kg_statements_value), not from every
 		// node of the type: each candidate still passes through matches below.
 		w, wargs := v.sqlFilterOn("a")
@@ -395,12 +397,14 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 		if err := rows.Scan(&n); err != nil {
 			return nil, err
 		}
-		ok, err := s.matches(ctx, n, where)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
+		if !exact {
+			ok, err := s.matches(ctx, n, where)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		if len(items) == first {
 			c := items[len(items)-1].id
@@ -422,6 +426,17 @@ func eqFilter(where []map[string]any) (eq, predicate string) {
 		}
 	}
 	return "", ""
+}
+
+// onlyEq says whether filter f has no condition but eq: then the statements whose value_json is
+// one of eqValues are exactly those it holds for (same JSON encoding both ways).
+func onlyEq(f map[string]any) bool {
+	for k, v := range f {
+		if k != "predicate" && k != "eq" && v != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // eqValues are the value_json texts of every literal whose text (literalText) is eq: the string

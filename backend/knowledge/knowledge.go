@@ -198,18 +198,24 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 	return s.recordApplied(ctx)
 }
 
-// hasQuad says whether the graph holds q (same subject, predicate, object and graph).
+// hasQuad says whether the graph holds q (same subject, predicate, object and graph). It compares
+// the node ids the iterator's quads already carry with those of q's values, so no quad is decoded
+// (decoding every quad of the subject was a third of applying an update at 1M statements).
 func (s *Service) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
-	ref := s.qs.ValueOf(q.Subject)
-	if ref == nil {
-		return false, nil
+	var refs [4]graph.Ref
+	for i, d := range []quad.Direction{quad.Subject, quad.Predicate, quad.Object, quad.Label} {
+		if v := q.Get(d); v != nil {
+			if refs[i] = s.qs.ValueOf(v); refs[i] == nil {
+				return false, nil // a value the graph does not have
+			}
+		}
 	}
-	want := key{iriOf(q.Subject), iriOf(q.Predicate), objectKey(q.Object), iriOf(q.Label)}
-	it := s.qs.QuadIterator(quad.Subject, ref)
+	it := s.qs.QuadIterator(quad.Subject, refs[0])
 	defer it.Close()
 	for it.Next(ctx) {
-		g := s.qs.Quad(it.Result())
-		if (key{iriOf(g.Subject), iriOf(g.Predicate), objectKey(g.Object), iriOf(g.Label)}) == want {
+		r := it.Result()
+		if s.qs.QuadDirection(r, quad.Predicate) == refs[1] && s.qs.QuadDirection(r, quad.Object) == refs[2] &&
+			s.qs.QuadDirection(r, quad.Label) == refs[3] {
 			return true, nil
 		}
 	}
