@@ -389,11 +389,34 @@ func benchKnowledgeAt(b *testing.B, n int) {
 		mem.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true})
 	})
 	fmt.Fprintf(out, "batched updates/s (1,000 per update)\t%.0f\t%.0f\t%.4f\t\n", perSec(batches*per, sum(h)), perSec(batches*per, sum(m)), perSec(batches*per, sum(h))/perSec(batches*per, sum(m)))
+	// Two updaters sending batches: one's hub.db commit runs while the other's graph write does.
+	start = time.Now()
+	for w := range 2 {
+		wg.Go(func() {
+			for i := range batches / 2 {
+				ps := make([]Patch, per)
+				for j := range ps {
+					ps[j] = upd((w*batches+i)*per+j, "p")[0]
+				}
+				if _, err := s.Update(owner, ps, "benchmark"); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Fprintf(out, "batched updates/s, 2 updaters\t%.0f\t\t\t\n", perSec(batches*per, time.Since(start)))
 
 	// Subscription latency: Update returns → the knowledge/subscribe stream's send of that change.
 	// The peer: memstore AddQuad and a Go channel send to a waiting goroutine (what a notifying
 	// writer around memstore would do).
-	run, err := s.openSubscribe(owner, json.RawMessage(`{"subscriptionQuery":"subscription { changes(predicate: \"ex:likes\") { op changeId } }"}`))
+	// The subscription starts after the newest change (afterChangeId): without one it would first
+	// read the whole log, every change of the load.
+	res, err := s.Update(owner, upd(0, "x"), "benchmark")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run, err := s.openSubscribe(owner, json.RawMessage(`{"afterChangeId":"`+res.ChangeID+`","subscriptionQuery":"subscription { changes(predicate: \"ex:likes\") { op changeId } }"}`))
 	if err != nil {
 		b.Fatal(err)
 	}
