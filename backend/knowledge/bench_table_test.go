@@ -20,6 +20,8 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/memstore"
 	"github.com/cayleygraph/cayley/graph/path"
+	"github.com/cayleygraph/cayley/query"
+	"github.com/cayleygraph/cayley/query/gizmo"
 	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 
@@ -333,6 +335,30 @@ func benchKnowledgeAt(b *testing.B, n int) {
 	})
 	row(fmt.Sprintf("type+attribute filter first 100 p50 (avg %d found)", found/20), h.p(.5), m.p(.5))
 	row("type+attribute filter p99", h.p(.99), m.p(.99))
+
+	// Gizmo 2-hop through knowledge/query, without and with requiredCertainty (which runs the script
+	// on an in-memory copy of the statements it may see); memstore runs the same script.
+	for _, filtered := range []bool{false, true} {
+		h, m = interleave(10, func(i int) {
+			v := &view{}
+			if _, err := s.queryGizmo(ctx, `g.V("<`+nodes[i]+`>").Out().Out().Limit(500).All()`, v, filtered); err != nil {
+				b.Fatal(err)
+			}
+		}, func(i int) {
+			it, err := gizmo.NewSession(mem).Execute(ctx, `g.V("<`+nodes[i]+`>").Out().Out().Limit(500).All()`, query.Options{Collation: query.JSON, Limit: GizmoMaxResults})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for it.Next(ctx) {
+			}
+			it.Close()
+		})
+		name := "Gizmo 2-hop limit 500 p50"
+		if filtered {
+			name += " with requiredCertainty (copies visible statements)"
+		}
+		row(name, h.p(.5), m.p(.5))
+	}
 
 	// Durable single updates: Service.Update with one statement each (hub.db commit + bolt commit),
 	// sequential; memstore AddQuad. Then 8 concurrent updaters.
