@@ -339,7 +339,11 @@ func benchKnowledgeAt(b *testing.B, n int) {
 	// Gizmo 2-hop through knowledge/query, without and with requiredCertainty (which runs the script
 	// on an in-memory copy of the statements it may see); memstore runs the same script.
 	for _, filtered := range []bool{false, true} {
-		h, m = interleave(10, func(i int) {
+		runs := 20
+		if filtered {
+			runs = 3 // each copies the graph
+		}
+		h, m = interleave(runs, func(i int) {
 			v := &view{}
 			if _, err := s.queryGizmo(ctx, `g.V("<`+nodes[i]+`>").Out().Out().Limit(500).All()`, v, filtered); err != nil {
 				b.Fatal(err)
