@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -549,5 +551,61 @@ func TestKnowledgeReplaceOfSeveralValuesKeepsTheNewOne(t *testing.T) {
 	update(t, h, hdr, "back", patch("add", to("ex:o3")))
 	if got := out(); got != `{"node":{"out":[{"object":"ex:o3"}]}}` {
 		t.Fatalf("after removing and adding it again: %s", got)
+	}
+}
+
+// TestKnowledgeGizmoViewRunsOnTheGraph: a Gizmo query with requiredCertainty sees neither the
+// hidden statements, in either direction, nor the nodes that only hidden statements hold, both
+// when few statements are hidden (the script runs on the graph less them) and when most are (it
+// runs on a copy of the visible ones).
+func TestKnowledgeGizmoViewRunsOnTheGraph(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	update(t, h, hdr, "people",
+		patch("add", stmt("ex:ada", "ex:knows", map[string]any{"id": "ex:bob"}, 1)),
+		patch("add", stmt("ex:ada", "ex:knows", map[string]any{"id": "ex:eve"}, 0.2)),
+		patch("add", stmt("ex:bob", "ex:knows", map[string]any{"id": "ex:ada"}, 1)),
+		patch("add", stmt("ex:eve", "ex:secret", map[string]any{"value": "hidden literal"}, 0.1)),
+	)
+	gizmo := func(q string, certainty float64) string {
+		var gz struct{ Data []map[string]any }
+		kgCall(t, h, hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": q, "requiredCertainty": certainty}, &gz)
+		var ids []string
+		for _, d := range gz.Data {
+			ids = append(ids, fmt.Sprint(d["id"]))
+		}
+		slices.Sort(ids)
+		return strings.Join(ids, " ")
+	}
+	for _, c := range []struct {
+		certainty float64
+		query     string
+		want      string
+	}{
+		{0.5, `g.V("<ex:ada>").Out("<ex:knows>").All()`, "<ex:bob>"},
+		{0.5, `g.V("<ex:eve>").In("<ex:knows>").All()`, ""},
+		{0.5, `g.V("<ex:ada>").In().All()`, "<ex:bob>"},
+		{0.5, `g.V().Has("<ex:knows>").All()`, "<ex:ada> <ex:bob>"},
+		{0.5, `g.V("<ex:eve>", "<ex:bob>").All()`, "<ex:bob>"},
+		{0.05, `g.V("<ex:eve>").Out().All()`, "hidden literal"},
+		// With 0.99 the sample graph of a new hub (certainty 1) stays, ada/bob stay, eve goes.
+		{0.99, `g.V("<ex:ada>").Out("<ex:knows>").All()`, "<ex:bob>"},
+	} {
+		if got := gizmo(c.query, c.certainty); got != c.want {
+			t.Errorf("%s with requiredCertainty %v: %q, want %q", c.query, c.certainty, got, c.want)
+		}
+	}
+	// More hidden statements than GizmoMaxHidden: the copy of the visible ones answers the same.
+	defer func(n int) { knowledge.GizmoMaxHidden = n }(knowledge.GizmoMaxHidden)
+	knowledge.GizmoMaxHidden = 10
+	var many []map[string]any
+	for i := range 40 {
+		many = append(many, patch("add", stmt(fmt.Sprintf("ex:n%d", i), "ex:knows", map[string]any{"id": "ex:ada"}, 0.3)))
+	}
+	update(t, h, hdr, "many", many...)
+	if got := gizmo(`g.V("<ex:ada>").In("<ex:knows>").All()`, 0.5); got != "<ex:bob>" {
+		t.Errorf("many hidden: %q", got)
+	}
+	if got := gizmo(`g.V("<ex:eve>", "<ex:bob>").All()`, 0.5); got != "<ex:bob>" {
+		t.Errorf("many hidden, nodes: %q", got)
 	}
 }

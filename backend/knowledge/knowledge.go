@@ -202,24 +202,8 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 // the node ids the iterator's quads already carry with those of q's values, so no quad is decoded
 // (decoding every quad of the subject was a third of applying an update at 1M statements).
 func (s *Service) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
-	var refs [4]graph.Ref
-	for i, d := range []quad.Direction{quad.Subject, quad.Predicate, quad.Object, quad.Label} {
-		if v := q.Get(d); v != nil {
-			if refs[i] = s.qs.ValueOf(v); refs[i] == nil {
-				return false, nil // a value the graph does not have
-			}
-		}
-	}
-	it := s.qs.QuadIterator(quad.Subject, refs[0])
-	defer it.Close()
-	for it.Next(ctx) {
-		r := it.Result()
-		if s.qs.QuadDirection(r, quad.Predicate) == refs[1] && s.qs.QuadDirection(r, quad.Object) == refs[2] &&
-			s.qs.QuadDirection(r, quad.Label) == refs[3] {
-			return true, nil
-		}
-	}
-	return false, it.Err()
+	ref, err := s.quadRef(ctx, q)
+	return ref != nil, err
 }
 
 // appliedEvery is how many changes may be applied before applied_seq is written.
