@@ -11,7 +11,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 VERSION ?= 0.1.0
 
 .PHONY: run serve build headless frontend setup deps test bench bench-memory dist \
-	suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke suite-deb suite-windows
+	bench-channels bench-knowledge suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke suite-deb suite-windows
 
 # The app: the desktop window, with the hub and the demo agent running while it is open.
 run: build
@@ -107,3 +107,15 @@ bench:
 # Heap and WAL at 10k and 100k stored tasks (a few minutes).
 bench-memory:
 	$(GO) test ./backend/bench -run '^$$' -bench '^BenchmarkMemoryAtScale$$' -benchtime 1x -timeout 30m
+
+# Channels (issue 11): publish over JSON-RPC with 1/8/64 publishers and Service.Publish alone, each
+# interleaved with a bare peer; stream latency to 100 SSE subscribers; history pages in a channel of
+# 1M events (about 3 minutes; CHANNELS_BENCH=publish,storage,stream,history picks sections,
+# CHANNELS_BENCH_EVENTS sizes the history channel).
+bench-channels:
+	$(GO) test ./backend/channels -run '^$$' -bench '^BenchmarkChannels$$' -benchtime 1x -timeout 40m
+
+# Knowledge graph (issue 12): the service (hub.db + Cayley bolt) beside Cayley's memstore at 100k
+# statements; KG_BENCH_1M=1 adds 1M (several minutes more).
+bench-knowledge:
+	$(GO) test ./backend/knowledge -run '^$$' -bench '^BenchmarkKnowledge$$' -benchtime 1x -timeout 60m

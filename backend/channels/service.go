@@ -110,6 +110,13 @@ type Service struct {
 	key     []byte // signs history page tokens
 	limiter *limiter
 	now     func() time.Time
+	pub     *publishStmts
+	// seqs is the newest sequence of each channel published to since Open, so a publish need not
+	// update the channel's row for it (a quarter of a publish's time on the writer). Only publish's
+	// and Delete's fns touch it, and they run on the store's writer goroutine, one at a time; a
+	// publish records its sequence only once all its statements succeeded, and a batch that does
+	// not commit clears it (OnAbort), so it never runs ahead of the table.
+	seqs map[string]int64
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
@@ -121,6 +128,48 @@ type Service struct {
 func (s *Service) SetRemoteAgents(check func(ctx context.Context, agentID string) error) {
 	s.remote.Store(&check)
 }
+
+// publishStmts are the statements of the publish path, prepared once on the writer connection and
+// used inside each write transaction (tx.StmtContext): parsing them on every publish was half of the
+// writer's time, and the writer is what bounds publishes per second.
+type publishStmts struct {
+	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
+	// On the reader pool, for channels/history: the caller's access, and a page without an author
+	// filter (the common shape).
+	readAccess, page *sql.Stmt
+}
+
+func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
+	var st publishStmts
+	var errs []error
+	p := func(dst **sql.Stmt, query string) {
+		s, err := db.PrepareContext(ctx, query)
+		*dst = s
+		errs = append(errs, err)
+	}
+	// access is what load and requireMember decide for a publish, in one query: the channel's
+	// visibility and the caller's role (NULL: not a member).
+	p(&st.access, accessQuery)
+	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
+	p(&st.lastSeq, `SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`)
+	p(&st.insertEvent, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	p(&st.audit, `INSERT INTO channel_audit(at, channel_id, event_id, actor, action) VALUES (?, ?, ?, ?, ?)`)
+	return &st, errors.Join(errs...)
+}
+
+func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
+	var err1, err2 error
+	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
+	st.page, err2 = db.PrepareContext(ctx, pageQuery+` ORDER BY sequence LIMIT ?`)
+	return errors.Join(err1, err2)
+}
+
+const (
+	accessQuery = `SELECT c.visibility, m.role FROM channels c
+		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = ? WHERE c.id = ?`
+	pageQuery = `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
+)
 
 // Open migrates the channels tables in db and returns the service; changes are published on b
 // with source as their Source.
@@ -135,9 +184,17 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now}
+	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now,
+		seqs: map[string]int64{}}
+	db.OnAbort(func() { clear(s.seqs) })
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
+	}
+	if s.pub, err = preparePublish(ctx, db.Writer); err != nil {
+		return nil, fmt.Errorf("channels: prepare publish: %w", err)
+	}
+	if err := prepareHistory(ctx, db.Reader, s.pub); err != nil {
+		return nil, fmt.Errorf("channels: prepare history: %w", err)
 	}
 	return s, nil
 }
@@ -209,7 +266,8 @@ func load(ctx context.Context, q queryer, id string, who auth.Principal) (*chann
 	var c channelRow
 	var meta []byte
 	var direct int
-	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version, last_seq
+	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version,
+		(SELECT COALESCE(MAX(sequence), 0) FROM channel_events e WHERE e.channel_id = channels.id)
 		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version, &c.LastSequence)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
@@ -556,6 +614,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM channels WHERE id = ?`, id); err != nil {
 			return err
 		}
+		delete(s.seqs, id)
 		return audit(ctx, tx, s.millis(), id, "", who.ID, "delete")
 	})
 	if err != nil {
@@ -792,17 +851,13 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 				return err
 			}
 		}
-		c, err := load(ctx, tx, p.ChannelID, who)
-		if err != nil {
+		if err := s.mayPublish(ctx, tx, p.ChannelID, who); err != nil {
 			return err
 		}
-		if err := c.requireMember(); err != nil {
-			return err
-		}
+		id := p.ChannelID
 		if p.IdempotencyKey != "" {
 			var stored, storedHash []byte
-			err := tx.QueryRowContext(ctx, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`,
-				c.ID, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
+			err := tx.StmtContext(ctx, s.pub.idempotent).QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
 			switch {
 			case err == nil:
 				if string(storedHash) != string(hash) {
@@ -814,11 +869,14 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 				return err
 			}
 		}
-		var seq int64
-		if err := tx.QueryRowContext(ctx, `UPDATE channels SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`, c.ID).Scan(&seq); err != nil {
-			return err
+		seq, known := s.seqs[id]
+		if !known {
+			if err := tx.StmtContext(ctx, s.pub.lastSeq).QueryRowContext(ctx, id).Scan(&seq); err != nil {
+				return err
+			}
 		}
-		ev = &MessageEvent{ID: uuid.NewString(), ChannelID: c.ID, Sequence: seq, Timestamp: now, Author: who.ID, Parts: p.Parts,
+		seq++
+		ev = &MessageEvent{ID: uuid.NewString(), ChannelID: id, Sequence: seq, Timestamp: now, Author: who.ID, Parts: p.Parts,
 			ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"}
 		raw, err := json.Marshal(ev)
 		if err != nil {
@@ -828,12 +886,14 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.ID, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
+		if _, err := tx.StmtContext(ctx, s.pub.insertEvent).ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
 			return err
 		}
-		fresh = true
-		return audit(ctx, tx, now, c.ID, ev.ID, who.ID, "publish")
+		if _, err := tx.StmtContext(ctx, s.pub.audit).ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
+			return err
+		}
+		fresh, s.seqs[id] = true, seq
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -842,6 +902,33 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Seq: ev.Sequence, Data: &Change{Event: ev}})
 	}
 	return ev, nil
+}
+
+// mayPublish refuses a publish by who to channel id with the answers load and requireMember give:
+// a channel the caller may not see is ChannelNotFound, a public one they are not in PermissionDenied.
+func (s *Service) mayPublish(ctx context.Context, tx *sql.Tx, id string, who auth.Principal) error {
+	member, err := access(ctx, tx.StmtContext(ctx, s.pub.access), id, who)
+	if err == nil && !member {
+		return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", id)
+	}
+	return err
+}
+
+// access reads, in one query, what load decides: a channel the caller may not see (missing, or
+// private and the caller not a member) is ChannelNotFound; member says whether the caller is in it.
+func access(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) (member bool, err error) {
+	var visibility string
+	var role sql.NullString
+	err = st.QueryRowContext(ctx, who.ID, id).Scan(&visibility, &role)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, notFound(id)
+	case err != nil:
+		return false, err
+	case !role.Valid && visibility != "public":
+		return false, notFound(id)
+	}
+	return role.Valid, nil
 }
 
 // ensureDirect creates the direct channel of a and b if it does not exist yet.
@@ -918,20 +1005,21 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 	if !s.limiter.allow(who.ID) {
 		return nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
 	}
-	if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+	if _, err := access(ctx, s.pub.readAccess, p.ChannelID, who); err != nil {
 		return nil, err
 	}
-	query := `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
-	args := []any{p.ChannelID, after, since}
-	if len(authors) > 0 {
-		query += ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `)`
+	var events []*MessageEvent
+	var err error
+	if len(authors) == 0 {
+		events, err = scanEvents(s.pub.page.QueryContext(ctx, p.ChannelID, after, since, size+1))
+	} else {
+		query := pageQuery + ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `) ORDER BY sequence LIMIT ?`
+		args := []any{p.ChannelID, after, since}
 		for _, a := range authors {
 			args = append(args, a)
 		}
+		events, err = s.readEvents(ctx, query, append(args, size+1)...)
 	}
-	query += ` ORDER BY sequence LIMIT ?`
-	args = append(args, size+1)
-	events, err := s.readEvents(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -944,7 +1032,11 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 }
 
 func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, query, args...)
+	return scanEvents(s.db.Reader.QueryContext(ctx, query, args...))
+}
+
+// scanEvents decodes the event_json column of rows.
+func scanEvents(rows *sql.Rows, err error) ([]*MessageEvent, error) {
 	if err != nil {
 		return nil, err
 	}

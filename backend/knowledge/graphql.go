@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -45,6 +46,16 @@ func (v *view) sqlFilter() (string, []any) {
 	w, args := "certainty >= ?", []any{v.minCertainty}
 	if !v.since.IsZero() {
 		w += " AND updated_at >= ?"
+		args = append(args, v.since.UTC().Format(time.RFC3339Nano))
+	}
+	return w, args
+}
+
+// sqlFilterOn is sqlFilter on the columns of table alias t.
+func (v *view) sqlFilterOn(t string) (string, []any) {
+	w, args := t+".certainty >= ?", []any{v.minCertainty}
+	if !v.since.IsZero() {
+		w += " AND " + t + ".updated_at >= ?"
 		args = append(args, v.since.UTC().Format(time.RFC3339Nano))
 	}
 	return w, args
@@ -291,7 +302,7 @@ func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, pr
 		if predicate != "" && p != predicate {
 			continue
 		}
-		r, err := findRow(ctx, s.db.Reader, key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)})
+		r, err := findRow(ctx, s.st.find, key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)})
 		if err != nil {
 			return nil, err
 		}
@@ -343,14 +354,38 @@ func (s *Service) search(ctx context.Context, text string, first int) ([]nodeRef
 // nodes pages through the subjects (of type typ), ordered by id, keeping those that pass where.
 func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any, first int, after string) (*page, error) {
 	v := viewOf(ctx)
-	w, args := v.sqlFilter()
-	q := `SELECT DISTINCT subject FROM kg_statements WHERE ` + w + ` AND subject > ?`
-	args = append(args, after)
-	if typ != "" {
-		q += ` AND predicate = ? AND object_id = ?`
-		args = append(args, RDFType, typ)
+	var q string
+	var args []any
+	exact := false // the query alone decides: where is one eq filter, which the SQL matches exactly
+	if eq, pred := eqFilter(where); pred != "" {
+		exact = len(where) == 1 && onlyEq(where[0])
+		// Start from the statements holding the value (index kg_statements_value), not from every
+		// node of the type: each candidate still passes through matches below.
+		w, wargs := v.sqlFilterOn("a")
+		values := eqValues(eq)
+		q = `SELECT DISTINCT a.subject FROM kg_statements a WHERE a.predicate = ? AND a.object_id IS NULL AND a.value_json IN (?` +
+			strings.Repeat(", ?", len(values)-1) + `) AND ` + w + ` AND a.subject > ?`
+		args = append(append([]any{pred}, values...), wargs...)
+		args = append(args, after)
+		if typ != "" {
+			tw, targs := v.sqlFilterOn("t")
+			// +t.object_id keeps SQLite from answering this through the object index, which holds
+			// every node of the type, per candidate: the lookup goes by subject and predicate.
+			q += ` AND EXISTS (SELECT 1 FROM kg_statements t WHERE t.subject = a.subject AND t.predicate = ? AND +t.object_id = ? AND ` + tw + `)`
+			args = append(append(args, RDFType, typ), targs...)
+		}
+		q += ` ORDER BY a.subject`
+	} else {
+		w, wargs := v.sqlFilter()
+		q = `SELECT DISTINCT subject FROM kg_statements WHERE ` + w + ` AND subject > ?`
+		args = append(wargs, after)
+		if typ != "" {
+			q += ` AND predicate = ? AND object_id = ?`
+			args = append(args, RDFType, typ)
+		}
+		q += ` ORDER BY subject`
 	}
-	rows, err := s.db.Reader.QueryContext(ctx, q+` ORDER BY subject`, args...)
+	rows, err := s.db.Reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -362,12 +397,14 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 		if err := rows.Scan(&n); err != nil {
 			return nil, err
 		}
-		ok, err := s.matches(ctx, n, where)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
+		if !exact {
+			ok, err := s.matches(ctx, n, where)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		if len(items) == first {
 			c := items[len(items)-1].id
@@ -378,6 +415,43 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 	}
 	v.nodes.Add(int64(len(items)))
 	return &page{Items: items, NextCursor: next}, rows.Err()
+}
+
+// eqFilter is the first filter of where with an eq condition: its text and predicate.
+func eqFilter(where []map[string]any) (eq, predicate string) {
+	for _, f := range where {
+		if e, ok := f["eq"].(string); ok {
+			p, _ := f["predicate"].(string)
+			return e, p
+		}
+	}
+	return "", ""
+}
+
+// onlyEq says whether filter f has no condition but eq: then the statements whose value_json is
+// one of eqValues are exactly those it holds for (same JSON encoding both ways).
+func onlyEq(f map[string]any) bool {
+	for k, v := range f {
+		if k != "predicate" && k != "eq" && v != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// eqValues are the value_json texts of every literal whose text (literalText) is eq: the string
+// itself, and the number or boolean eq spells exactly.
+func eqValues(eq string) []any {
+	str, _ := json.Marshal(eq)
+	out := []any{string(str)}
+	if f, err := strconv.ParseFloat(eq, 64); err == nil && literalText(f) == eq {
+		num, _ := json.Marshal(f)
+		out = append(out, string(num))
+	}
+	if eq == "true" || eq == "false" {
+		out = append(out, eq)
+	}
+	return out
 }
 
 // matches says whether node passes every filter.

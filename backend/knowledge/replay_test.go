@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cayleygraph/cayley/query"
 	"github.com/cayleygraph/cayley/query/gizmo"
 
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -99,5 +101,70 @@ func TestReplayOfReplacesKeepsTheNewValue(t *testing.T) {
 	defer s.Close()
 	if got := objects(t, s); !slices.Equal(got, []string{"99"}) {
 		t.Fatalf("after the replay the graph has %v, want [99]", got)
+	}
+}
+
+// TestConcurrentUpdatesKeepGraphAndBusInLogOrder: updates from many goroutines share hub.db's and
+// the graph's commits (the hub.db write is outside the service's lock, and whoever applies takes
+// every change logged before its own); the graph still ends as the log says, and the bus carries
+// every change once, in log order.
+func TestConcurrentUpdatesKeepGraphAndBusInLogOrder(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := bus.New()
+	sub := b.Subscribe(func(e bus.Event) bool { return e.Topic == Topic }, 100_000)
+	defer sub.Close()
+	ctx := t.Context()
+	s, err := Open(ctx, Options{DB: db, Bus: b, Source: "hub", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const workers, each = 8, 40
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				// Every worker adds and removes the same few statements, so the order matters.
+				st := Statement{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: fmt.Sprintf("ex:o%d", i%4)}}
+				op := OpAdd
+				if (w+i)%2 == 1 {
+					op = OpReplace
+				}
+				if _, err := s.apply(ctx, "hub", []Patch{{Op: op, Statement: st}}, ""); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var seqs []int64
+	for len(sub.C) > 0 {
+		seqs = append(seqs, (<-sub.C).Seq)
+	}
+	for i, seq := range seqs {
+		if seq != seqs[0]+int64(i) {
+			t.Fatalf("bus carried the changes as %v, want every sequence once, in order", seqs)
+		}
+	}
+	if last := seqs[len(seqs)-1]; last != s.applied {
+		t.Fatalf("bus ended at change %d, graph at %d", last, s.applied)
+	}
+	rows, err := selectRows(ctx, db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE subject = 'ex:a' ORDER BY object_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range rows {
+		want = append(want, "<"+r.Stmt.Object.ID+">")
+	}
+	got := objects(t, s)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("graph has %v, the statements table %v", got, want)
 	}
 }

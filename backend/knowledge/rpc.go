@@ -143,25 +143,41 @@ func (s *Service) queryGraphQL(ctx context.Context, p QueryParams) (any, error) 
 
 var gojaPosition = regexp.MustCompile(`Line (\d+):(\d+)`)
 
+// GizmoMaxHidden is how many hidden statements a filtered Gizmo query leaves out of the graph
+// itself (Cayley's fixed iterator checks them one by one); beyond, it runs on a copy of the visible
+// ones (a variable for tests).
+var GizmoMaxHidden = 1000
+
 // queryGizmo runs a Gizmo script against the graph, or, when the query filters by certainty or
-// age, against an in-memory copy of the statements it may see.
+// age, against the graph less the statements it may not see (viewStore), or, when more than
+// GizmoMaxHidden are hidden, against an in-memory copy of the ones it may see.
 func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filtered bool) ([]any, error) {
 	var qs graph.QuadStore = s.qs
 	if filtered {
 		w, args := v.sqlFilter()
-		rs, err := selectRows(ctx, s.db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE `+w, args...)
+		hidden, err := selectRows(ctx, s.db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE NOT (`+w+`) LIMIT ?`, append(args, GizmoMaxHidden+1)...)
 		if err != nil {
 			return nil, err
 		}
-		qs2 := memstore.New()
-		var quads []quad.Quad
-		for _, r := range rs {
-			quads = append(quads, r.Stmt.quadOf())
+		if len(hidden) <= GizmoMaxHidden {
+			if qs, err = s.newViewStore(ctx, hidden); err != nil {
+				return nil, err
+			}
+		} else {
+			rs, err := selectRows(ctx, s.db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE `+w, args...)
+			if err != nil {
+				return nil, err
+			}
+			qs2 := memstore.New()
+			var quads []quad.Quad
+			for _, r := range rs {
+				quads = append(quads, r.Stmt.quadOf())
+			}
+			if err := qs2.ApplyDeltas(deltasOf(quads), graph.IgnoreOpts{IgnoreDup: true}); err != nil {
+				return nil, err
+			}
+			qs = qs2
 		}
-		if err := qs2.ApplyDeltas(deltasOf(quads), graph.IgnoreOpts{IgnoreDup: true}); err != nil {
-			return nil, err
-		}
-		qs = qs2
 	}
 	it, err := gizmo.NewSession(qs).Execute(ctx, script, query.Options{Collation: query.JSON, Limit: GizmoMaxResults})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/agenthub/agenthub/backend/store"
 )
 
 // row is a statement as stored in kg_statements, with its metadata.
@@ -52,10 +54,43 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// findRow is the stored statement with key k, or nil.
-func findRow(ctx context.Context, q querier, k key) (*row, error) {
-	r, err := scanRow(q.QueryRowContext(ctx, `SELECT `+rowColumns+` FROM kg_statements
-		WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`, k.subject, k.predicate, k.object, k.graph))
+// stmts are the statements run once per statement of an update or per edge a query reads,
+// prepared once (find on the reader pool, the others on the writer connection, used in a
+// transaction through tx.StmtContext): parsing them every time was most of an update's time in
+// hub.db and most of a node lookup's.
+type stmts struct {
+	find, findTx, upsert, change *sql.Stmt
+}
+
+const (
+	findQuery   = `SELECT ` + rowColumns + ` FROM kg_statements WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`
+	upsertQuery = `INSERT INTO kg_statements
+		(subject, predicate, obj_key, object_id, value_json, datatype, graph, certainty, provenance, source, justification, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (subject, predicate, obj_key, graph) DO UPDATE SET
+		certainty = excluded.certainty, provenance = excluded.provenance, source = excluded.source,
+		justification = excluded.justification, updated_at = excluded.updated_at`
+	changeQuery = `INSERT INTO kg_changes (op, statement, source, created_at) VALUES (?, ?, ?, ?)`
+)
+
+func prepareStmts(ctx context.Context, db *store.DB) (*stmts, error) {
+	var st stmts
+	var errs []error
+	p := func(dst **sql.Stmt, pool *sql.DB, query string) {
+		s, err := pool.PrepareContext(ctx, query)
+		*dst = s
+		errs = append(errs, err)
+	}
+	p(&st.find, db.Reader, findQuery)
+	p(&st.findTx, db.Writer, findQuery)
+	p(&st.upsert, db.Writer, upsertQuery)
+	p(&st.change, db.Writer, changeQuery)
+	return &st, errors.Join(errs...)
+}
+
+// findRow is the stored statement with key k, or nil; find is stmts.find or a transaction's findTx.
+func findRow(ctx context.Context, find *sql.Stmt, k key) (*row, error) {
+	r, err := scanRow(find.QueryRowContext(ctx, k.subject, k.predicate, k.object, k.graph))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -70,7 +105,7 @@ func nullable(s string) any {
 }
 
 // upsertRow stores s (new or with new metadata) and returns it as stored.
-func upsertRow(ctx context.Context, tx *sql.Tx, s Statement, source, justification string, now time.Time) error {
+func upsertRow(ctx context.Context, upsert *sql.Stmt, s Statement, source, justification string, now time.Time) error {
 	var valueJSON any
 	if s.Object.ID == "" {
 		b, _ := json.Marshal(s.Object.Value)
@@ -82,12 +117,7 @@ func upsertRow(ctx context.Context, tx *sql.Tx, s Statement, source, justificati
 		prov = string(b)
 	}
 	ts := now.UTC().Format(time.RFC3339Nano)
-	_, err := tx.ExecContext(ctx, `INSERT INTO kg_statements
-		(subject, predicate, obj_key, object_id, value_json, datatype, graph, certainty, provenance, source, justification, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (subject, predicate, obj_key, graph) DO UPDATE SET
-		certainty = excluded.certainty, provenance = excluded.provenance, source = excluded.source,
-		justification = excluded.justification, updated_at = excluded.updated_at`,
+	_, err := upsert.ExecContext(ctx,
 		s.Subject.ID, s.Predicate.ID, objectKey(s.Object.quadValue()), nullable(s.Object.ID), valueJSON, nullable(s.Object.datatype()),
 		s.Graph, *s.Certainty, prov, source, nullable(justification), ts, ts)
 	return err
@@ -99,13 +129,12 @@ func deleteRow(ctx context.Context, tx *sql.Tx, id int64) error {
 }
 
 // appendChange logs one change and returns its sequence number.
-func appendChange(ctx context.Context, tx *sql.Tx, op string, s Statement, source string, now time.Time) (int64, error) {
+func appendChange(ctx context.Context, change *sql.Stmt, op string, s Statement, source string, now time.Time) (int64, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return 0, err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO kg_changes (op, statement, source, created_at) VALUES (?, ?, ?, ?)`,
-		op, string(b), source, now.UTC().Format(time.RFC3339Nano))
+	res, err := change.ExecContext(ctx, op, string(b), source, now.UTC().Format(time.RFC3339Nano))
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,8 @@
 -- +goose Up
--- One row per channel. last_seq is the sequence of its newest event: a publish bumps it in the same
--- transaction that stores the event, so sequences are contiguous and never reused, even across a crash.
+-- One row per channel. last_seq is no longer maintained (a channel's newest sequence is the
+-- MAX(sequence) of its events, and a publish takes the next one in the transaction that stores the
+-- event, so sequences are contiguous and never reused, even across a crash); it stays for files
+-- written by earlier builds.
 CREATE TABLE channels (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL DEFAULT '',

@@ -1,0 +1,485 @@
+package knowledge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cayleygraph/cayley/graph"
+	"github.com/cayleygraph/cayley/graph/memstore"
+	"github.com/cayleygraph/cayley/graph/path"
+	"github.com/cayleygraph/cayley/query"
+	"github.com/cayleygraph/cayley/query/gizmo"
+	"github.com/cayleygraph/quad"
+	"github.com/graphql-go/graphql"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+// The synthetic graph of the benchmark: entities ex:e<i> with a type (Person 50%, Organization
+// 20%, Document 20%, Topic 10%), a label, an integer ex:category 0–99 and a float ex:score, and
+// out-edges over five predicates, out-degree Pareto(2.5, min 2, cap 1000), targets Zipf-like over a
+// permutation of the entities (hubs scattered over the id space): ~10 statements per entity, as in
+// shared/notes/kg-storage.md. Deterministic for a given size.
+var (
+	benchTypes = []string{"ex:Person", "ex:Person", "ex:Person", "ex:Person", "ex:Person", "ex:Organization", "ex:Organization", "ex:Document", "ex:Document", "ex:Topic"}
+	benchRels  = []string{"ex:knows", "ex:worksFor", "ex:cites", "ex:mentions", "ex:relatedTo"}
+)
+
+func benchGraph(n int, yield func(Statement)) {
+	rng := rand.New(rand.NewPCG(42, uint64(n)))
+	entities := n / 10
+	perm := rng.Perm(entities)
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(7, 7)), 1.2, 1, uint64(entities-1))
+	id := func(i int) string { return "ex:e" + strconv.Itoa(i) }
+	count := 0
+	emit := func(st Statement) {
+		if count < n {
+			yield(st)
+			count++
+		}
+	}
+	for pass := 0; count < n; pass++ {
+		for i := 0; i < entities && count < n; i++ {
+			s := id(i)
+			if pass == 0 { // every entity's attributes, once
+				emit(Statement{Subject: Subject{ID: s}, Predicate: Predicate{ID: RDFType}, Object: Object{ID: benchTypes[rng.IntN(len(benchTypes))]}})
+				emit(Statement{Subject: Subject{ID: s}, Predicate: Predicate{ID: RDFSLabel}, Object: Object{Value: fmt.Sprintf("entity %d", i)}})
+				emit(Statement{Subject: Subject{ID: s}, Predicate: Predicate{ID: "ex:category"}, Object: Object{Value: float64(rng.IntN(100))}})
+				emit(Statement{Subject: Subject{ID: s}, Predicate: Predicate{ID: "ex:score"}, Object: Object{Value: math.Round(rng.Float64()*10000)/100 + 0.001}})
+			}
+			d := min(int(2/math.Pow(1-rng.Float64(), 1/2.5)), 1000)
+			seen := map[int]bool{i: true}
+			for range d {
+				t := perm[zipf.Uint64()]
+				if !seen[t] {
+					seen[t] = true
+					emit(Statement{Subject: Subject{ID: s}, Predicate: Predicate{ID: benchRels[(i+t)%len(benchRels)]}, Object: Object{ID: id(t)}})
+				}
+			}
+		}
+	}
+}
+
+// chunks calls f with the benchmark graph of n statements, 10,000 at a time, so the generator
+// never holds the whole graph (it would count in the peak RSS measured).
+func chunks(n int, f func([]Statement)) {
+	buf := make([]Statement, 0, 10_000)
+	benchGraph(n, func(st Statement) {
+		if buf = append(buf, st); len(buf) == cap(buf) {
+			f(buf)
+			buf = buf[:0]
+		}
+	})
+	if len(buf) > 0 {
+		f(buf)
+	}
+}
+
+// benchSizes are the graph sizes of BenchmarkKnowledge: 100k, and 1M with KG_BENCH_1M=1.
+func benchSizes() []int {
+	if v := os.Getenv("KG_BENCH_SIZES"); v != "" {
+		var out []int
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(f)
+			if err == nil {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if os.Getenv("KG_BENCH_1M") != "" {
+		return []int{100_000, 1_000_000}
+	}
+	return []int{100_000}
+}
+
+// benchOpen opens the real service (hub.db + Cayley bolt) in dir, with a bus for subscriptions.
+func benchOpen(b testing.TB, dir string) *Service {
+	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s, err := Open(context.Background(), Options{DB: db, Bus: bus.New(), Source: "hub", Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
+}
+
+// loadService adds the graph of n statements through the service's own write path, 10,000
+// statements per update (generation included).
+func loadService(b testing.TB, s *Service, n int) time.Duration {
+	start := time.Now()
+	ps := make([]Patch, 0, 10_000)
+	chunks(n, func(stmts []Statement) {
+		ps = ps[:0]
+		for _, st := range stmts {
+			ps = append(ps, Patch{Op: OpAdd, Statement: st})
+		}
+		if _, err := s.apply(context.Background(), "hub", ps, "benchmark load"); err != nil {
+			b.Fatal(err)
+		}
+	})
+	return time.Since(start)
+}
+
+func loadMemstore(b testing.TB, n int) (*memstore.QuadStore, time.Duration) {
+	start := time.Now()
+	qs := memstore.New()
+	chunks(n, func(stmts []Statement) {
+		ds := make([]graph.Delta, 0, len(stmts))
+		for _, st := range stmts {
+			ds = append(ds, graph.Delta{Quad: st.quadOf(), Action: graph.Add})
+		}
+		if err := qs.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true}); err != nil {
+			b.Fatal(err)
+		}
+	})
+	return qs, time.Since(start)
+}
+
+// memory is the process's peak RSS (VmHWM) and its RSS now split into anonymous memory (heap,
+// stacks) and file pages (bolt's mmap of its file), from /proc/self/status.
+func memory() string {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	fields := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			fields[k] = strings.TrimSpace(v)
+		}
+	}
+	mib := func(k string) string {
+		kb, _ := strconv.Atoi(strings.TrimSuffix(fields[k], " kB"))
+		return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
+	}
+	return fmt.Sprintf("%s (anon %s, file %s)", mib("VmHWM"), mib("RssAnon"), mib("RssFile"))
+}
+
+// BenchmarkKnowledgeRSSChild loads KG_RSS_N statements into KG_RSS_STORE (service or memstore) and
+// prints its load time and peak RSS (VmHWM) as JSON: BenchmarkKnowledge runs it in a child process
+// per store so each peak is that store's alone.
+func BenchmarkKnowledgeRSSChild(b *testing.B) {
+	n, _ := strconv.Atoi(os.Getenv("KG_RSS_N"))
+	if n == 0 {
+		n = 100_000
+	}
+	for b.Loop() {
+		var took time.Duration
+		if os.Getenv("KG_RSS_STORE") == "memstore" {
+			_, took = loadMemstore(b, n)
+		} else {
+			took = loadService(b, benchOpen(b, b.TempDir()), n)
+		}
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"rssResult": true, "loadSeconds": took.Seconds(), "vmHWM": memory()})
+	}
+}
+
+// childRSS runs BenchmarkKnowledgeRSSChild for one store and returns its load time and VmHWM.
+func childRSS(b *testing.B, storeName string, n int) (float64, string) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkKnowledgeRSSChild$", "-test.benchtime=1x")
+	cmd.Env = append(os.Environ(), "KG_RSS_STORE="+storeName, "KG_RSS_N="+strconv.Itoa(n))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("rss child: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		var r struct {
+			RSSResult   bool
+			LoadSeconds float64
+			VMHWM       string
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.RSSResult {
+			return r.LoadSeconds, r.VMHWM
+		}
+	}
+	b.Fatalf("rss child printed no result:\n%s", out)
+	return 0, ""
+}
+
+type sample []time.Duration
+
+func (s sample) p(q float64) time.Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c[min(len(c)-1, int(q*float64(len(c))))]
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1000)
+	case d < time.Second:
+		return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// interleave times hub(i) and peer(i) for i in 0..n, alternating which goes first.
+func interleave(n int, hub, peer func(i int)) (h, p sample) {
+	for i := range n {
+		t := func(f func(int), dst *sample) {
+			start := time.Now()
+			f(i)
+			*dst = append(*dst, time.Since(start))
+		}
+		if i%2 == 0 {
+			t(hub, &h)
+			t(peer, &p)
+		} else {
+			t(peer, &p)
+			t(hub, &h)
+		}
+	}
+	return h, p
+}
+
+func loadavg() string {
+	raw, _ := os.ReadFile("/proc/loadavg")
+	return strings.TrimSpace(string(raw))
+}
+
+// BenchmarkKnowledge prints the knowledge-graph benchmark of issue 12 (`make bench-knowledge`; 1M
+// quads too with KG_BENCH_1M=1): the hub's knowledge service (hub.db + Cayley bolt) beside Cayley's
+// memstore holding the same graph, every operation timed interleaved with its memstore peer in the
+// same run. It prints; it asserts nothing about time.
+func BenchmarkKnowledge(b *testing.B) {
+	for b.Loop() {
+		for _, n := range benchSizes() {
+			benchKnowledgeAt(b, n)
+		}
+	}
+}
+
+func benchKnowledgeAt(b *testing.B, n int) {
+	out := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	defer out.Flush()
+	ctx := context.Background()
+	fmt.Fprintf(out, "\nknowledge graph, %d statements (%d entities); loadavg at start %s\n", n, n/10, loadavg())
+	fmt.Fprintln(out, "operation\thub (service: hub.db + bolt)\tCayley memstore\tratio hub/memstore\t")
+	row := func(op string, h, m time.Duration) {
+		fmt.Fprintf(out, "%s\t%s\t%s\t%.1f\t\n", op, dur(h), dur(m), float64(h)/float64(m))
+	}
+	mem, memLoad := loadMemstore(b, n)
+	s := benchOpen(b, b.TempDir())
+	hubLoad := loadService(b, s, n)
+	row("load (10k statements per update)", hubLoad, memLoad)
+
+	rng := rand.New(rand.NewPCG(9, 9))
+	nodes := make([]string, 300)
+	for i := range nodes {
+		nodes[i] = "ex:e" + strconv.Itoa(rng.IntN(n/10))
+	}
+	gql := func(q string) {
+		res := graphql.Do(graphql.Params{Schema: s.schema, Context: context.WithValue(ctx, viewKey{}, &view{}), RequestString: q})
+		if len(res.Errors) > 0 {
+			b.Fatal(res.Errors)
+		}
+	}
+	// Node lookup: the node's types and label (GraphQL node(id) through the service; the same two
+	// predicates read from the memstore's index).
+	h, m := interleave(len(nodes), func(i int) {
+		gql(`{ node(id: "` + nodes[i] + `") { id types label } }`)
+	}, func(i int) {
+		path.StartPath(mem, quad.IRI(nodes[i])).Out(quad.IRI(RDFType), quad.IRI(RDFSLabel)).Iterate(ctx).EachValue(mem, func(quad.Value) {})
+	})
+	row("node lookup p50 (GraphQL node{types label})", h.p(.5), m.p(.5))
+	row("node lookup p99", h.p(.99), m.p(.99))
+	// 2-hop neighbourhood, limit 500, on the hub's bolt store and on the memstore.
+	var sizes int
+	h, m = interleave(len(nodes), func(i int) {
+		vs, err := path.StartPath(s.qs, quad.IRI(nodes[i])).Out().Out().Limit(500).Iterate(ctx).AllValues(s.qs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sizes += len(vs)
+	}, func(i int) {
+		path.StartPath(mem, quad.IRI(nodes[i])).Out().Out().Limit(500).Iterate(ctx).AllValues(mem)
+	})
+	row(fmt.Sprintf("2-hop limit 500 p50 (avg %d nodes)", sizes/len(nodes)), h.p(.5), m.p(.5))
+	row("2-hop limit 500 p99", h.p(.99), m.p(.99))
+	// Type + attribute filter: nodes(type, where) first 100 through the service; Has/Has on memstore.
+	var found int
+	h, m = interleave(20, func(i int) {
+		res := graphql.Do(graphql.Params{Schema: s.schema, Context: context.WithValue(ctx, viewKey{}, &view{}),
+			RequestString: fmt.Sprintf(`{ nodes(type: "ex:Person", where: [{predicate: "ex:category", eq: "%d"}], first: 100) { items { id } } }`, i)})
+		if len(res.Errors) > 0 {
+			b.Fatal(res.Errors)
+		}
+		raw, _ := json.Marshal(res.Data)
+		found += strings.Count(string(raw), `"id"`)
+	}, func(i int) {
+		path.StartPath(mem).Has(quad.IRI(RDFType), quad.IRI("ex:Person")).Has(quad.IRI("ex:category"), quad.Int(i)).Limit(100).Iterate(ctx).AllValues(mem)
+	})
+	row(fmt.Sprintf("type+attribute filter first 100 p50 (avg %d found)", found/20), h.p(.5), m.p(.5))
+	row("type+attribute filter p99", h.p(.99), m.p(.99))
+
+	// Gizmo 2-hop through knowledge/query, without and with requiredCertainty (which runs the script
+	// on the graph less the statements it may not see, found by a scan of kg_statements); memstore
+	// runs the same script.
+	for _, filtered := range []bool{false, true} {
+		runs := 20
+		if filtered {
+			runs = 3 // each scans the statements for hidden ones
+		}
+		h, m = interleave(runs, func(i int) {
+			v := &view{}
+			if _, err := s.queryGizmo(ctx, `g.V("<`+nodes[i]+`>").Out().Out().Limit(500).All()`, v, filtered); err != nil {
+				b.Fatal(err)
+			}
+		}, func(i int) {
+			it, err := gizmo.NewSession(mem).Execute(ctx, `g.V("<`+nodes[i]+`>").Out().Out().Limit(500).All()`, query.Options{Collation: query.JSON, Limit: GizmoMaxResults})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for it.Next(ctx) {
+			}
+			it.Close()
+		})
+		name := "Gizmo 2-hop limit 500 p50"
+		if filtered {
+			name += " with requiredCertainty (graph less the hidden statements)"
+		}
+		row(name, h.p(.5), m.p(.5))
+	}
+
+	// Durable single updates: Service.Update with one statement each (hub.db commit + bolt commit),
+	// sequential; memstore AddQuad. Then 8 concurrent updaters.
+	owner := auth.WithPrincipal(ctx, auth.Owner)
+	upd := func(i int, tag string) []Patch {
+		return []Patch{{Op: OpAdd, Statement: Statement{Subject: Subject{ID: fmt.Sprintf("ex:new%s%d", tag, i)}, Predicate: Predicate{ID: "ex:knows"}, Object: Object{ID: nodes[i%len(nodes)]}}}}
+	}
+	const singles = 500
+	h, m = interleave(singles, func(i int) {
+		if _, err := s.Update(owner, upd(i, "s"), "benchmark"); err != nil {
+			b.Fatal(err)
+		}
+	}, func(i int) {
+		mem.AddQuad(upd(i, "s")[0].Statement.quadOf())
+	})
+	sum := func(s sample) (t time.Duration) {
+		for _, d := range s {
+			t += d
+		}
+		return t
+	}
+	perSec := func(k int, t time.Duration) float64 { return float64(k) / t.Seconds() }
+	fmt.Fprintf(out, "durable single updates/s, 1 updater\t%.0f\t%.0f\t%.4f\t\n", perSec(singles, sum(h)), perSec(singles, sum(m)), perSec(singles, sum(h))/perSec(singles, sum(m)))
+	row("single update p50", h.p(.5), m.p(.5))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range singles / 8 {
+				if _, err := s.Update(owner, upd(w*1000+i, "c"), "benchmark"); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	conc := time.Since(start)
+	fmt.Fprintf(out, "durable single updates/s, 8 updaters\t%.0f\t\t\t\n", perSec(singles/8*8, conc))
+	// Batched: 1,000 statements per update.
+	const batches, per = 10, 1000
+	h, m = interleave(batches, func(i int) {
+		ps := make([]Patch, per)
+		for j := range ps {
+			ps[j] = upd(i*per+j, "b")[0]
+		}
+		if _, err := s.Update(owner, ps, "benchmark"); err != nil {
+			b.Fatal(err)
+		}
+	}, func(i int) {
+		ds := make([]graph.Delta, per)
+		for j := range ds {
+			ds[j] = graph.Delta{Quad: upd(i*per+j, "b")[0].Statement.quadOf(), Action: graph.Add}
+		}
+		mem.ApplyDeltas(ds, graph.IgnoreOpts{IgnoreDup: true})
+	})
+	fmt.Fprintf(out, "batched updates/s (1,000 per update)\t%.0f\t%.0f\t%.4f\t\n", perSec(batches*per, sum(h)), perSec(batches*per, sum(m)), perSec(batches*per, sum(h))/perSec(batches*per, sum(m)))
+	// Two updaters sending batches: one's hub.db commit runs while the other's graph write does.
+	start = time.Now()
+	for w := range 2 {
+		wg.Go(func() {
+			for i := range batches / 2 {
+				ps := make([]Patch, per)
+				for j := range ps {
+					ps[j] = upd((w*batches+i)*per+j, "p")[0]
+				}
+				if _, err := s.Update(owner, ps, "benchmark"); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Fprintf(out, "batched updates/s, 2 updaters\t%.0f\t\t\t\n", perSec(batches*per, time.Since(start)))
+
+	// Subscription latency: Update returns → the knowledge/subscribe stream's send of that change.
+	// The peer: memstore AddQuad and a Go channel send to a waiting goroutine (what a notifying
+	// writer around memstore would do).
+	// The subscription starts after the newest change (afterChangeId): without one it would first
+	// read the whole log, every change of the load.
+	res, err := s.Update(owner, upd(0, "x"), "benchmark")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run, err := s.openSubscribe(owner, json.RawMessage(`{"afterChangeId":"`+res.ChangeID+`","subscriptionQuery":"subscription { changes(predicate: \"ex:likes\") { op changeId } }"}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go run(sctx, func(any) error { got <- time.Now(); return nil })
+	time.Sleep(50 * time.Millisecond) // the stream has subscribed
+	notify := make(chan time.Time)
+	go func() {
+		for range notify {
+			got <- time.Now()
+		}
+	}()
+	defer close(notify)
+	h, m = interleave(200, func(i int) {
+		st := Statement{Subject: Subject{ID: fmt.Sprintf("ex:sub%d", i)}, Predicate: Predicate{ID: "ex:likes"}, Object: Object{ID: nodes[i%len(nodes)]}}
+		if _, err := s.Update(owner, []Patch{{Op: OpAdd, Statement: st}}, "benchmark"); err != nil {
+			b.Fatal(err)
+		}
+		<-got
+	}, func(i int) {
+		mem.AddQuad(quad.Make(quad.IRI(fmt.Sprintf("ex:sub%d", i)), quad.IRI("ex:likes"), quad.IRI(nodes[i%len(nodes)]), nil))
+		notify <- time.Now()
+		<-got
+	})
+	row("subscription: update call → event p50", h.p(.5), m.p(.5))
+	row("subscription: update call → event p99", h.p(.99), m.p(.99))
+
+	hubLoadChild, hubRSS := childRSS(b, "service", n)
+	memLoadChild, memRSS := childRSS(b, "memstore", n)
+	fmt.Fprintf(out, "peak RSS of a load in its own process: VmHWM (RSS at end: anon, file)\t%s\t%s\t\t\n", hubRSS, memRSS)
+	fmt.Fprintf(out, "load in own process\t%.1f s\t%.1f s\t%.1f\t\n", hubLoadChild, memLoadChild, hubLoadChild/memLoadChild)
+	fmt.Fprintf(out, "loadavg at end %s\n", loadavg())
+}
