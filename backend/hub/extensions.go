@@ -66,7 +66,7 @@ func sampleGraph() []knowledge.Statement {
 			}
 		}
 	}
-	agent("agenthub:hub", "AgentHub", []a2a.AgentSkill{inbox.Skill})
+	agent("agenthub:hub", "AgentHub", []a2a.AgentSkill{inbox.Skill, knowledge.Skill})
 	agent("agenthub:agent/demo", "Demo agent", demoagent.Skills)
 	add("agenthub:hub", "agenthub:hosts", knowledge.Object{ID: "agenthub:agent/demo"})
 	return out

@@ -147,7 +147,7 @@ func TestKnowledgeCardAndSampleGraph(t *testing.T) {
 		t.Fatalf("card capabilities: %s", jsonOf(card.Capabilities))
 	}
 	data := gql(t, h, hdr, `{ node(id: "agenthub:hub") { id types label degree out(predicate: "agenthub:hosts") { object } } }`, nil)
-	if got := jsonOf(data); got != `{"node":{"degree":3,"id":"agenthub:hub","label":"AgentHub","out":[{"object":"agenthub:agent/demo"}],"types":["a2a:Agent"]}}` {
+	if got := jsonOf(data); got != `{"node":{"degree":4,"id":"agenthub:hub","label":"AgentHub","out":[{"object":"agenthub:agent/demo"}],"types":["a2a:Agent"]}}` {
 		t.Fatalf("sample graph: %s", got)
 	}
 	data = gql(t, h, hdr, `{ nodes(type: "a2a:Agent") { items { id label } nextCursor } }`, nil)
@@ -471,7 +471,7 @@ func TestKnowledgeSchemaLoadsInReferenceGraphQLClient(t *testing.T) {
 			t.Errorf("the schema as the client sees it lacks %s%v:\n%s", field, want, res.SDL)
 		}
 	}
-	if n := res.Data["node"]; n["id"] != "agenthub:hub" || n["label"] != "AgentHub" || n["degree"] != 3.0 {
+	if n := res.Data["node"]; n["id"] != "agenthub:hub" || n["label"] != "AgentHub" || n["degree"] != 4.0 {
 		t.Errorf("the client's query %s answered %v", res.Query, res.Data)
 	}
 }
