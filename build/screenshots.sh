@@ -20,11 +20,13 @@ trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 hub=127.0.0.1:47690
 demo=127.0.0.1:47691
 
-# A conversation with the demo agent, recorded by a headless run over the same data dir.
+# A conversation with the demo agent, a channel where it answers, and a few statements in the
+# knowledge graph, recorded by a headless run over the same data dir.
 "$BIN" serve --secrets file --data "$tmp" --addr $hub --demo-addr $demo >"$tmp/serve.out" 2>"$tmp/serve.log" &
 pid=$!
 for _ in $(seq 100); do grep -q '^ui: ' "$tmp/serve.out" && break; sleep 0.1; done
 node build/tools/seed-chat.mjs "$(sed -n 's/^ui: //p' "$tmp/serve.out")" "http://$demo"
+node build/tools/seed-channel.mjs "$(sed -n 's/^ui: //p' "$tmp/serve.out")" "http://$hub"
 kill $pid; wait $pid || true
 
 "$BIN" --secrets file --data "$tmp" --addr $hub --demo-addr $demo 2>"$tmp/log" &
@@ -55,6 +57,12 @@ xdotool mousemove 930 665 click 1 # the reply box
 xdotool type --delay 20 "Friday works. 12:30 at the usual place?"
 keys ctrl+Return;    shot inbox 1.5
 xdotool mousemove 68 114 click 1; sleep 0.8 # Chats, in the navigation
-xdotool mousemove 400 110 click 1           # the conversation, first in the list
+xdotool mousemove 300 298 click 1           # the conversation, first under Agents in the sidebar
 xdotool mousemove 900 790                   # out of the way of tooltips
 shot chat 1.5
+xdotool mousemove 290 117 click 1           # the channel, first under Channels
+xdotool mousemove 900 30
+shot channel 1.5
+xdotool mousemove 87 228 click 1            # Knowledge, in the navigation (the composer has the keys)
+xdotool mousemove 1270 790
+shot knowledge 4
