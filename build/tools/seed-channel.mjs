@@ -5,32 +5,10 @@
 //
 //   node build/tools/seed-channel.mjs UI_URL HUB_URL
 
-import { createRequire } from 'node:module';
-
-const require = createRequire(new URL('../../frontend/package.json', import.meta.url));
-const WebSocket = require('ws');
+import { connect } from './gateway.mjs';
 
 const [uiURL, hubURL] = process.argv.slice(2);
-const ui = new URL(uiURL);
-const token = new URLSearchParams(ui.hash.slice(1)).get('token');
-const ws = new WebSocket(`ws://${ui.host}/ui/ws?token=${encodeURIComponent(token)}`, { origin: ui.origin });
-
-let nextId = 1;
-const pending = new Map();
-ws.on('message', (raw) => {
-  const frame = JSON.parse(raw.toString());
-  const p = frame.id !== undefined && pending.get(frame.id);
-  if (!p) return;
-  pending.delete(frame.id);
-  if (frame.error) p.reject(new Error(`${frame.error.code}: ${frame.error.message}`));
-  else p.resolve(frame.result);
-});
-const call = (method, params) =>
-  new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    ws.send(JSON.stringify({ id, method, params }));
-  });
+const { call, close } = await connect(uiURL);
 const ext = (method, params) => call('ext.call', { method, params });
 const text = (t) => [{ type: 'text', text: t }];
 
@@ -57,7 +35,6 @@ async function asAlice(key, channelId, words) {
   return body.result.event;
 }
 
-await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 const { key } = await call('access.add', { name: 'alice' });
 const { channel } = await ext('channels/create', { name: 'release-2.3', visibility: 'private', members: ['agent://alice'] });
 await ext('channels/addMember', { channelId: channel.id, principalId: 'remote://demo', role: 'member' });
@@ -83,5 +60,5 @@ await ext('knowledge/update', {
     add('ex:alice', 'ex:owns', { id: 'ex:release-2.3' }),
   ],
 });
-ws.close();
+close();
 console.log(`seeded channel ${channel.id} and the knowledge graph`);

@@ -3,32 +3,10 @@
 //
 //   node build/tools/seed-chat.mjs UI_URL DEMO_URL      (UI_URL: the `ui:` line `agenthub serve` printed)
 
-import { createRequire } from 'node:module';
-
-const require = createRequire(new URL('../../frontend/package.json', import.meta.url));
-const WebSocket = require('ws');
+import { connect } from './gateway.mjs';
 
 const [uiURL, demoURL] = process.argv.slice(2);
-const ui = new URL(uiURL);
-const token = new URLSearchParams(ui.hash.slice(1)).get('token');
-const ws = new WebSocket(`ws://${ui.host}/ui/ws?token=${encodeURIComponent(token)}`, { origin: ui.origin });
-
-let nextId = 1;
-const pending = new Map();
-ws.on('message', (raw) => {
-  const frame = JSON.parse(raw.toString());
-  const p = frame.id !== undefined && pending.get(frame.id);
-  if (!p) return;
-  pending.delete(frame.id);
-  if (frame.error) p.reject(new Error(`${frame.error.code}: ${frame.error.message}`));
-  else p.resolve(frame.result);
-});
-const call = (method, params) =>
-  new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    ws.send(JSON.stringify({ id, method, params }));
-  });
+const { call, close } = await connect(uiURL);
 
 // until polls the conversation until its newest task reaches one of states and no call is in flight.
 async function until(id, states) {
@@ -41,7 +19,6 @@ async function until(id, states) {
   throw new Error(`conversation ${id} never reached ${states}`);
 }
 
-await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
 const agent = await call('agents.add', { url: demoURL });
 const chat = await call('chats.start', { agentId: agent.id });
 await call('chats.send', { id: chat.id, text: 'Hello, demo agent! Echo this back, **in pieces**.' });
@@ -59,5 +36,5 @@ const { entries } = await call('chats.get', { id: chat.id });
 const asking = entries.findLast((e) => e.taskId).taskId;
 await call('chats.send', { id: chat.id, text: 'Tell me the build is green.', taskId: asking });
 await until(chat.id, ['completed']);
-ws.close();
+close();
 console.log(`seeded conversation ${chat.id}`);

@@ -7,12 +7,11 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, suite } from './harness.mjs';
+import { axeViolations, nav, openUI, SHOTS, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 const SEED = 10_000;
@@ -313,7 +312,6 @@ describe('channels', () => {
   });
 
   test('axe: no serious or critical violations in a channel, light and dark', async () => {
-    const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
     const found = [];
     for (const colorScheme of ['light', 'dark']) {
       const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, bypassCSP: true });
@@ -324,13 +322,7 @@ describe('channels', () => {
       await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').first().waitFor(WAIT);
       for (const state of ['view', 'members']) {
         if (state === 'members') await page.getByRole('button', { name: /^Members/ }).click();
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const r = await window.axe.run(document, { resultTypes: ['violations'] });
-          return r.violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-        });
+        const violations = await axeViolations(page);
         for (const v of violations) found.push(`${colorScheme} ${state}: ${v}`);
       }
       await page.screenshot({ path: join(SHOTS, `channels-axe-${colorScheme}.png`) });

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
 
 import { Role } from '@a2a-js/sdk';
@@ -182,4 +183,19 @@ export async function otherAgent({ port = 0, dataDir = tempDataDir() } = {}) {
       if (!keepData) removeDir(dataDir);
     },
   };
+}
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+// axeViolations runs axe-core on the page as it is now and lists its serious and critical violations,
+// each as "id (impact): the first three places". The page's CSP forbids inline scripts, axe's among
+// them: open the page in a context with bypassCSP.
+export async function axeViolations(page) {
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  });
 }

@@ -6,11 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, suite } from './harness.mjs';
+import { axeViolations, nav, openUI, SHOTS, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -362,7 +361,6 @@ describe('issue 12 item 6: the Knowledge area', () => {
   });
 
   test('axe: no serious or critical accessibility violations on the Knowledge page, light and dark', async () => {
-    const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
     const found = [];
     for (const colorScheme of ['light', 'dark']) {
       // The page's CSP forbids inline scripts, axe's among them: this context bypasses it.
@@ -375,13 +373,7 @@ describe('issue 12 item 6: the Knowledge area', () => {
       await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Alice' }).waitFor(WAIT);
       for (const tab of ['Explore', 'Query', 'Import / Export']) {
         await page.getByRole('tab', { name: tab }).click();
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const r = await window.axe.run(document, { resultTypes: ['violations'] });
-          return r.violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-        });
+        const violations = await axeViolations(page);
         for (const v of violations) found.push(`${colorScheme} ${tab}: ${v}`);
         if (tab === 'Explore') await page.screenshot({ path: join(SHOTS, `knowledge-axe-${colorScheme}.png`) });
       }

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, otherAgent, sdkClient, suite, userMessage } from './harness.mjs';
+import { axeViolations, nav, openUI, otherAgent, sdkClient, SHOTS, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -506,7 +505,6 @@ describe('issue 14', () => {
   });
 
   test('axe: no serious or critical accessibility violations on any page, light and dark', async () => {
-    const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
     // Pages with something in them: the earlier tests left chats, tasks and inbox items.
     const probe = await openUI(s.browser, s.hub);
     await nav(probe, 'Chats').click();
@@ -531,13 +529,7 @@ describe('issue 14', () => {
         await page.goto(base + route);
         await page.locator('header.page-head').first().waitFor(WAIT);
         await page.waitForFunction(() => !document.body.innerText.includes('Loading…'), null, WAIT).catch(() => undefined);
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const r = await window.axe.run(document, { resultTypes: ['violations'] });
-          return r.violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-        });
+        const violations = await axeViolations(page);
         for (const v of violations) found.push(`${colorScheme} ${route}: ${v}`);
       }
       await page.screenshot({ path: join(SHOTS, `newuser-axe-${colorScheme}.png`) });
