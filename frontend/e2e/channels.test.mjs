@@ -64,6 +64,14 @@ async function principalKey(page, name) {
   return box.inputValue();
 }
 
+// composerHolds waits until the message box holds exactly text: what a click or a completion puts
+// there lands with React's next render, not by the time the click returns.
+async function composerHolds(box, text) {
+  const el = await box.elementHandle();
+  await box.page().waitForFunction(([e, t]) => e.value === t, [el, text], WAIT).catch(() => undefined);
+  assert.equal(await box.inputValue(), text);
+}
+
 // rpc posts one JSON-RPC request, or a batch, to the hub's endpoint with an API key.
 async function rpc(key, body) {
   const res = await fetch(`${s.hub.hubURL}/a2a`, {
@@ -191,7 +199,7 @@ describe('channels', () => {
     await options.first().waitFor(WAIT);
     assert.equal(await options.count(), 1);
     await box.press('Enter');
-    assert.equal(await box.inputValue(), '@a2a-js-interop-agent ');
+    await composerHolds(box, '@a2a-js-interop-agent ');
     await box.pressSequentially('echo me, sdk agent');
     await box.press('Enter');
     await page.locator(`[data-testid="channel-event"][data-author="${sdkMember}"]`).filter({ hasText: 'echo me, sdk agent' }).first().waitFor(WAIT);
@@ -213,7 +221,7 @@ describe('channels', () => {
     await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });
     // "Answer" starts a message that mentions the agent: it goes to the open task, which completes.
     await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
-    assert.equal(await box.inputValue(), '@demo ');
+    await composerHolds(box, '@demo ');
     await box.pressSequentially('blue');
     await box.press('Enter');
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
