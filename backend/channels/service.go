@@ -770,6 +770,53 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 	return s.Get(ctx, id)
 }
 
+// RemoveEverywhere removes principal from every channel it is a member of, for the hub's own work
+// (an added agent the owner removed: the bridge can no longer speak for it), never for a request:
+// each channel's version goes up, the removal is audited as the owner's, and its streams end. It
+// returns the channels it left.
+func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]string, error) {
+	var left []string
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		left = nil // the transaction may run again
+		rows, err := tx.QueryContext(ctx, `SELECT channel_id FROM channel_members WHERE principal_id = ? ORDER BY channel_id`, principal)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			left = append(left, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		now := s.millis()
+		for _, id := range left {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
+				return err
+			}
+			if err := audit(ctx, tx, now, id, "", auth.Owner.ID, "removeMember:"+principal); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range left {
+		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
+	}
+	return left, nil
+}
+
 // --- publish ---
 
 // PublishParams are channels/publish's params.

@@ -37,7 +37,8 @@
 //	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)
-//	agents.remove {id}                        → {}   (conflict for the hub's own agents)
+//	agents.remove {id}                        → {}   (conflict for the hub's own agents); the agent
+//	                leaves every channel it was a member of (remote://ID): a "members" change of each
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
 //	                every task, in and out: the hub's own agents' tasks, and the tasks the owner sent
