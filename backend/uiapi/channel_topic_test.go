@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/server"
@@ -123,4 +126,60 @@ func TestChannelTopicTellsTheOwnerOfVisibleChannelsOnly(t *testing.T) {
 	c.awaitChannel(func(p channelPush) bool { return p.ChannelID == open.Channel.ID && p.Change == "updated" })
 	rpcAs(t, h, alice.Key, "channels/delete", map[string]any{"channelId": team.Channel.ID}, nil)
 	c.awaitChannel(func(p channelPush) bool { return p.ChannelID == team.Channel.ID && p.Change == "deleted" })
+}
+
+// A burst of events (published at once from many writers, grouped in few commits) does not hold
+// up the hub: the pushes that do not fit are dropped and the client is told it lagged, and what it
+// then reads (channels/get's lastSequence) with what was pushed reaches the last event.
+func TestChannelTopicBurstEndsAtTheLastEventOrALag(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	h.Channels.SetRateLimit(1e6, 1e6)
+	var bulk struct{ Channel struct{ ID string } }
+	c.result("ext.call", map[string]any{"method": "channels/create", "params": map[string]any{"name": "bulk"}}, &bulk)
+	id := bulk.Channel.ID
+
+	const writers, each = 20, 150
+	owner := auth.WithPrincipal(t.Context(), auth.Owner)
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				if _, err := h.Channels.Publish(owner, channels.PublishParams{ChannelID: id, Parts: []json.RawMessage{json.RawMessage(`{"kind":"text","text":"x"}`)}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	var newest, lags int64
+	deadline := time.After(30 * time.Second)
+	for newest < writers*each {
+		select {
+		case f, open := <-c.pushes:
+			if !open {
+				t.Fatal("connection closed during the burst")
+			}
+			switch f.Topic {
+			case "channel":
+				var p channelPush
+				json.Unmarshal(f.Data, &p)
+				if p.ChannelID == id {
+					newest = max(newest, p.Sequence)
+				}
+			case "lagged":
+				lags++
+				var got struct{ Channel struct{ LastSequence int64 } }
+				c.result("ext.call", map[string]any{"method": "channels/get", "params": map[string]any{"channelId": id}}, &got)
+				newest = max(newest, got.Channel.LastSequence)
+			}
+		case <-deadline:
+			t.Fatalf("after the burst the client knows of sequence %d of %d (%d lags)", newest, writers*each, lags)
+		}
+	}
+	t.Logf("%d events, %d lagged frames", writers*each, lags)
 }
