@@ -213,6 +213,8 @@ describe('channels', () => {
     await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });
     // "Answer" starts a message that mentions the agent: it goes to the open task, which completes.
     await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+    // The composer takes the mention on a render after the click's: wait for it, not for a moment.
+    for (const until = Date.now() + WAIT.timeout; (await box.inputValue()) !== '@demo ' && Date.now() < until; ) await page.waitForTimeout(50);
     assert.equal(await box.inputValue(), '@demo ');
     await box.pressSequentially('blue');
     await box.press('Enter');

@@ -116,11 +116,15 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   usePushed('bridge', ch.onBridge as (d: unknown) => void);
   // This hub tells of its channels' changes: members added or removed elsewhere (another window, an
   // added agent the owner removed, which leaves every channel), a rename: the channel is read again.
+  // Only the newest read is applied: two changes in a row must not end on the older answer.
+  const reread = useRef(0);
   usePushed('channel', (d) => {
     const p = d as ChannelPush | null;
     if (agent || !p || p.channelId !== channelId || (p.change !== 'members' && p.change !== 'updated')) return;
+    const my = ++reread.current;
     getChannel(ext, channelId).then(
       (c) => {
+        if (my !== reread.current) return;
         ch.setChannel(c);
         onChannel(c);
       },
