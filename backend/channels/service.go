@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -92,13 +93,20 @@ type MessageEvent struct {
 	Kind           string            `json:"kind"`
 }
 
-// Change is what the service publishes on the bus after a write is durable: a new event, a member
-// removed (their streams end), or the channel deleted (every stream ends).
+// Change is what the service publishes on the bus after a write is durable: a new event, the
+// channel created, a member added or removed (their streams end), the channel updated or deleted
+// (every stream ends). Concerns says whether a principal may hear of it.
 type Change struct {
 	Event   *MessageEvent // a published event
+	Created bool          // a channel was created (a direct one: by its first publish)
+	Added   string        // the principal added to the channel, or whose role changed
 	Removed string        // the principal removed from the channel
 	Updated bool          // name, visibility or metadata changed: streams check they may still read
 	Deleted bool
+	// WasPublic: the channel was public before an update or deletion; Members: its members when
+	// it was deleted. With them, Concerns tells who could see the channel before the change.
+	WasPublic bool
+	Members   []string
 }
 
 // Service is the channels store and its rules.
@@ -472,6 +480,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Created: true}})
 	return s.Get(ctx, id)
 }
 
@@ -554,6 +563,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 			return nil, err
 		}
 	}
+	wasPublic := false
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, p.ChannelID, who)
 		if err != nil {
@@ -562,6 +572,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 		if err := c.requireOwner(); err != nil {
 			return err
 		}
+		wasPublic = c.Visibility == "public"
 		if c.Version != *p.ExpectedVersion {
 			return errorf(CodeConflict, "conflict: channel %s is at version %d, not %d", c.ID, c.Version, *p.ExpectedVersion)
 		}
@@ -596,13 +607,14 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: p.ChannelID, Data: &Change{Updated: true}})
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: p.ChannelID, Data: &Change{Updated: true, WasPublic: wasPublic}})
 	return s.Get(ctx, p.ChannelID)
 }
 
 // Delete removes a channel, its members and its events.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	who := caller(ctx)
+	gone := &Change{Deleted: true}
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
@@ -610,6 +622,10 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		}
 		if err := c.requireOwner(); err != nil {
 			return err
+		}
+		gone.WasPublic, gone.Members = c.Visibility == "public", nil
+		for _, m := range c.Members {
+			gone.Members = append(gone.Members, m.PrincipalID)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM channels WHERE id = ?`, id); err != nil {
 			return err
@@ -620,7 +636,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Deleted: true}})
+	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: gone})
 	return nil
 }
 
@@ -643,11 +659,13 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	if p.Kind == auth.KindRemote && role != RoleMember {
 		return nil, invalid("an added agent (%s) is a member, never an owner", principal)
 	}
+	added := false
 	err = s.changeMembers(ctx, id, who, "addMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
 		current := c.roleOf(principal)
 		if current == role {
 			return false, nil // already so: nothing changes, the version stays
 		}
+		added = true
 		if current == RoleOwner && c.owners() == 1 {
 			return false, errorf(CodeConflict, "conflict: %s is the last owner of %s", principal, id)
 		}
@@ -657,6 +675,9 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	})
 	if err != nil {
 		return nil, err
+	}
+	if added {
+		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Added: principal}})
 	}
 	return s.Get(ctx, id)
 }
@@ -747,6 +768,53 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 		return nil, nil
 	}
 	return s.Get(ctx, id)
+}
+
+// RemoveEverywhere removes principal from every channel it is a member of, for the hub's own work
+// (an added agent the owner removed: the bridge can no longer speak for it), never for a request:
+// each channel's version goes up, the removal is audited as the owner's, and its streams end. It
+// returns the channels it left.
+func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]string, error) {
+	var left []string
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		left = nil // the transaction may run again
+		rows, err := tx.QueryContext(ctx, `SELECT channel_id FROM channel_members WHERE principal_id = ? ORDER BY channel_id`, principal)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			left = append(left, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		now := s.millis()
+		for _, id := range left {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
+				return err
+			}
+			if err := audit(ctx, tx, now, id, "", auth.Owner.ID, "removeMember:"+principal); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range left {
+		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
+	}
+	return left, nil
 }
 
 // --- publish ---
@@ -843,11 +911,12 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		return nil, invalid("%v", err)
 	}
 	var ev *MessageEvent
-	fresh := false
+	fresh, created := false, false
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
 		now := s.millis()
 		if direct {
-			if err := s.ensureDirect(ctx, tx, p.ChannelID, who.ID, p.RecipientID, now); err != nil {
+			var err error
+			if created, err = s.ensureDirect(ctx, tx, p.ChannelID, who.ID, p.RecipientID, now); err != nil {
 				return err
 			}
 		}
@@ -898,6 +967,9 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	if err != nil {
 		return nil, err
 	}
+	if created {
+		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Data: &Change{Created: true}})
+	}
 	if fresh {
 		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Seq: ev.Sequence, Data: &Change{Event: ev}})
 	}
@@ -931,22 +1003,45 @@ func access(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) (m
 	return role.Valid, nil
 }
 
-// ensureDirect creates the direct channel of a and b if it does not exist yet.
-func (s *Service) ensureDirect(ctx context.Context, tx *sql.Tx, id, a, b string, now int64) error {
+// ensureDirect creates the direct channel of a and b if it does not exist yet, and says whether it
+// did.
+func (s *Service) ensureDirect(ctx context.Context, tx *sql.Tx, id, a, b string, now int64) (bool, error) {
 	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
 		VALUES (?, '', 'private', 1, ?, ?, '{}', 1)`, id, now, a)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return nil
+		return false, nil
 	}
 	for _, m := range []string{a, b} {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'member', ?)`, id, m, now); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return audit(ctx, tx, now, id, "", a, "createDirect")
+	return true, audit(ctx, tx, now, id, "", a, "createDirect")
+}
+
+// Readable says whether principal may read channel id now (it is a member, or the channel is
+// public), in one prepared query: cheap enough to ask for every event a watcher hears of.
+func (s *Service) Readable(ctx context.Context, id, principal string) bool {
+	_, err := access(ctx, s.pub.readAccess, id, auth.Principal{ID: principal})
+	return err == nil
+}
+
+// Concerns says whether principal may hear of change c to channel id: an event or a creation of a
+// channel it may read, and any other change of a channel it could read before or can read after.
+// Nothing about a private channel the principal is not in (and was not in) is ever its concern.
+func (s *Service) Concerns(ctx context.Context, id string, c *Change, principal string) bool {
+	switch {
+	case c.Removed == principal || c.Added == principal:
+		return true
+	case c.Deleted:
+		return c.WasPublic || slices.Contains(c.Members, principal)
+	case c.Updated && c.WasPublic:
+		return true
+	}
+	return s.Readable(ctx, id, principal)
 }
 
 // --- history ---

@@ -620,7 +620,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		Token: token, SaveToken: func(t string) error { return saveUIToken(cfg.DataDir, t) }, UIBase: agent.LocalURL,
 		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
-		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge,
+		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge, Channels: h.Channels,
 		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients},
 	})
 	mux := agent.Server.Mux()

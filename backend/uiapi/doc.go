@@ -37,7 +37,8 @@
 //	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)
-//	agents.remove {id}                        → {}   (conflict for the hub's own agents)
+//	agents.remove {id}                        → {}   (conflict for the hub's own agents); the agent
+//	                leaves every channel it was a member of (remote://ID): a "members" change of each
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
 //	                every task, in and out: the hub's own agents' tasks, and the tasks the owner sent
@@ -121,6 +122,13 @@
 //	        changed): refetch access.list / access.policy
 //	bridge  BridgeState: an added agent's working state in a channel changed (it was sent a
 //	        message, its task got an id, it asked back, finished or failed)
+//	channel {channelId, sequence, author} a new event in one of this hub's channels the owner may
+//	        read (a member, or public); {channelId, change: "created"|"members"|"updated"|"deleted"}
+//	        a channel the owner can see (or could see before the change) was created (a direct
+//	        channel: by its first publish), gained or lost a member (or a role changed), had its
+//	        name, visibility or metadata changed, or was deleted: refetch channels/list. Nothing is
+//	        pushed about a private channel the owner is not in. Dropped under load like other
+//	        topics: on lagged, refetch channels/list (each channel's lastSequence)
 //	ext     {stream, result} one per streamed result, in order; {stream, error: {code, message, data?}}
 //	        the stream's error; {stream, end: true} always last (not sent after ext.close). Unlike
 //	        other topics these frames are never dropped: they wait for room like replies. A closed

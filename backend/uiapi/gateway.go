@@ -20,6 +20,7 @@ import (
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
 	pushout "github.com/agenthub/agenthub/backend/push"
@@ -86,6 +87,9 @@ type Config struct {
 	Auth *auth.Service
 	// Bridge speaks for the added agents in channels: bridge.states and the bridge topic (nil: none).
 	Bridge *bridge.Bridge
+	// Channels are this hub's channels: the channel topic tells the owner of new events and
+	// changes in those it may see (nil: no channel topic).
+	Channels *channels.Service
 	// Extensions are this hub's extension methods by name (channels/*, knowledge/*), which ext.call
 	// and ext.stream run as the owner; RemoteExtensions reaches an added agent's (nil: none).
 	Extensions       map[string]server.ExtensionMethod
@@ -260,7 +264,8 @@ func (c *conn) serve(parent context.Context) {
 	}()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
 		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
-			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic || e.Topic == bridge.Topic
+			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic || e.Topic == bridge.Topic ||
+			(e.Topic == channels.Topic && c.g.cfg.Channels != nil)
 	}, queueFrames)
 	defer sub.Close()
 
@@ -356,14 +361,8 @@ func (c *conn) sendReply(ctx context.Context, r reply) {
 
 // pushFrame queues a pushed event if there is room; otherwise the client will be told it lagged.
 func (c *conn) pushFrame(p push) {
-	if c.lagged.Load() {
-		lag, _ := json.Marshal(push{Topic: "lagged", Data: struct{}{}})
-		select {
-		case c.out <- lag:
-			c.lagged.Store(false)
-		default:
-			return
-		}
+	if !c.tellLagged() {
+		return
 	}
 	frame, err := json.Marshal(p)
 	if err != nil {
@@ -376,15 +375,48 @@ func (c *conn) pushFrame(p push) {
 	}
 }
 
+// tellLagged queues the lagged frame if the client missed events and there is room, and says
+// whether the client is now told of everything it missed.
+func (c *conn) tellLagged() bool {
+	if !c.lagged.Load() {
+		return true
+	}
+	lag, _ := json.Marshal(push{Topic: "lagged", Data: struct{}{}})
+	select {
+	case c.out <- lag:
+		c.lagged.Store(false)
+		return true
+	default:
+		return false
+	}
+}
+
+// lagRetry is how soon forward tries again to tell a client it lagged when its queue had no room:
+// after a burst nothing else may come to carry the news, and the client must refetch.
+const lagRetry = 200 * time.Millisecond
+
 // forward turns bus events into pushed frames.
 func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
+	var retry <-chan time.Time
 	for {
+		if retry == nil && c.lagged.Load() {
+			retry = time.After(lagRetry)
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-retry:
+			retry = nil
+			c.tellLagged()
 		case <-sub.Lagged:
 			c.lagged.Store(true)
+			c.tellLagged()
 		case e := <-sub.C:
+			if e.Topic == channels.Topic {
+				if up, ok := c.g.channelUpdate(ctx, e); ok {
+					c.pushFrame(push{Topic: "channel", Data: up})
+				}
+			}
 			if e.Topic == tasks.Topic {
 				if up, ok := c.g.taskUpdate(ctx, e); ok {
 					c.pushFrame(push{Topic: "task", Data: up})

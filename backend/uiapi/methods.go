@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -80,6 +81,12 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 		}
 		if err := g.cfg.Registry.Remove(ctx, p.ID); err != nil {
 			return nil, err
+		}
+		// It leaves every channel: the bridge can no longer speak for it there.
+		if g.cfg.Channels != nil {
+			if _, err := g.cfg.Channels.RemoveEverywhere(ctx, auth.Remote(p.ID).ID); err != nil {
+				return nil, err
+			}
 		}
 		// Its conversations stay readable; its saved credentials go.
 		return map[string]any{}, g.cfg.Clients.Forget(p.ID)

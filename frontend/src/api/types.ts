@@ -377,6 +377,14 @@ export interface Methods {
 
 export type MethodName = keyof Methods;
 
+/** Topic "channel": {channelId, sequence, author} for a new event, {channelId, change} otherwise. */
+export interface ChannelPush {
+  channelId: string;
+  sequence?: number;
+  author?: string;
+  change?: 'created' | 'members' | 'updated' | 'deleted';
+}
+
 /** Pushed topic → data. */
 export interface Topics {
   hello: HubInfo;
@@ -390,6 +398,8 @@ export interface Topics {
   access: { name: string };
   /** a push notification of a task was delivered, will be retried, failed or was canceled */
   push: PushUpdate;
+  /** this hub's channels: a new event in one the owner may read, or a channel it sees changed */
+  channel: ChannelPush;
   /** a frame of an ext.stream stream */
   ext: ExtFrame;
 }

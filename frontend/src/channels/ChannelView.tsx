@@ -2,13 +2,13 @@
 // composer with @mention completion of the members.
 
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { AgentInfo } from '../api/types';
+import type { AgentInfo, ChannelPush } from '../api/types';
 import { Composer, type ComposerSend } from '../components/Composer';
 import { Parts } from '../components/Parts';
 import { ErrorBox } from '../components/ErrorBox';
 import { formatChatTime, formatDateTime } from '../lib/format';
 import { useHub } from '../state/hub';
-import { publish, type Ext } from './api';
+import { getChannel, publish, type Ext } from './api';
 import { dividerIndex } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
@@ -114,6 +114,23 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const { agents, refreshKey } = useHub();
   const ch = useChannel(ext, channelId, agent, refreshKey);
   usePushed('bridge', ch.onBridge as (d: unknown) => void);
+  // This hub tells of its channels' changes: members added or removed elsewhere (another window, an
+  // added agent the owner removed, which leaves every channel), a rename: the channel is read again.
+  // Only the newest read is applied: two changes in a row must not end on the older answer.
+  const reread = useRef(0);
+  usePushed('channel', (d) => {
+    const p = d as ChannelPush | null;
+    if (agent || !p || p.channelId !== channelId || (p.change !== 'members' && p.change !== 'updated')) return;
+    const my = ++reread.current;
+    getChannel(ext, channelId).then(
+      (c) => {
+        if (my !== reread.current) return;
+        ch.setChannel(c);
+        onChannel(c);
+      },
+      () => {}, // no longer readable: the sidebar's list drops it
+    );
+  });
   const [membersOpen, setMembersOpen] = useState(false);
   // "Answer" on an agent's question starts a message that mentions it: that goes to its open task.
   const [insert, setInsert] = useState<{ text: string; key: number } | undefined>(undefined);

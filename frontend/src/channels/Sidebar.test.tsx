@@ -44,14 +44,9 @@ describe('the Chats sidebar', () => {
     // general was never seen here: taken as read at its newest event. bulk was read up to 0.
     expect(screen.getByLabelText('2 unread')).toBeTruthy();
 
-    // One stream per channel, from its newest event; a new event in bulk raises its count.
-    const streams = socket.sent.filter((f) => f.method === 'ext.stream');
-    expect(streams.map((f) => f.params)).toEqual([
-      { method: 'channels/stream', params: { channelId: 'c1', sinceSequence: 5 } },
-      { method: 'channels/stream', params: { channelId: 'c2', sinceSequence: 2 } },
-    ]);
-    await hub(() => streams.forEach((f, i) => socket.reply(f.id, { stream: `s${i + 1}` })));
-    await hub(() => socket.push({ topic: 'ext', data: { stream: 's2', result: { kind: 'messageEvent', event: { sequence: 3, author: 'agent://alice' } } } }));
+    // No stream per channel on this hub: the gateway's channel topic carries every channel's events.
+    expect(socket.sent.filter((f) => f.method === 'ext.stream')).toEqual([]);
+    await hub(() => socket.push({ topic: 'channel', data: { channelId: 'c2', sequence: 3, author: 'agent://alice' } }));
     await act(() => new Promise((r) => setTimeout(r, 150))); // arrivals are applied together, a moment later
     expect(screen.getByLabelText('3 unread')).toBeTruthy();
     expect(within(items[0]).queryByTestId('unread-count')).toBeNull();

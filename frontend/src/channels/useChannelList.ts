@@ -1,6 +1,9 @@
 // The channels in the sidebar: those channels/list answers, plus (on this hub) the direct chats the
 // owner has with principals, found by their deterministic ids since channels/list never lists them.
-// Each is watched with channels/stream from its newest event, so unread counts grow live.
+// On this hub the gateway's "channel" topic carries every new event (unread counts grow live) and
+// every change of a channel the owner sees (the list is read again), one topic however many channels.
+// Another hub has no such topic: its first MAX_REMOTE_STREAMS channels are watched with
+// channels/stream, and the list (with every channel's newest sequence) is read every half minute.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AccessKey } from '../api/types';
@@ -20,6 +23,9 @@ export interface ChannelList {
   upsert: (c: Channel) => void;
 }
 
+/** Streams opened on another hub at most: the gateway allows 32 per connection, for every page. */
+export const MAX_REMOTE_STREAMS = 16;
+
 export function useChannelList(ext: Ext, client: HubClient, agent: string | undefined, refreshKey: number): ChannelList {
   const [channels, setChannels] = useState<Channel[]>([]);
   const [directs, setDirects] = useState<Channel[]>([]);
@@ -27,12 +33,18 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState('');
   const [nonce, setNonce] = useState(0);
-  // No push says "you were added to a channel" or "someone opened a direct chat with you": the list is
-  // read again every half minute (the streams of the channels already listed stay open).
+  const refetch = useCallback(() => setNonce((n) => n + 1), []);
+  // Another hub pushes nothing of channels created, members added or direct chats opened: its list
+  // is read again every half minute (the streams of the channels already listed stay open).
   useEffect(() => {
-    const t = window.setInterval(() => setNonce((n) => n + 1), 30_000);
+    if (!agent) return;
+    const t = window.setInterval(refetch, 30_000);
     return () => window.clearInterval(t);
-  }, []);
+  }, [agent, refetch]);
+  // A new connection may have missed pushes: this hub's list is read again on each one.
+  const [connection, setConnection] = useState(client.state.connectionId);
+  useEffect(() => client.onState((s) => setConnection(s.connectionId)), [client]);
+  const listConnection = agent ? 0 : connection;
 
   useEffect(() => {
     let live = true;
@@ -65,18 +77,15 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
     return () => {
       live = false;
     };
-  }, [ext, client, agent, refreshKey, nonce]);
+  }, [ext, client, agent, refreshKey, nonce, listConnection]);
   // Another source: nothing listed yet.
   useEffect(() => setLoaded(false), [agent]);
 
-  // One stream per channel, from its newest event; arrivals are gathered and applied once a frame,
-  // so a burst of thousands of events costs a few renders, not thousands.
-  const ids = [...channels, ...directs].map((c) => c.id).join('\n');
-  const lastRef = useRef(last);
-  lastRef.current = last;
+  // Arrivals are gathered and applied once a moment, so a burst of thousands of events costs a few
+  // renders, not thousands.
   const pending = useRef<Record<string, number>>({});
   const timer = useRef<number | null>(null);
-  useEffect(() => {
+  const arrived = useCallback((id: string, seq: number) => {
     const flush = () => {
       timer.current = null;
       const got = pending.current;
@@ -87,25 +96,58 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
         return next;
       });
     };
-    const closers = (ids ? ids.split('\n') : []).map((id) =>
+    pending.current[id] = Math.max(pending.current[id] ?? 0, seq);
+    if (timer.current === null) timer.current = window.setTimeout(flush, 100);
+  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current !== null) window.clearTimeout(timer.current);
+      timer.current = null;
+    },
+    [],
+  );
+
+  // This hub: one topic for every channel. An event raises its channel's newest sequence; any other
+  // change (created, members, updated, deleted) and a lag (pushes were dropped) read the list again.
+  useEffect(() => {
+    if (agent) return;
+    const offChannel = client.on('channel', (d) => {
+      if (!d || typeof d.channelId !== 'string') return;
+      if (typeof d.sequence === 'number') arrived(d.channelId, d.sequence);
+      else if (d.change) refetch();
+    });
+    const offLagged = client.on('lagged', refetch);
+    return () => {
+      offChannel();
+      offLagged();
+    };
+  }, [client, agent, arrived, refetch]);
+
+  // Another hub: one stream per channel, from its newest event, for the first MAX_REMOTE_STREAMS;
+  // the others' counts move with the half-minute list.
+  const ids = agent
+    ? [...channels, ...directs]
+        .slice(0, MAX_REMOTE_STREAMS)
+        .map((c) => c.id)
+        .join('\n')
+    : '';
+  const lastRef = useRef(last);
+  lastRef.current = last;
+  useEffect(() => {
+    if (!agent || !ids) return;
+    const closers = ids.split('\n').map((id) =>
       ext.stream(
         'channels/stream',
         { channelId: id, sinceSequence: lastRef.current[id] ?? 0 },
         (r) => {
           const seq = (r as { event?: { sequence?: unknown } })?.event?.sequence;
-          if (typeof seq !== 'number') return;
-          pending.current[id] = Math.max(pending.current[id] ?? 0, seq);
-          if (timer.current === null) timer.current = window.setTimeout(flush, 100);
+          if (typeof seq === 'number') arrived(id, seq);
         },
         { agent },
       ),
     );
-    return () => {
-      closers.forEach((c) => c());
-      if (timer.current !== null) window.clearTimeout(timer.current);
-      timer.current = null;
-    };
-  }, [ext, agent, ids]);
+    return () => closers.forEach((c) => c());
+  }, [ext, agent, ids, arrived]);
   const upsert = useCallback((c: Channel) => {
     const put = (cur: Channel[]) => (cur.some((x) => x.id === c.id) ? cur.map((x) => (x.id === c.id ? c : x)) : [...cur, c]);
     if (c.id.startsWith('chan:direct:')) setDirects(put);
@@ -113,5 +155,5 @@ export function useChannelList(ext: Ext, client: HubClient, agent: string | unde
     setLast((cur) => ((cur[c.id] ?? 0) >= (c.lastSequence ?? 0) ? cur : { ...cur, [c.id]: c.lastSequence ?? 0 }));
   }, []);
 
-  return { channels, directs, last, loaded, error, reload: () => setNonce((n) => n + 1), upsert };
+  return { channels, directs, last, loaded, error, reload: refetch, upsert };
 }
