@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { Composer, MAX_ATTACHMENT_BYTES } from './Composer';
@@ -93,6 +93,18 @@ describe('Composer @mention completion', () => {
     { handle: 'weather', label: 'Weather' },
   ];
   const mentions = (q: string) => members.filter((m) => m.handle.startsWith(q.toLowerCase()));
+
+  it('keeps what is typed right after a completed mention where it was typed', async () => {
+    const onSend = vi.fn(async () => ({}));
+    render(<Composer agentName="#general" onSend={onSend} mentions={mentions} />);
+    await userEvent.type(box(), 'hi @da');
+    screen.getByRole('listbox', { name: 'Members to mention' });
+    // Enter and the next key in one go, as a fast typist (or a slow machine) does; then frames pass.
+    await userEvent.keyboard('{Enter}x');
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    await userEvent.keyboard('y');
+    expect(box().value).toBe('hi @dana xy');
+  });
 
   it('offers the members as "@" is typed; arrows pick, Enter inserts the handle instead of sending', async () => {
     const onSend = vi.fn(async () => ({}));

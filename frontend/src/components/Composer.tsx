@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { Message, OutgoingFile } from '../api/types';
 import { base64Size } from '../lib/format';
 import { Attachments } from './Attachments';
@@ -76,15 +76,29 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
     setMention((cur) => (m ? { ...m, caret } : cur ? null : cur));
     if (!m || m.query !== mention?.query) setActive(0);
   };
+  // Where the caret goes once the text the composer wrote itself (a completed mention, an inserted
+  // one) is in the box: set in the same commit, before the next keystroke. A later frame would move it
+  // back over what was typed in between.
+  const pendingCaret = useRef<number | 'end' | null>(null);
+  useLayoutEffect(() => {
+    const el = boxRef.current;
+    const pos = pendingCaret.current;
+    if (pos === null || !el) return;
+    pendingCaret.current = null;
+    const at = pos === 'end' ? el.value.length : pos;
+    el.focus();
+    el.setSelectionRange(at, at);
+  }, [text]);
   const complete = (handle: string) => {
     if (!mention) return;
     const r = applyMention(text, mention.caret, mention.start, handle);
-    setText(r.text);
     setMention(null);
-    requestAnimationFrame(() => {
-      boxRef.current?.focus();
+    if (r.text === text) {
       boxRef.current?.setSelectionRange(r.caret, r.caret);
-    });
+      return;
+    }
+    pendingCaret.current = r.caret;
+    setText(r.text);
   };
   const disabled = blocked !== undefined;
 
@@ -99,12 +113,14 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
 
   useEffect(() => {
     if (!insert) return;
-    setText((t) => (t.startsWith(insert.text) ? t : insert.text + t));
-    requestAnimationFrame(() => {
-      const el = boxRef.current;
+    const el = boxRef.current;
+    if (text.startsWith(insert.text)) {
       el?.focus();
       el?.setSelectionRange(el.value.length, el.value.length);
-    });
+      return;
+    }
+    pendingCaret.current = 'end';
+    setText(insert.text + text);
   }, [insert?.key]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const addFiles = (picked: OutgoingFile[], refused: string[]) => {
