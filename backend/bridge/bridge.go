@@ -420,13 +420,16 @@ func (b *Bridge) finish(out *answer, err error) {
 	if b.ctx.Err() != nil {
 		return // stopping: the task stays "working" and the next start watches it again
 	}
-	out.flush(out.taskState)
+	// The agent's state is recorded before its last words are published: whoever reads the channel's
+	// final event and then the states sees them agree.
 	if err != nil {
-		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), Meta{TaskID: out.taskID, State: NoticeFailed, Hop: out.hop}, "")
 		out.set(StateFailed, false)
+		out.flush(out.taskState)
+		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), Meta{TaskID: out.taskID, State: NoticeFailed, Hop: out.hop}, "")
 		return
 	}
 	out.set(stateOf(out.taskState), false)
+	out.flush(out.taskState)
 }
 
 // stateOf is the bridge state an agent is in when its task is in state s.
