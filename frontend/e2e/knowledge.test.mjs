@@ -70,6 +70,19 @@ const hook = (page, fn, ...args) =>
   page.evaluate(([fn, args]) => document.querySelector('[data-testid="kg-canvas"]').kg[fn](...args), [fn, args]);
 const count = async (page) => hook(page, 'count');
 
+// settledAt is a node's screen position once the layout has stopped moving it (two reads 150 ms apart
+// agree): a position read while fcose still animates is where the node was, not where it is.
+async function settledAt(page, id) {
+  let last = await hook(page, 'rendered', id);
+  for (const until = Date.now() + WAIT.timeout; Date.now() < until; ) {
+    await page.waitForTimeout(150);
+    const now = await hook(page, 'rendered', id);
+    if (Math.abs(now.x - last.x) < 0.5 && Math.abs(now.y - last.y) < 0.5) return now;
+    last = now;
+  }
+  return last;
+}
+
 async function openKnowledge(page) {
   await makeBot(page);
   await nav(page, 'Knowledge').click();
@@ -144,11 +157,12 @@ describe('issue 12 item 6: the Knowledge area', () => {
 
     // Draw a link: drag from Alice to Bob in draw mode (edgehandles), then name its predicate.
     await page.getByRole('button', { name: 'Draw links' }).click();
-    const a = await hook(page, 'rendered', 'ex:alice');
-    const b = await hook(page, 'rendered', 'ex:bob');
+    const a = await settledAt(page, 'ex:alice');
+    let b = await settledAt(page, 'ex:bob');
     await page.mouse.move(a.x, a.y);
     await page.mouse.down();
     await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 8 });
+    b = await hook(page, 'rendered', 'ex:bob'); // where Bob is now, should anything have moved him
     await page.mouse.move(b.x, b.y, { steps: 8 });
     await page.getByTestId('kg-status').filter({ hasText: 'Release to link to Bob.' }).waitFor(WAIT);
     await page.mouse.up();
