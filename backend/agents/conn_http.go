@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,4 +109,34 @@ func readBody(resp *http.Response) ([]byte, error) {
 		return nil, ErrBodyTooLarge
 	}
 	return body, err
+}
+
+// postJSONRPC posts one JSON-RPC request body to url, asking for an event stream or a JSON answer. A
+// non-200 answer is an error: what rpcErr reads as the JSON-RPC error its body carries (nil when it
+// carries none, in that dialect's terms), else the HTTP status.
+func postJSONRPC(ctx context.Context, hc *http.Client, url string, body []byte, stream bool, rpcErr func(body []byte) error) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		if body, err := readBody(resp); err == nil {
+			if err := rpcErr(body); err != nil {
+				return nil, err
+			}
+		}
+		return nil, httpStatusError(resp)
+	}
+	return resp, nil
 }

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,31 +230,13 @@ func (d *draftClient) post(ctx context.Context, method string, params any, strea
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if stream {
-		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
-	}
-	resp, err := d.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		if body, err := readBody(resp); err == nil {
-			var r rpcResponse
-			if json.Unmarshal(body, &r) == nil && r.Error != nil {
-				return nil, r.Error.toA2AError()
-			}
+	return postJSONRPC(ctx, d.hc, d.url, body, stream, func(body []byte) error {
+		var r rpcResponse
+		if json.Unmarshal(body, &r) == nil && r.Error != nil {
+			return r.Error.toA2AError()
 		}
-		return nil, httpStatusError(resp)
-	}
-	return resp, nil
+		return nil
+	})
 }
 
 type rpcResponse struct {

@@ -206,31 +206,13 @@ func (t extTarget) post(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, fmt.Errorf("params are not JSON: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if stream {
-		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
-	}
-	resp, err := t.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		if body, err := readBody(resp); err == nil {
-			var r extResponse
-			if json.Unmarshal(body, &r) == nil && r.Error != nil {
-				return nil, r.Error.rpcError()
-			}
+	return postJSONRPC(ctx, t.hc, t.url, body, stream, func(body []byte) error {
+		var r extResponse
+		if json.Unmarshal(body, &r) == nil && r.Error != nil {
+			return r.Error.rpcError()
 		}
-		return nil, httpStatusError(resp)
-	}
-	return resp, nil
+		return nil
+	})
 }
 
 // decodeResponse reads one JSON-RPC response: its result, or its error as an *RPCError.
