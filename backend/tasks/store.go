@@ -125,7 +125,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err := db.Migrate(ctx, "tasks", sub); err != nil {
 		return nil, err
 	}
-	st, err := prepare(ctx, db.Writer)
+	st, err := prepare(ctx, db.Writer, db.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("prepare task statements: %w", err)
 	}
@@ -377,7 +377,7 @@ func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, 
 	var body []byte
 	var version taskstore.TaskVersion
 	var owner string
-	err := s.db.Reader.QueryRowContext(ctx, `SELECT task_json, version, owner FROM tasks WHERE id = ?`, id).Scan(&body, &version, &owner)
+	err := s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return nil, a2a.ErrTaskNotFound
 	}
@@ -401,7 +401,7 @@ func unreadable(id a2a.TaskID, err error) error {
 // may not see).
 func (s *Store) DialectOf(ctx context.Context, id a2a.TaskID) (Dialect, error) {
 	var d, owner string
-	err := s.db.Reader.QueryRowContext(ctx, `SELECT dialect, owner FROM tasks WHERE id = ?`, id).Scan(&d, &owner)
+	err := s.st.dialectOf.QueryRowContext(ctx, id).Scan(&d, &owner)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return "", a2a.ErrTaskNotFound
 	}

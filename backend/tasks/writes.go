@@ -16,11 +16,15 @@ import (
 // a tenth of the hub's CPU under load.
 type stmts struct {
 	insertTask, selectForUpdate, updateTask, insertEvent *sql.Stmt
+	// On the reader pool (database/sql prepares them on each of its connections once): the task
+	// read a2a-go makes at the end of every blocking send, and the dialect look-up of every stream.
+	get, dialectOf *sql.Stmt
 }
 
-func prepare(ctx context.Context, db *sql.DB) (*stmts, error) {
+func prepare(ctx context.Context, writer, reader *sql.DB) (*stmts, error) {
 	var st stmts
 	var errs []error
+	db := writer
 	p := func(dst **sql.Stmt, query string) {
 		s, err := db.PrepareContext(ctx, query)
 		*dst = s
@@ -33,6 +37,9 @@ func prepare(ctx context.Context, db *sql.DB) (*stmts, error) {
 		(SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = tasks.id) FROM tasks WHERE id = ?`)
 	p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ?`)
 	p(&st.insertEvent, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	db = reader
+	p(&st.get, `SELECT task_json, version, owner FROM tasks WHERE id = ?`)
+	p(&st.dialectOf, `SELECT dialect, owner FROM tasks WHERE id = ?`)
 	return &st, errors.Join(errs...)
 }
 
