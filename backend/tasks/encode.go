@@ -18,13 +18,15 @@ import (
 // encodeTask therefore writes the task's JSON a field at a time, exactly as json.Marshal would (the
 // fields of a2a.Task in declaration order, omitempty as tagged; TestEncodeTaskIsJSONMarshal holds it to
 // that), and decodes only the pieces whose bytes differ from those its task's last write checked.
-// The guarantee is the same: a2a.Task has no UnmarshalJSON of its own, so encoding/json decodes it
-// field by field and each array element on its own; the whole decodes if every piece does.
+// The same goes for the status, which an artifact event leaves as it was. The guarantee is the same:
+// a2a.Task has no UnmarshalJSON of its own, so encoding/json decodes it field by field and each array
+// element on its own; the whole decodes if every piece does.
 
 // checkedPieces is the JSON of a task's history messages and artifacts that a write checked to read
-// back, element by element.
+// back, element by element, and of its status.
 type checkedPieces struct {
 	history, artifacts [][]byte
+	status             []byte
 }
 
 // pieceCache holds the pieces of the last write of recently written tasks. It is bounded (cleared
@@ -147,9 +149,18 @@ func encodeTask(task *a2a.Task, prev *checkedPieces) ([]byte, *checkedPieces, er
 			}
 		}
 		field("status", false)
-		if _, err := value(task.Status, &a2a.TaskStatus{}); err != nil {
+		b, err := json.Marshal(task.Status)
+		if err != nil {
 			return err
 		}
+		// An artifact event leaves the status as it was: checked then.
+		if !bytes.Equal(b, prev.status) {
+			if err := readsBack(b, &a2a.TaskStatus{}); err != nil {
+				return err
+			}
+		}
+		buf.Write(b)
+		out.status = b
 		buf.WriteByte('}')
 		return nil
 	}()

@@ -81,6 +81,13 @@ func TestEncodeTaskChecksWhatChanged(t *testing.T) {
 	if _, _, err := encodeTask(&status, pieces); !errors.Is(err, a2a.ErrInvalidParams) {
 		t.Fatalf("unreadable status message: %v, want invalid params", err)
 	}
+	// Nor are pieces trusted by what they hold, only by their bytes at the same place: a readable
+	// artifact checked at index 0 says nothing of an unreadable one moved there.
+	moved := *task
+	moved.Artifacts = []*a2a.Artifact{{ID: "b", Parts: a2a.ContentParts{bad}}, task.Artifacts[0]}
+	if _, _, err := encodeTask(&moved, pieces); !errors.Is(err, a2a.ErrInvalidParams) {
+		t.Fatalf("unreadable artifact put before a checked one: %v, want invalid params", err)
+	}
 }
 
 // BenchmarkEncodeTask: the stored JSON of the demo echo's task at its last artifact chunk (two
