@@ -256,9 +256,8 @@ func TestWriteAfterClose(t *testing.T) {
 }
 
 // The WAL does not keep the size of a past burst: a long read (a slow stream, a big list) keeps
-// SQLite from checkpointing, so the WAL grows while it lasts; once it ends, the background
-// checkpointer copies it into the database, the next write starts the WAL over and SQLite truncates
-// the file back to JournalSizeLimit, and Close checkpoints it away.
+// SQLite from checkpointing, so the WAL grows while it lasts; once it ends and writes pause, the
+// checkpointer copies the WAL into the database and truncates it, and Close empties it.
 func TestWALStaysSmall(t *testing.T) {
 	db := openTest(t)
 	blob := make([]byte, 256<<10)
@@ -278,31 +277,39 @@ func TestWALStaysSmall(t *testing.T) {
 		t.Fatal(err, read.Err())
 	}
 	write(120) // 30 MiB while the read holds its snapshot
+	wal := db.Path + "-wal"
+	if st, err := os.Stat(wal); err != nil || st.Size() < 30<<20 {
+		t.Fatalf("WAL %v %v: the burst should be in it while the read lasts", st, err)
+	}
 	if err := read.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Writes go on: the checkpointer runs beside them, and once one has copied the whole WAL the next
-	// write starts it over. 400 more writes (100 MiB) are far more than that takes.
-	wal := db.Path + "-wal"
-	var st os.FileInfo
-	for range 400 {
-		write(1)
-		if st, err = os.Stat(wal); err != nil {
-			t.Fatal(err)
-		}
-		if st.Size() <= 2*JournalSizeLimit {
-			break
-		}
-	}
-	if st.Size() > 2*JournalSizeLimit {
-		t.Fatalf("WAL is %d bytes after 130 MiB of writes, want at most %d", st.Size(), 2*JournalSizeLimit)
-	}
+	write(1)
+	walShrinks(t, wal)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(wal); err == nil && st.Size() != 0 {
 		t.Fatalf("WAL is %d bytes after Close, want it empty", st.Size())
 	}
+}
+
+// walShrinks waits (up to 20 s, far more than the checkpointer's pause of idleBeforeTruncate) for the
+// WAL file to be back within JournalSizeLimit.
+func walShrinks(t *testing.T, wal string) {
+	t.Helper()
+	var size int64
+	for range 400 {
+		st, err := os.Stat(wal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size = st.Size(); size <= JournalSizeLimit {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("WAL is still %d bytes once writes paused, want at most %d", size, JournalSizeLimit)
 }
 
 // A write alone in its batch (no savepoint) that fails is rolled back too.
@@ -386,46 +393,42 @@ func TestWriteLean(t *testing.T) {
 	}
 }
 
-// Commits do not checkpoint: the background checkpointer does, so no caller's write waits for the WAL
-// to be copied into the database. With the checkpointer held off, 10 MiB of writes (2,560 pages,
-// past SQLite's default auto-checkpoint of 1,000) all stay in the WAL; once it runs again, the WAL
-// comes back to its limit.
-func TestCommitsLeaveCheckpointsToTheCheckpointer(t *testing.T) {
+// The checkpointer copies the WAL into the database beside the writer: after 100 writes of about
+// four WAL pages each (below the writer's own checkpoint at walRestartPages) and a pause, the pages are in the database
+// file, which no commit put there. Held off, it copies nothing.
+func TestTheCheckpointerCopiesTheWALBesideTheWriter(t *testing.T) {
 	db := openTest(t)
 	held, err := db.checkpointer.Conn(context.Background()) // its only connection: it cannot run
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { held.Close() }) // before Close, which waits for the checkpointer
-	blob := make([]byte, 256<<10)
-	write := func() {
+	blob := make([]byte, 6<<10)
+	for i := range 100 { // two overflow pages, the leaf and the root in the WAL: about four pages each
 		if err := db.Write(context.Background(), func(tx *sql.Tx) error {
-			_, err := tx.Exec(`INSERT OR REPLACE INTO kv (k, v) VALUES ('big', ?)`, blob)
+			_, err := tx.Exec(`INSERT INTO kv (k, v) VALUES (?, ?)`, fmt.Sprint("k", i), blob)
 			return err
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for range 40 {
-		write()
-	}
-	wal := db.Path + "-wal"
-	st, err := os.Stat(wal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Size() < 10<<20 {
-		t.Fatalf("WAL is %d bytes after 10 MiB of writes with the checkpointer held: a commit checkpointed", st.Size())
-	}
-	held.Close()
-	for range 400 {
-		write()
-		if st, err = os.Stat(wal); err != nil {
+	dbSize := func() int64 {
+		st, err := os.Stat(db.Path)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Size() <= 2*JournalSizeLimit {
+		return st.Size()
+	}
+	time.Sleep(3 * checkpointEvery)
+	if n := dbSize(); n > 512<<10 {
+		t.Fatalf("database file is %d bytes with the checkpointer held: a commit checkpointed", n)
+	}
+	held.Close()
+	for range 400 { // up to 20 s: far more than a checkpoint takes
+		if dbSize() > 512<<10 {
 			return
 		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("WAL is %d bytes: the checkpointer never caught up", st.Size())
+	t.Fatalf("database file is %d bytes: the checkpointer never copied the WAL", dbSize())
 }
