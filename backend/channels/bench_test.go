@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -487,4 +488,62 @@ func benchHistory(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 		fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%.2f\t\n", row.name, ms(pct(row.t, .5)), ms(pct(row.t, .9)), ms(pct(row.t, .99)),
 			float64(pct(row.t, .5))/float64(pct(barePage, .5)))
 	}
+}
+
+// BenchmarkPublishCPU measures the CPU the process spends per Service.Publish (getrusage, user +
+// system: the callers, the group-commit writer and its fsyncs) with 64 concurrent writers on one
+// channel, beside a bare one-row write through the same writer: a measure that load on the shared
+// machine moves far less than events/s. Run with -cpu 2 (64 = 32 goroutines per P).
+//
+//	go test ./backend/channels -run '^$' -bench PublishCPU -cpu 2 -benchtime 20000x
+func BenchmarkPublishCPU(b *testing.B) {
+	h := startHub(b, "")
+	h.Channels.SetRateLimit(1e9, 1e9)
+	alice := h.principal(b, "alice")
+	ctx := auth.WithPrincipal(context.Background(), auth.Agent("alice"))
+	db := h.Agent.DB
+	if _, err := db.Writer.Exec(`CREATE TABLE IF NOT EXISTS bench_floor (id INTEGER PRIMARY KEY, body BLOB NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte(`{"kind":"messageEvent","parts":[{"type":"text","text":"benchmark message"}]}`)
+	var p channels.PublishParams
+	raw, _ := json.Marshal(textParams(alice.create(map[string]any{"name": "cpu"}).ID))
+	json.Unmarshal(raw, &p)
+	for _, c := range []struct {
+		name string
+		op   func() error
+	}{
+		{"publish", func() error { _, err := h.Channels.Publish(ctx, p); return err }},
+		{"bare-write", func() error {
+			return db.Write(ctx, func(tx *sql.Tx) error {
+				_, err := tx.Exec(`INSERT INTO bench_floor(body) VALUES (?)`, body)
+				return err
+			})
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetParallelism(32)
+			before, st0 := cpuTime(), db.Stats()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := c.op(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			st := db.Stats()
+			b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(st.Writes-st0.Writes)/float64(max(1, st.Batches-st0.Batches)), "writes/commit")
+		})
+	}
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
