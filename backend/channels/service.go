@@ -125,6 +125,9 @@ type Service struct {
 	// publish records its sequence only once all its statements succeeded, and a batch that does
 	// not commit clears it (OnAbort), so it never runs ahead of the table.
 	seqs map[string]int64
+	// batch is what the publishes of the writer's current transaction share (see batchOf); like
+	// seqs, only fns on the writer goroutine touch it.
+	batch *batch
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
@@ -166,6 +169,42 @@ func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
 	return &st, errors.Join(errs...)
 }
 
+// batch is the state the publishes of one writer transaction share. The group-commit writer runs
+// the fns of concurrent callers one after another in one transaction, so a publish that finds the
+// batch of its own transaction reuses the statements already bound to it and the access already
+// checked for its channel and author (one check per channel and author per transaction, instead of
+// one per publish). Any other write of this package forgets the batch first (write), so a
+// membership or visibility change in the same transaction is always seen by the publishes after it.
+type batch struct {
+	tx                                              *sql.Tx
+	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
+	members                                         map[memberKey]bool // known members of a channel, in this transaction
+}
+
+type memberKey struct{ channel, principal string }
+
+// batchOf is the batch of transaction tx, started if tx is a new transaction. It runs on the
+// writer goroutine.
+func (s *Service) batchOf(ctx context.Context, tx *sql.Tx) *batch {
+	if s.batch != nil && s.batch.tx == tx {
+		return s.batch
+	}
+	s.batch = &batch{tx: tx, access: tx.StmtContext(ctx, s.pub.access), idempotent: tx.StmtContext(ctx, s.pub.idempotent),
+		lastSeq: tx.StmtContext(ctx, s.pub.lastSeq), insertEvent: tx.StmtContext(ctx, s.pub.insertEvent),
+		audit: tx.StmtContext(ctx, s.pub.audit), members: map[memberKey]bool{}}
+	return s.batch
+}
+
+// write runs fn through the group-commit writer (in its own savepoint) for every change but a
+// publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
+// deletion) is checked afresh by any publish after it in the same transaction.
+func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		s.batch = nil
+		return fn(tx)
+	})
+}
+
 func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
 	var err1, err2 error
 	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
@@ -194,7 +233,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now,
 		seqs: map[string]int64{}}
-	db.OnAbort(func() { clear(s.seqs) })
+	db.OnAbort(func() { clear(s.seqs); s.batch = nil })
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
 	}
@@ -215,7 +254,7 @@ func (s *Service) SetRateLimit(perSecond float64, burst int) { s.limiter.set(per
 // tokens survive a restart, and a token of another hub is refused.
 func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
 	var key []byte
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -462,7 +501,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 		}
 	}
 	id, now := uuid.NewString(), s.millis()
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
 			VALUES (?, ?, ?, 0, ?, ?, ?, 1)`, id, p.Name, vis, now, who.ID, meta); err != nil {
 			return err
@@ -564,7 +603,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 		}
 	}
 	wasPublic := false
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, p.ChannelID, who)
 		if err != nil {
 			return err
@@ -615,7 +654,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 func (s *Service) Delete(ctx context.Context, id string) error {
 	who := caller(ctx)
 	gone := &Change{Deleted: true}
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
 			return err
@@ -686,7 +725,7 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 // changed anything; if it did, the channel's version goes up by one and the action is audited, all in
 // the change's transaction.
 func (s *Service) changeMembers(ctx context.Context, id string, who auth.Principal, action string, change func(*sql.Tx, *channelRow) (bool, error)) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
 			return err
@@ -776,7 +815,7 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 // returns the channels it left.
 func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]string, error) {
 	var left []string
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		left = nil // the transaction may run again
 		rows, err := tx.QueryContext(ctx, `SELECT channel_id FROM channel_members WHERE principal_id = ? ORDER BY channel_id`, principal)
 		if err != nil {
@@ -910,55 +949,74 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
+	// The event's id is drawn before the writer: a fn that runs again (its batch broken by another
+	// write) stores the same event.
+	eventID := uuid.NewString()
 	var ev *MessageEvent
 	fresh, created := false, false
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+	// Lean: a publish that fails before it changes anything (no access, an idempotent conflict)
+	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
+	// others again without it.
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+		fresh, created = false, false
+		b := s.batchOf(ctx, tx)
 		now := s.millis()
-		if direct {
+		id := p.ChannelID
+		member := memberKey{id, who.ID}
+		if direct && !b.members[member] {
 			var err error
-			if created, err = s.ensureDirect(ctx, tx, p.ChannelID, who.ID, p.RecipientID, now); err != nil {
+			if created, err = s.ensureDirect(ctx, tx, id, who.ID, p.RecipientID, now); err != nil {
 				return err
 			}
 		}
-		if err := s.mayPublish(ctx, tx, p.ChannelID, who); err != nil {
-			return err
+		// unchanged marks an error returned before this publish changed anything.
+		unchanged := func(err error) error {
+			if err == nil || created {
+				return err
+			}
+			return store.NothingWritten(err)
 		}
-		id := p.ChannelID
+		if !b.members[member] {
+			if err := mayPublish(ctx, b.access, id, who); err != nil {
+				return unchanged(err)
+			}
+			b.members[member] = true
+		}
 		if p.IdempotencyKey != "" {
 			var stored, storedHash []byte
-			err := tx.StmtContext(ctx, s.pub.idempotent).QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
+			err := b.idempotent.QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
 			switch {
 			case err == nil:
 				if string(storedHash) != string(hash) {
-					return errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey)
+					return unchanged(errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey))
 				}
 				ev = &MessageEvent{}
-				return json.Unmarshal(stored, ev)
+				return unchanged(json.Unmarshal(stored, ev))
 			case !errors.Is(err, sql.ErrNoRows):
-				return err
+				return unchanged(err)
 			}
 		}
 		seq, known := s.seqs[id]
 		if !known {
-			if err := tx.StmtContext(ctx, s.pub.lastSeq).QueryRowContext(ctx, id).Scan(&seq); err != nil {
-				return err
+			if err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq); err != nil {
+				return unchanged(err)
 			}
 		}
 		seq++
-		ev = &MessageEvent{ID: uuid.NewString(), ChannelID: id, Sequence: seq, Timestamp: now, Author: who.ID, Parts: p.Parts,
+		ev = &MessageEvent{ID: eventID, ChannelID: id, Sequence: seq, Timestamp: now, Author: who.ID, Parts: p.Parts,
 			ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"}
 		raw, err := json.Marshal(ev)
 		if err != nil {
-			return err
+			return unchanged(err)
 		}
 		var key any
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey
 		}
-		if _, err := tx.StmtContext(ctx, s.pub.insertEvent).ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
+		if _, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.pub.audit).ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
+		if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
 			return err
 		}
 		fresh, s.seqs[id] = true, seq
@@ -978,8 +1036,8 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 
 // mayPublish refuses a publish by who to channel id with the answers load and requireMember give:
 // a channel the caller may not see is ChannelNotFound, a public one they are not in PermissionDenied.
-func (s *Service) mayPublish(ctx context.Context, tx *sql.Tx, id string, who auth.Principal) error {
-	member, err := access(ctx, tx.StmtContext(ctx, s.pub.access), id, who)
+func mayPublish(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) error {
+	member, err := access(ctx, st, id, who)
 	if err == nil && !member {
 		return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", id)
 	}
