@@ -247,6 +247,14 @@ func (db *DB) Stats() Stats {
 	return Stats{Batches: db.batches, Writes: db.writes}
 }
 
+// Queued is how many writes wait for the writer now: for tests that line writes up in one batch
+// behind a write that holds the writer.
+func (db *DB) Queued() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return len(db.queue)
+}
+
 // run is the writer goroutine: each batch is every write queued since the previous batch began (the
 // callers that arrived while it was committing), at most maxBatch of them. After Close it drains the
 // queue, then stops.
