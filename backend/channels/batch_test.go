@@ -7,6 +7,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/channels"
 )
 
 // inOneBatch holds the hub's group-commit writer, starts each call in turn (each waits in the
@@ -127,5 +131,45 @@ func TestFailingPublishesInABatchFailAlone(t *testing.T) {
 	}
 	if p := alice.history(map[string]any{"channelId": c.ID}); len(p.Events) != 2 || p.Events[0].Sequence != 1 || p.Events[1].Sequence != 2 {
 		t.Fatalf("history %+v", p.Events)
+	}
+}
+
+// Subscribers hear a channel's events in sequence order, each once, even from many concurrent
+// publishers whose calls return in any order: the writer announces a transaction's events once it
+// commits, in the order it stored them.
+func TestBusHearsEventsInSequenceOrder(t *testing.T) {
+	h := startHub(t, "")
+	alice := h.principal(t, "alice")
+	c := alice.create(map[string]any{})
+	const publishers, each = 32, 20
+	sub := h.Bus.Subscribe(func(e bus.Event) bool {
+		ch, _ := e.Data.(*channels.Change)
+		return e.Topic == channels.Topic && e.Key == c.ID && ch != nil && ch.Event != nil
+	}, publishers*each)
+	defer sub.Close()
+	ctx := auth.WithPrincipal(context.Background(), auth.Agent("alice"))
+	var p channels.PublishParams
+	raw, _ := json.Marshal(textParams(c.ID))
+	json.Unmarshal(raw, &p)
+	var wg sync.WaitGroup
+	for range publishers {
+		wg.Go(func() {
+			for range each {
+				if _, err := h.Channels.Publish(ctx, p); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for want := int64(1); want <= publishers*each; want++ {
+		select {
+		case e := <-sub.C:
+			if got := e.Data.(*channels.Change).Event.Sequence; got != want {
+				t.Fatalf("heard sequence %d, want %d", got, want)
+			}
+		case <-sub.Lagged:
+			t.Fatal("the subscription lagged")
+		}
 	}
 }

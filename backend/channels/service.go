@@ -128,6 +128,9 @@ type Service struct {
 	// batch is what the publishes of the writer's current transaction share (see batchOf); like
 	// seqs, only fns on the writer goroutine touch it.
 	batch *batch
+	// changes are what the fns of the writer's current transaction changed, in the order they ran,
+	// for the bus once the transaction commits (see announce). Writer goroutine only.
+	changes []bus.Event
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
@@ -205,6 +208,27 @@ func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	})
 }
 
+// announce records, in a writer fn that is about to succeed, a change for the bus: it is published
+// when the transaction commits, by the writer, in the order the fns ran. So every subscriber hears
+// a channel's events in sequence order and after changes that came before them (a removal before
+// the events stored after it), and an event is never heard before it is durable.
+func (s *Service) announce(channelID string, c *Change) {
+	e := bus.Event{Topic: Topic, Source: s.source, Key: channelID, Data: c}
+	if c.Event != nil {
+		e.Seq = c.Event.Sequence
+	}
+	s.changes = append(s.changes, e)
+}
+
+// announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
+func (s *Service) announceCommitted() {
+	for _, e := range s.changes {
+		s.bus.Publish(e)
+	}
+	clear(s.changes) // do not pin the events
+	s.changes = s.changes[:0]
+}
+
 func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
 	var err1, err2 error
 	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
@@ -233,7 +257,8 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now,
 		seqs: map[string]int64{}}
-	db.OnAbort(func() { clear(s.seqs); s.batch = nil })
+	db.OnAbort(func() { clear(s.seqs); s.batch, s.changes = nil, nil })
+	db.OnCommit(s.announceCommitted)
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
 	}
@@ -514,12 +539,15 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 				return err
 			}
 		}
-		return audit(ctx, tx, now, id, "", who.ID, "create")
+		if err := audit(ctx, tx, now, id, "", who.ID, "create"); err != nil {
+			return err
+		}
+		s.announce(id, &Change{Created: true})
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Created: true}})
 	return s.Get(ctx, id)
 }
 
@@ -602,7 +630,6 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 			return nil, err
 		}
 	}
-	wasPublic := false
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, p.ChannelID, who)
 		if err != nil {
@@ -611,7 +638,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 		if err := c.requireOwner(); err != nil {
 			return err
 		}
-		wasPublic = c.Visibility == "public"
+		wasPublic := c.Visibility == "public"
 		if c.Version != *p.ExpectedVersion {
 			return errorf(CodeConflict, "conflict: channel %s is at version %d, not %d", c.ID, c.Version, *p.ExpectedVersion)
 		}
@@ -641,20 +668,22 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 			name, vis, raw, c.ID); err != nil {
 			return err
 		}
-		return audit(ctx, tx, s.millis(), c.ID, "", who.ID, "update")
+		if err := audit(ctx, tx, s.millis(), c.ID, "", who.ID, "update"); err != nil {
+			return err
+		}
+		s.announce(c.ID, &Change{Updated: true, WasPublic: wasPublic})
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: p.ChannelID, Data: &Change{Updated: true, WasPublic: wasPublic}})
 	return s.Get(ctx, p.ChannelID)
 }
 
 // Delete removes a channel, its members and its events.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	who := caller(ctx)
-	gone := &Change{Deleted: true}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
 			return err
@@ -662,21 +691,20 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if err := c.requireOwner(); err != nil {
 			return err
 		}
-		gone.WasPublic, gone.Members = c.Visibility == "public", nil
+		gone := &Change{Deleted: true, WasPublic: c.Visibility == "public"}
 		for _, m := range c.Members {
 			gone.Members = append(gone.Members, m.PrincipalID)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM channels WHERE id = ?`, id); err != nil {
 			return err
 		}
+		if err := audit(ctx, tx, s.millis(), id, "", who.ID, "delete"); err != nil {
+			return err
+		}
 		delete(s.seqs, id)
-		return audit(ctx, tx, s.millis(), id, "", who.ID, "delete")
+		s.announce(id, gone)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: gone})
-	return nil
 }
 
 // --- membership ---
@@ -698,13 +726,11 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	if p.Kind == auth.KindRemote && role != RoleMember {
 		return nil, invalid("an added agent (%s) is a member, never an owner", principal)
 	}
-	added := false
-	err = s.changeMembers(ctx, id, who, "addMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+	err = s.changeMembers(ctx, id, who, "addMember:"+principal, &Change{Added: principal}, func(tx *sql.Tx, c *channelRow) (bool, error) {
 		current := c.roleOf(principal)
 		if current == role {
 			return false, nil // already so: nothing changes, the version stays
 		}
-		added = true
 		if current == RoleOwner && c.owners() == 1 {
 			return false, errorf(CodeConflict, "conflict: %s is the last owner of %s", principal, id)
 		}
@@ -715,16 +741,14 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	if err != nil {
 		return nil, err
 	}
-	if added {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Added: principal}})
-	}
 	return s.Get(ctx, id)
 }
 
 // changeMembers runs a membership change of channel id for who, an owner: change reports whether it
-// changed anything; if it did, the channel's version goes up by one and the action is audited, all in
-// the change's transaction.
-func (s *Service) changeMembers(ctx context.Context, id string, who auth.Principal, action string, change func(*sql.Tx, *channelRow) (bool, error)) error {
+// changed anything; if it did, the channel's version goes up by one, the action is audited, all in
+// the change's transaction, and what is announced once it commits.
+func (s *Service) changeMembers(ctx context.Context, id string, who auth.Principal, action string, what *Change,
+	change func(*sql.Tx, *channelRow) (bool, error)) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
@@ -740,7 +764,11 @@ func (s *Service) changeMembers(ctx context.Context, id string, who auth.Princip
 		if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
 			return err
 		}
-		return audit(ctx, tx, s.millis(), id, "", who.ID, action)
+		if err := audit(ctx, tx, s.millis(), id, "", who.ID, action); err != nil {
+			return err
+		}
+		s.announce(id, what)
+		return nil
 	})
 }
 
@@ -789,7 +817,7 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 	if principal == "" {
 		return nil, invalid("principalId is required")
 	}
-	err := s.changeMembers(ctx, id, who, "removeMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+	err := s.changeMembers(ctx, id, who, "removeMember:"+principal, &Change{Removed: principal}, func(tx *sql.Tx, c *channelRow) (bool, error) {
 		switch role := c.roleOf(principal); {
 		case role == "":
 			return false, errorf(CodeConflict, "conflict: %s is not a member of %s", principal, id)
@@ -802,7 +830,6 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
 	if principal == who.ID {
 		return nil, nil
 	}
@@ -845,13 +872,13 @@ func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]str
 				return err
 			}
 		}
+		for _, id := range left {
+			s.announce(id, &Change{Removed: principal})
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, id := range left {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
 	}
 	return left, nil
 }
@@ -959,12 +986,11 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	// write) stores the same event.
 	eventID := uuid.NewString()
 	var ev *MessageEvent
-	fresh, created := false, false
 	// Lean: a publish that fails before it changes anything (no access, an idempotent conflict)
 	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
 	// others again without it.
 	err := s.db.WriteLean(ctx, func(tx *sql.Tx) error {
-		fresh, created = false, false
+		created := false // the direct channel, by this publish
 		b := s.batchOf(ctx, tx)
 		now := s.millis()
 		id := p.ChannelID
@@ -1025,17 +1051,15 @@ func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
 			return err
 		}
-		fresh, s.seqs[id] = true, seq
+		s.seqs[id] = seq
+		if created {
+			s.announce(id, &Change{Created: true})
+		}
+		s.announce(id, &Change{Event: ev})
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	if created {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Data: &Change{Created: true}})
-	}
-	if fresh {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Seq: ev.Sequence, Data: &Change{Event: ev}})
 	}
 	return ev, nil
 }
