@@ -492,8 +492,9 @@ func benchHistory(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 
 // BenchmarkPublishCPU measures the CPU the process spends per Service.Publish (getrusage, user +
 // system: the callers, the group-commit writer and its fsyncs) with 64 concurrent writers on one
-// channel, beside a bare one-row write through the same writer: a measure that load on the shared
-// machine moves far less than events/s. Run with -cpu 2 (64 = 32 goroutines per P).
+// channel, beside a bare one-row write through the same writer, and the same over JSON-RPC beside
+// the bare HTTP+JSON handler: a measure that load on the shared machine moves far less than
+// events/s. Run with -cpu 2 (64 = 32 goroutines per P).
 //
 //	go test ./backend/channels -run '^$' -bench PublishCPU -cpu 2 -benchtime 20000x
 func BenchmarkPublishCPU(b *testing.B) {
@@ -507,8 +508,11 @@ func BenchmarkPublishCPU(b *testing.B) {
 	}
 	body := []byte(`{"kind":"messageEvent","parts":[{"type":"text","text":"benchmark message"}]}`)
 	var p channels.PublishParams
-	raw, _ := json.Marshal(textParams(alice.create(map[string]any{"name": "cpu"}).ID))
+	params := textParams(alice.create(map[string]any{"name": "cpu"}).ID)
+	raw, _ := json.Marshal(params)
 	json.Unmarshal(raw, &p)
+	bare := bareServer(b, func(req map[string]any) any { return map[string]any{"event": req["params"]} })
+	peer := &principal{t: b, url: bare.URL, key: alice.key, ID: alice.ID}
 	for _, c := range []struct {
 		name string
 		op   func() error
@@ -520,6 +524,9 @@ func BenchmarkPublishCPU(b *testing.B) {
 				return err
 			})
 		}},
+		// The same over JSON-RPC (client included), beside the bare HTTP+JSON handler.
+		{"jsonrpc", func() error { call(b, alice, "channels/publish", params); return nil }},
+		{"bare-jsonrpc", func() error { call(b, peer, "channels/publish", params); return nil }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetParallelism(32)
