@@ -75,8 +75,13 @@ func (s *Service) Methods() map[string]server.ExtensionMethod {
 			return map[string]any{"channel": c}, nil
 		})},
 		"channels/publish": {Call: unary(func(ctx context.Context, p PublishParams) (any, error) {
-			ev, err := s.Publish(ctx, p)
-			return wrap("event", ev, err)
+			_, raw, err := s.publish(ctx, p) // the event as stored: no need to encode it again
+			if err != nil {
+				return nil, err
+			}
+			return struct {
+				Event json.RawMessage `json:"event"`
+			}{raw}, nil
 		})},
 		"channels/history": {Call: unary(func(ctx context.Context, p HistoryParams) (any, error) {
 			return s.History(ctx, p)
