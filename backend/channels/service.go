@@ -100,6 +100,8 @@ type MessageEvent struct {
 // (every stream ends). Concerns says whether a principal may hear of it.
 type Change struct {
 	Event   *MessageEvent // a published event
+	// EventJSON is Event as stored (JSON), for a stream to send without encoding it again.
+	EventJSON json.RawMessage
 	Created bool          // a channel was created (a direct one: by its first publish)
 	Added   string        // the principal added to the channel, or whose role changed
 	Removed string        // the principal removed from the channel
@@ -150,9 +152,9 @@ func (s *Service) SetRemoteAgents(check func(ctx context.Context, agentID string
 // writer's time, and the writer is what bounds publishes per second.
 type publishStmts struct {
 	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
-	// On the reader pool, for channels/history: the caller's access, and a page without an author
-	// filter (the common shape).
-	readAccess, page *sql.Stmt
+	// On the reader pool, for channels/history and streams: the caller's access, a page without an
+	// author filter (the common shape), and a stream's backlog.
+	readAccess, page, backlog *sql.Stmt
 }
 
 func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
@@ -232,16 +234,17 @@ func (s *Service) announceCommitted() {
 }
 
 func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
-	var err1, err2 error
+	var err1, err2, err3 error
 	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
 	st.page, err2 = db.PrepareContext(ctx, pageQuery+` ORDER BY sequence LIMIT ?`)
-	return errors.Join(err1, err2)
+	st.backlog, err3 = db.PrepareContext(ctx, `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT 200`)
+	return errors.Join(err1, err2, err3)
 }
 
 const (
 	accessQuery = `SELECT c.visibility, m.role FROM channels c
 		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = ? WHERE c.id = ?`
-	pageQuery = `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
+	pageQuery = `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
 )
 
 // Open migrates the channels tables in db and returns the service; changes are published on b
@@ -1067,7 +1070,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if created {
 			s.announce(id, &Change{Created: true})
 		}
-		s.announce(id, &Change{Event: ev})
+		s.announce(id, &Change{Event: ev, EventJSON: raw})
 		out, outJSON = ev, raw
 		return nil
 	})
@@ -1157,10 +1160,11 @@ type HistoryParams struct {
 	AuthorIDs      []string `json:"authorIds"`
 }
 
-// HistoryPage is channels/history's result.
+// HistoryPage is channels/history's result. Events are MessageEvents as stored: a page is answered
+// without decoding and encoding each one again.
 type HistoryPage struct {
-	Events        []*MessageEvent `json:"events"`
-	NextPageToken string          `json:"nextPageToken,omitempty"`
+	Events        []json.RawMessage `json:"events"`
+	NextPageToken string            `json:"nextPageToken,omitempty"`
 }
 
 // History pages through a channel's events in sequence order: those after SinceSequence, or at or
@@ -1204,58 +1208,75 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 	if _, err := access(ctx, s.pub.readAccess, p.ChannelID, who); err != nil {
 		return nil, err
 	}
-	var events []*MessageEvent
+	var events []storedEvent
 	var err error
 	if len(authors) == 0 {
-		events, err = scanEvents(s.pub.page.QueryContext(ctx, p.ChannelID, after, since, size+1))
+		events, err = scanStored(s.pub.page.QueryContext(ctx, p.ChannelID, after, since, size+1))
 	} else {
 		query := pageQuery + ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `) ORDER BY sequence LIMIT ?`
 		args := []any{p.ChannelID, after, since}
 		for _, a := range authors {
 			args = append(args, a)
 		}
-		events, err = s.readEvents(ctx, query, append(args, size+1)...)
+		events, err = scanStored(s.db.Reader.QueryContext(ctx, query, append(args, size+1)...))
 	}
 	if err != nil {
 		return nil, err
 	}
-	page := &HistoryPage{Events: events}
+	page := &HistoryPage{Events: make([]json.RawMessage, 0, min(len(events), size))}
+	for _, ev := range events[:min(len(events), size)] {
+		page.Events = append(page.Events, ev.JSON)
+	}
 	if len(events) > size {
-		page.Events = events[:size]
 		page.NextPageToken = s.sealCursor(cursor{Channel: p.ChannelID, After: events[size-1].Sequence, Authors: authors})
 	}
 	return page, nil
 }
 
-func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
-	return scanEvents(s.db.Reader.QueryContext(ctx, query, args...))
+// storedEvent is an event as stored: its sequence, and the MessageEvent's JSON.
+type storedEvent struct {
+	Sequence int64
+	JSON     json.RawMessage
 }
 
-// scanEvents decodes the event_json column of rows.
-func scanEvents(rows *sql.Rows, err error) ([]*MessageEvent, error) {
+// scanStored reads rows of (sequence, event_json).
+func scanStored(rows *sql.Rows, err error) ([]storedEvent, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	events := []*MessageEvent{}
+	var events []storedEvent
 	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		var seq int64
+		var raw []byte // a TEXT value too (rows written as SQL text)
+		if err := rows.Scan(&seq, &raw); err != nil {
 			return nil, err
 		}
+		events = append(events, storedEvent{seq, raw})
+	}
+	return events, rows.Err()
+}
+
+func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
+	stored, err := scanStored(s.db.Reader.QueryContext(ctx, query, args...))
+	if err != nil {
+		return nil, err
+	}
+	events := make([]*MessageEvent, 0, len(stored))
+	for _, st := range stored {
 		ev := &MessageEvent{}
-		if err := json.Unmarshal(raw, ev); err != nil {
+		if err := json.Unmarshal(st.JSON, ev); err != nil {
 			return nil, fmt.Errorf("stored channel event: %w", err)
 		}
 		events = append(events, ev)
 	}
-	return events, rows.Err()
+	return events, nil
 }
 
 // EventsAfter are up to limit events of a channel after sequence after, in order, read without a
 // caller's rights: for the hub's own work (the channel bridge catching up), never for a request.
 func (s *Service) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]*MessageEvent, error) {
-	return s.readEvents(ctx, `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`, id, after, limit)
+	return s.readEvents(ctx, `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`, id, after, limit)
 }
 
 // eventJSON is a message event encoded before its sequence and timestamp are known: the JSON up
