@@ -99,14 +99,14 @@ type MessageEvent struct {
 // channel created, a member added or removed (their streams end), the channel updated or deleted
 // (every stream ends). Concerns says whether a principal may hear of it.
 type Change struct {
-	Event   *MessageEvent // a published event
+	Event *MessageEvent // a published event
 	// EventJSON is Event as stored (JSON), for a stream to send without encoding it again.
 	EventJSON json.RawMessage
-	Created bool          // a channel was created (a direct one: by its first publish)
-	Added   string        // the principal added to the channel, or whose role changed
-	Removed string        // the principal removed from the channel
-	Updated bool          // name, visibility or metadata changed: streams check they may still read
-	Deleted bool
+	Created   bool   // a channel was created (a direct one: by its first publish)
+	Added     string // the principal added to the channel, or whose role changed
+	Removed   string // the principal removed from the channel
+	Updated   bool   // name, visibility or metadata changed: streams check they may still read
+	Deleted   bool
 	// WasPublic: the channel was public before an update or deletion; Members: its members when
 	// it was deleted. With them, Concerns tells who could see the channel before the change.
 	WasPublic bool

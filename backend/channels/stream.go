@@ -37,7 +37,9 @@ type eventItem struct {
 	Event json.RawMessage `json:"event"`
 }
 
-func messageItem(event json.RawMessage) eventItem { return eventItem{Kind: "messageEvent", Event: event} }
+func messageItem(event json.RawMessage) eventItem {
+	return eventItem{Kind: "messageEvent", Event: event}
+}
 
 // openStream checks the caller may read the channel (same rules as history: a private channel of
 // others is ChannelNotFound) before the stream opens, then runs it.
