@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -43,6 +44,13 @@ type DB struct {
 	// The savepoint statements, prepared once on the writer connection: a batch runs them around
 	// every write, and preparing them each time cost as much as running them.
 	savepoint, release, rollbackTo *sql.Stmt
+
+	// checkpointer copies the WAL into the database beside the writer (see checkpoints): left to
+	// SQLite, the commit that crosses the auto-checkpoint threshold does it, and its callers wait for
+	// the copy and the database's fsync on top of their own commit.
+	checkpointer *sql.DB
+	dirty        chan struct{} // the writer committed since the checkpointer last looked
+	ckStopped    chan struct{} // closed when the checkpointer goroutine has returned
 }
 
 // write is one caller's fn waiting in the queue, and where its result goes.
@@ -65,6 +73,15 @@ const maxBatch = 512
 // into the database, so the data directory does not keep the WAL of a past burst of writes.
 const JournalSizeLimit = 4 << 20
 
+// checkpointEvery is the least time between two background checkpoints while writes go on: each one
+// copies the pages written since the last and fsyncs the database, so running one per commit would
+// copy a page that many commits change once per commit.
+const checkpointEvery = 50 * time.Millisecond
+
+// backstopCheckpointPages is the writer's own auto-checkpoint threshold, left only as a backstop: if
+// the background checkpointer ever fell behind, the WAL would still not grow without bound.
+const backstopCheckpointPages = 16384
+
 // ErrClosed is returned by Write after Close.
 var ErrClosed = errors.New("database is closed")
 
@@ -75,19 +92,16 @@ func Open(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	dsn := func(readOnly bool) string {
+	dsn := func(extra ...string) string {
 		q := url.Values{}
-		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)",
-			fmt.Sprintf("journal_size_limit(%d)", JournalSizeLimit)} {
+		for _, p := range append([]string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)",
+			fmt.Sprintf("journal_size_limit(%d)", JournalSizeLimit)}, extra...) {
 			q.Add("_pragma", p)
-		}
-		if readOnly {
-			q.Add("_pragma", "query_only(ON)")
 		}
 		q.Set("_txlock", "immediate")
 		return "file:" + filepath.ToSlash(path) + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn(false))
+	w, err := sql.Open("sqlite", dsn(fmt.Sprintf("wal_autocheckpoint(%d)", backstopCheckpointPages)))
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +115,23 @@ func Open(path string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", dsn(true))
+	r, err := sql.Open("sqlite", dsn("query_only(ON)"))
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
 	r.SetMaxOpenConns(4)
 	r.SetMaxIdleConns(4)
-	db := &DB{Path: path, Writer: w, Reader: r, wake: make(chan struct{}, 1), stopped: make(chan struct{})}
+	c, err := sql.Open("sqlite", dsn())
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, err
+	}
+	c.SetMaxOpenConns(1)
+	c.SetMaxIdleConns(1)
+	db := &DB{Path: path, Writer: w, Reader: r, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+		checkpointer: c, dirty: make(chan struct{}, 1), ckStopped: make(chan struct{})}
 	for _, st := range []struct {
 		dst   **sql.Stmt
 		query string
@@ -116,11 +139,37 @@ func Open(path string) (*DB, error) {
 		if *st.dst, err = w.Prepare(st.query); err != nil {
 			w.Close()
 			r.Close()
+			c.Close()
 			return nil, fmt.Errorf("prepare %s: %w", st.query, err)
 		}
 	}
 	go db.run()
+	go db.checkpoints()
 	return db, nil
+}
+
+// checkpoints is the checkpointer goroutine: after the writer commits, it copies the WAL into the
+// database with a PASSIVE checkpoint on its own connection, which neither waits for nor blocks the
+// writer (nor readers), at most once per checkpointEvery. Once a checkpoint has copied the whole
+// WAL and no reader still needs it, the writer's next transaction starts the WAL over and SQLite
+// truncates the file to JournalSizeLimit. It stops when the writer has stopped.
+func (db *DB) checkpoints() {
+	defer close(db.ckStopped)
+	for {
+		select {
+		case <-db.dirty:
+		case <-db.stopped:
+			return
+		}
+		// Best effort: a checkpoint that cannot copy everything now (a reader holds an old snapshot)
+		// copies the rest next time; the writer's backstop bounds the WAL if none ever could.
+		db.checkpointer.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		select {
+		case <-time.After(checkpointEvery):
+		case <-db.stopped:
+			return
+		}
+	}
 }
 
 // Close stops the writer (writes already taken commit first), checkpoints the WAL into the database
@@ -131,9 +180,10 @@ func (db *DB) Close() error {
 	db.mu.Unlock()
 	db.signal()
 	<-db.stopped
+	<-db.ckStopped
 	// Best effort: a checkpoint that cannot finish now (a reader still open) is done by the next open.
 	db.Writer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
-	return errors.Join(db.Reader.Close(), db.Writer.Close())
+	return errors.Join(db.Reader.Close(), db.checkpointer.Close(), db.Writer.Close())
 }
 
 // ErrSchemaTooNew means the file was migrated by a newer AgentHub than this binary.
@@ -287,6 +337,10 @@ func (db *DB) run() {
 		db.mu.Unlock()
 		if n > 0 {
 			db.commit(batch)
+			select {
+			case db.dirty <- struct{}{}:
+			default: // the checkpointer already knows
+			}
 		}
 		if more {
 			continue

@@ -256,8 +256,9 @@ func TestWriteAfterClose(t *testing.T) {
 }
 
 // The WAL does not keep the size of a past burst: a long read (a slow stream, a big list) keeps
-// SQLite from checkpointing, so the WAL grows while it lasts; once it ends, the next checkpoint
-// truncates the file back to JournalSizeLimit, and Close checkpoints it away.
+// SQLite from checkpointing, so the WAL grows while it lasts; once it ends, the background
+// checkpointer copies it into the database, the next write starts the WAL over and SQLite truncates
+// the file back to JournalSizeLimit, and Close checkpoints it away.
 func TestWALStaysSmall(t *testing.T) {
 	db := openTest(t)
 	blob := make([]byte, 256<<10)
@@ -280,14 +281,21 @@ func TestWALStaysSmall(t *testing.T) {
 	if err := read.Close(); err != nil {
 		t.Fatal(err)
 	}
-	write(40) // 10 MiB more: enough for a checkpoint to run and the WAL to start over
+	// Writes go on: the checkpointer runs beside them, and once one has copied the whole WAL the next
+	// write starts it over. 400 more writes (100 MiB) are far more than that takes.
 	wal := db.Path + "-wal"
-	st, err := os.Stat(wal)
-	if err != nil {
-		t.Fatal(err)
+	var st os.FileInfo
+	for range 400 {
+		write(1)
+		if st, err = os.Stat(wal); err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() <= 2*JournalSizeLimit {
+			break
+		}
 	}
 	if st.Size() > 2*JournalSizeLimit {
-		t.Fatalf("WAL is %d bytes after 30 MiB of writes, want at most %d", st.Size(), 2*JournalSizeLimit)
+		t.Fatalf("WAL is %d bytes after 130 MiB of writes, want at most %d", st.Size(), 2*JournalSizeLimit)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -424,4 +432,48 @@ func TestOnCommitRunsAfterTheCommitBeforeTheAnswer(t *testing.T) {
 	if got := strings.Join(log, ","); got != "commit,a,breaker,abort,a,c,commit" {
 		t.Fatalf("hooks ran as %s; want the held batch's commit, then the broken try's abort, then the rerun's commit", got)
 	}
+}
+
+// Commits do not checkpoint: the background checkpointer does, so no caller's write waits for the WAL
+// to be copied into the database. With the checkpointer held off, 10 MiB of writes (2,560 pages,
+// past SQLite's default auto-checkpoint of 1,000) all stay in the WAL; once it runs again, the WAL
+// comes back to its limit.
+func TestCommitsLeaveCheckpointsToTheCheckpointer(t *testing.T) {
+	db := openTest(t)
+	held, err := db.checkpointer.Conn(context.Background()) // its only connection: it cannot run
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { held.Close() }) // before Close, which waits for the checkpointer
+	blob := make([]byte, 256<<10)
+	write := func() {
+		if err := db.Write(context.Background(), func(tx *sql.Tx) error {
+			_, err := tx.Exec(`INSERT OR REPLACE INTO kv (k, v) VALUES ('big', ?)`, blob)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 40 {
+		write()
+	}
+	wal := db.Path + "-wal"
+	st, err := os.Stat(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 10<<20 {
+		t.Fatalf("WAL is %d bytes after 10 MiB of writes with the checkpointer held: a commit checkpointed", st.Size())
+	}
+	held.Close()
+	for range 400 {
+		write()
+		if st, err = os.Stat(wal); err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() <= 2*JournalSizeLimit {
+			return
+		}
+	}
+	t.Fatalf("WAL is %d bytes: the checkpointer never caught up", st.Size())
 }
