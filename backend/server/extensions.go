@@ -81,7 +81,7 @@ func extensionMethod(m ExtensionMethod, keepAlive time.Duration) method {
 			if err != nil {
 				return nil, err
 			}
-			return marshal(&response{JSONRPC: "2.0", ID: r.ID, Result: json.RawMessage(raw)}), nil
+			return resultJSON(r.ID, raw), nil
 		}
 		return out
 	}
@@ -155,4 +155,23 @@ func withExtensionCards(cardJSON []byte, exts []Extension) ([]byte, error) {
 		caps["extensions"] = list
 	}
 	return json.Marshal(doc)
+}
+
+// resultJSON is marshal(&response{JSONRPC: "2.0", ID: id, Result: result}) for a result already
+// encoded by json.Marshal: marshalling the response around it would compact the result a second
+// time, which for a page of channel events cost more than reading the page.
+func resultJSON(id, result json.RawMessage) json.RawMessage {
+	idJSON := []byte("null")
+	if len(id) > 0 {
+		var err error
+		if idJSON, err = json.Marshal(id); err != nil {
+			return marshal(&response{JSONRPC: "2.0", ID: id, Result: result})
+		}
+	}
+	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(idJSON)+len(result))
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, idJSON...)
+	out = append(out, `,"result":`...)
+	out = append(out, result...)
+	return append(out, '}')
 }
