@@ -191,11 +191,13 @@ type batch struct {
 type memberKey struct{ channel, principal string }
 
 // batchOf is the batch of transaction tx, started if tx is a new transaction. It runs on the
-// writer goroutine.
-func (s *Service) batchOf(ctx context.Context, tx *sql.Tx) *batch {
+// writer goroutine. The statements are bound without the caller's context: they serve the other
+// publishes of the transaction too, which a caller that goes away must not fail.
+func (s *Service) batchOf(tx *sql.Tx) *batch {
 	if s.batch != nil && s.batch.tx == tx {
 		return s.batch
 	}
+	ctx := context.Background()
 	s.batch = &batch{tx: tx, access: tx.StmtContext(ctx, s.pub.access), idempotent: tx.StmtContext(ctx, s.pub.idempotent),
 		lastSeq: tx.StmtContext(ctx, s.pub.lastSeq), insertEvent: tx.StmtContext(ctx, s.pub.insertEvent),
 		audit: tx.StmtContext(ctx, s.pub.audit), members: map[memberKey]bool{}}
@@ -1009,8 +1011,11 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
 	// others again without it.
 	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+		// Once the writer runs it, the publish goes to its end whatever its caller does: a
+		// statement interrupted midway would take the whole batch's transaction down with it.
+		ctx := context.WithoutCancel(ctx)
 		created := false // the direct channel, by this publish
-		b := s.batchOf(ctx, tx)
+		b := s.batchOf(tx)
 		now := s.millis()
 		id := p.ChannelID
 		member := memberKey{id, who.ID}
