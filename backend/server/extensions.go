@@ -34,6 +34,14 @@ type ExtensionMethod struct {
 	Stream func(ctx context.Context, params json.RawMessage) (run func(ctx context.Context, send func(result any) error) error, err error)
 }
 
+// RawResult is a Call's result already encoded: valid, compact JSON as json.Marshal writes it
+// (events read as stored, say). The answer carries it as it is instead of encoding it again;
+// anywhere else it marshals as the JSON it holds.
+type RawResult []byte
+
+// MarshalJSON is r itself.
+func (r RawResult) MarshalJSON() ([]byte, error) { return r, nil }
+
 // ExtensionCard is what an extension declares on the agent card: an entry of
 // capabilities.extensions, and fields the extension's spec adds to capabilities (e.g.
 // "knowledgeGraph": true) or to the card itself.
@@ -76,6 +84,9 @@ func extensionMethod(m ExtensionMethod, keepAlive time.Duration) method {
 			res, err := call(ctx, paramsOrEmpty(r.Params))
 			if err != nil {
 				return nil, err
+			}
+			if pre, ok := res.(RawResult); ok {
+				return resultJSON(r.ID, json.RawMessage(pre)), nil
 			}
 			raw, err := json.Marshal(res)
 			if err != nil {

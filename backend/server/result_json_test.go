@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // An extension's answer spliced around its encoded result is byte for byte the marshalled response.
@@ -13,5 +15,21 @@ func TestResultJSONIsTheMarshalledResponse(t *testing.T) {
 		if got := resultJSON(id, result); string(got) != string(want) {
 			t.Fatalf("id %s:\ngot  %s\nwant %s", id, got, want)
 		}
+	}
+}
+
+// A RawResult is answered as it is, and marshals elsewhere (the UI gateway) as the JSON it holds.
+func TestRawResultIsAnsweredAsItIs(t *testing.T) {
+	pre := RawResult(`{"events":[{"id":"e1","text":"\u003cb\u003e"}],"nextPageToken":"t.s"}`)
+	m := extensionMethod(ExtensionMethod{Call: func(context.Context, json.RawMessage) (any, error) { return pre, nil }}, time.Second)
+	got, err := m.call(context.Background(), &request{ID: json.RawMessage(`3`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":3,"result":` + string(pre) + `}`; string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if again, err := json.Marshal(map[string]any{"result": pre}); err != nil || string(again) != `{"result":`+string(pre)+`}` {
+		t.Fatalf("marshalled elsewhere: %s %v", again, err)
 	}
 }
