@@ -24,3 +24,22 @@ func TestEventJSONIsTheMarshaledEvent(t *testing.T) {
 		}
 	}
 }
+
+// A history page written from stored events is what json.Marshal writes for it.
+func TestHistoryPageEncodeIsMarshal(t *testing.T) {
+	ev, _ := json.Marshal(MessageEvent{ID: "e1", ChannelID: "c", Sequence: 3, Author: "agent://a",
+		Parts: []json.RawMessage{json.RawMessage(`{"text":"<b> & \"q\""}`)}, Metadata: map[string]any{"z": 1.5, "a": []any{"x"}}, Kind: "messageEvent"})
+	for _, p := range []HistoryPage{
+		{Events: []json.RawMessage{}},
+		{Events: []json.RawMessage{ev}},
+		{Events: []json.RawMessage{ev, ev}, NextPageToken: "eyJjIjoiYyJ9.c2ln"},
+	} {
+		want, err := json.Marshal(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.encode(); string(got) != string(want) {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	}
+}

@@ -75,16 +75,19 @@ func (s *Service) Methods() map[string]server.ExtensionMethod {
 			return map[string]any{"channel": c}, nil
 		})},
 		"channels/publish": {Call: unary(func(ctx context.Context, p PublishParams) (any, error) {
-			_, raw, err := s.publish(ctx, p) // the event as stored: no need to encode it again
+			_, raw, err := s.publish(ctx, p)
 			if err != nil {
 				return nil, err
 			}
-			return struct {
-				Event json.RawMessage `json:"event"`
-			}{raw}, nil
+			// The event as stored: answered without encoding it again.
+			return server.RawResult(append(append([]byte(`{"event":`), raw...), '}')), nil
 		})},
 		"channels/history": {Call: unary(func(ctx context.Context, p HistoryParams) (any, error) {
-			return s.History(ctx, p)
+			page, err := s.History(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return server.RawResult(page.encode()), nil
 		})},
 		"channels/stream": {Stream: s.openStream},
 	}
