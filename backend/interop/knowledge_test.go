@@ -354,7 +354,8 @@ func next(t *testing.T, events <-chan kgEvent) *knowledge.ChangeEvent {
 
 // TestKnowledgeSubscribeResumesAcrossRestart: a subscription gets the matching changes live; after
 // the hub restarts, subscribing again after the last change id seen gets exactly the later matching
-// changes (also those made while nobody listened), none missed or doubled. Invalid subscriptions
+// changes (also those made while nobody listened), none missed or doubled; one without a change id
+// gets only the changes made after it opened, and one after "0" the whole log. Invalid subscriptions
 // are -32012 before any stream opens.
 func TestKnowledgeSubscribeResumesAcrossRestart(t *testing.T) {
 	dir := t.TempDir()
@@ -380,8 +381,8 @@ func TestKnowledgeSubscribeResumesAcrossRestart(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	// A second subscriber from the start of the log reads back the same three, with their ids.
-	all := subscribe(t, h, hdr, sub)
+	// A second subscriber from the start of the log ("0") reads back the same three, with their ids.
+	all := subscribe(t, h, hdr, map[string]any{"subscriptionQuery": sub["subscriptionQuery"], "afterChangeId": "0"})
 	var last *knowledge.ChangeEvent
 	for range 3 {
 		last = next(t, all)
@@ -394,11 +395,15 @@ func TestKnowledgeSubscribeResumesAcrossRestart(t *testing.T) {
 	h, hdr = kgHub(t, dir, nil)
 	update(t, h, hdr, "while nobody listened", patch("replace", temp(22)))
 	resumed := subscribe(t, h, hdr, map[string]any{"subscriptionQuery": sub["subscriptionQuery"], "afterChangeId": last.ChangeID})
+	fresh := subscribe(t, h, hdr, sub) // no afterChangeId: the changes from now on
 	update(t, h, hdr, "", patch("remove", temp(22)))
 	update(t, h, hdr, "sentinel", patch("add", temp(99)))
 	// The sentinel comes right after: nothing was doubled between the backlog and the live events.
 	if got := kgEvents(resumed, 4); got != "remove 21,replace 22,remove 22,add 99" {
 		t.Fatalf("resumed: %s", got)
+	}
+	if got := kgEvents(fresh, 2); got != "remove 22,add 99" {
+		t.Fatalf("a subscription without afterChangeId got %s, want only the changes made after it opened", got)
 	}
 
 	for name, params := range map[string]map[string]any{

@@ -232,7 +232,9 @@ func (s *Service) callUpdate(ctx context.Context, raw json.RawMessage) (any, err
 	return s.Update(ctx, p.Mutations, p.Justification)
 }
 
-// SubscribeParams are KnowledgeSubscribeParams; AfterChangeID resumes after that change.
+// SubscribeParams are KnowledgeSubscribeParams; AfterChangeID resumes after that change ("0": from
+// the start of the log). Without it the stream has the changes made from now on: a subscriber asks
+// for real-time changes, and replaying a large graph's whole log to it would bury them.
 type SubscribeParams struct {
 	SubscriptionQuery string         `json:"subscriptionQuery"`
 	QueryLanguage     string         `json:"queryLanguage"`
@@ -272,6 +274,14 @@ func (s *Service) openSubscribe(ctx context.Context, raw json.RawMessage) (func(
 			return nil, errorf(CodeSubscriptionError, "afterChangeId is not a change id of this graph", nil)
 		}
 		after = n
+	} else {
+		// Read before the stream subscribes to the bus: a change committed in between is after
+		// this one, so the stream's catch-up from the log still sends it.
+		last, err := lastChangeSeq(ctx, s.db.Reader)
+		if err != nil {
+			return nil, err
+		}
+		after = last
 	}
 	f := &changeFilter{}
 	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.SubscriptionQuery, VariableValues: p.Variables,

@@ -64,6 +64,9 @@ type Store struct {
 	hook   WriteHook
 	st     *stmts
 	push   *pushIndex
+	// checked is what the last writes of recent tasks checked to read back (see encodeTask).
+	checked pieceCache
+	heads   *heads
 }
 
 // ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
@@ -123,7 +126,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err := db.Migrate(ctx, "tasks", sub); err != nil {
 		return nil, err
 	}
-	st, err := prepare(ctx, db.Writer)
+	st, err := prepare(ctx, db.Writer, db.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("prepare task statements: %w", err)
 	}
@@ -131,7 +134,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err != nil {
 		return nil, fmt.Errorf("push config index: %w", err)
 	}
-	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix}, nil
+	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix, heads: headsOf(db)}, nil
 }
 
 // Logged is one entry of a task's event log.
@@ -175,15 +178,13 @@ func validate(task *a2a.Task) error {
 	return nil
 }
 
-// encodeTask is the task's stored JSON, refused if it would not read back.
-func encodeTask(task *a2a.Task) ([]byte, error) {
-	body, err := json.Marshal(task)
+// encode is encodeTask with the pieces the task's last write checked, remembered for its next.
+func (s *Store) encode(task *a2a.Task) ([]byte, error) {
+	body, pieces, err := encodeTask(task, s.checked.get(task.ID))
 	if err != nil {
 		return nil, err
 	}
-	if err := readsBack(body, &a2a.Task{}); err != nil {
-		return nil, fmt.Errorf("task %s: %w", task.ID, err)
-	}
+	s.checked.put(task.ID, pieces, IsFinalState(task.Status.State))
 	return body, nil
 }
 
@@ -192,7 +193,7 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	if err := validate(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := encodeTask(task)
+	body, err := s.encode(task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -215,7 +216,11 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, 0, []encodedEvent{first}); err != nil {
 			return err
 		}
-		return s.onWrite(ctx, tx, task, dialectFrom(ctx), entries)
+		if err := s.onWrite(ctx, tx, task, dialectFrom(ctx), entries); err != nil {
+			return err
+		}
+		s.heads.set(task.ID, head{version: 1, state: task.Status.State, dialect: dialectFrom(ctx), lastSeq: 1})
+		return nil
 	})
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
@@ -232,7 +237,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	if err := validate(req.Task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := encodeTask(req.Task)
+	body, err := s.encode(req.Task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -252,21 +257,24 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	// statement error) rolls the batch back and runs its other writes again.
 	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
-		var stored taskstore.TaskVersion
-		var prevState, dialect string
-		var lastSeq int64
-		err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&stored, &prevState, &dialect, &lastSeq)
-		if errors.Is(err, sql.ErrNoRows) {
-			return store.NothingWritten(a2a.ErrTaskNotFound)
+		h, known := s.heads.get(req.Task.ID)
+		if !known {
+			var state, dialect string
+			err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&h.version, &state, &dialect, &h.lastSeq)
+			if errors.Is(err, sql.ErrNoRows) {
+				return store.NothingWritten(a2a.ErrTaskNotFound)
+			}
+			if err != nil {
+				return store.NothingWritten(err)
+			}
+			h.state, h.dialect = a2a.TaskState(state), Dialect(dialect)
 		}
-		if err != nil {
-			return store.NothingWritten(err)
-		}
+		stored := h.version
 		if req.PrevVersion != taskstore.TaskVersionMissing && req.PrevVersion != stored {
 			return store.NothingWritten(taskstore.ErrConcurrentModification)
 		}
 		events := given
-		if statusAdded(req, a2a.TaskState(prevState)) {
+		if statusAdded(req, h.state) {
 			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
 			if err != nil {
 				return store.NothingWritten(err)
@@ -278,10 +286,14 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
 			return err
 		}
-		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, lastSeq, events); err != nil {
+		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, h.lastSeq, events); err != nil {
 			return err
 		}
-		return s.onWrite(ctx, tx, req.Task, Dialect(dialect), entries)
+		if err := s.onWrite(ctx, tx, req.Task, h.dialect, entries); err != nil {
+			return err
+		}
+		s.heads.set(req.Task.ID, head{version: version, state: req.Task.Status.State, dialect: h.dialect, lastSeq: h.lastSeq + int64(len(entries))})
+		return nil
 	})
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
@@ -377,7 +389,7 @@ func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, 
 	var body []byte
 	var version taskstore.TaskVersion
 	var owner string
-	err := s.db.Reader.QueryRowContext(ctx, `SELECT task_json, version, owner FROM tasks WHERE id = ?`, id).Scan(&body, &version, &owner)
+	err := s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return nil, a2a.ErrTaskNotFound
 	}
@@ -401,7 +413,7 @@ func unreadable(id a2a.TaskID, err error) error {
 // may not see).
 func (s *Store) DialectOf(ctx context.Context, id a2a.TaskID) (Dialect, error) {
 	var d, owner string
-	err := s.db.Reader.QueryRowContext(ctx, `SELECT dialect, owner FROM tasks WHERE id = ?`, id).Scan(&d, &owner)
+	err := s.st.dialectOf.QueryRowContext(ctx, id).Scan(&d, &owner)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return "", a2a.ErrTaskNotFound
 	}

@@ -1,0 +1,171 @@
+package tasks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// A task's stored JSON is written on every event, and the store checks that it reads back as a task
+// (readsBack) so no row can be left that readers choke on. Decoding the whole task again on every
+// event was a tenth of the hub's CPU on a streamed task, although an event changes little of it: the
+// history messages and the artifacts other than the one being streamed are the bytes the previous
+// write already checked.
+//
+// encodeTask therefore writes the task's JSON a field at a time, exactly as json.Marshal would (the
+// fields of a2a.Task in declaration order, omitempty as tagged; TestEncodeTaskIsJSONMarshal holds it to
+// that), and decodes only the pieces whose bytes differ from those its task's last write checked.
+// The same goes for the status, which an artifact event leaves as it was. The guarantee is the same:
+// a2a.Task has no UnmarshalJSON of its own, so encoding/json decodes it field by field and each array
+// element on its own; the whole decodes if every piece does.
+
+// checkedPieces is the JSON of a task's history messages and artifacts that a write checked to read
+// back, element by element, and of its status.
+type checkedPieces struct {
+	history, artifacts [][]byte
+	status             []byte
+}
+
+// pieceCache holds the pieces of the last write of recently written tasks. It is bounded (cleared
+// when full) and only ever says "these bytes were checked": a stale or missing entry costs a decode,
+// never correctness.
+type pieceCache struct {
+	mu     sync.Mutex
+	byTask map[a2a.TaskID]*checkedPieces
+}
+
+const pieceCacheTasks = 4096
+
+func (c *pieceCache) get(id a2a.TaskID) *checkedPieces {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byTask[id]
+}
+
+// put remembers p for the task's next write; a task whose stream ended is forgotten (a later turn,
+// after input-required, only pays a whole decode again).
+func (c *pieceCache) put(id a2a.TaskID, p *checkedPieces, ended bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ended {
+		delete(c.byTask, id)
+		return
+	}
+	if c.byTask == nil || len(c.byTask) >= pieceCacheTasks {
+		c.byTask = make(map[a2a.TaskID]*checkedPieces)
+	}
+	c.byTask[id] = p
+}
+
+// encodeTask is the task's stored JSON (the bytes of json.Marshal(task)), refused if it would not
+// read back. prev, if not nil, holds pieces already checked; the pieces of this task are returned.
+func encodeTask(task *a2a.Task, prev *checkedPieces) ([]byte, *checkedPieces, error) {
+	if prev == nil {
+		prev = &checkedPieces{}
+	}
+	out := &checkedPieces{}
+	var buf bytes.Buffer
+	field := func(name string, first bool) {
+		if !first {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('"')
+		buf.WriteString(name)
+		buf.WriteString(`":`)
+	}
+	// value appends v's JSON; check, when not nil, is what it must decode into.
+	value := func(v any, check any) ([]byte, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if check != nil {
+			if err := readsBack(b, check); err != nil {
+				return nil, err
+			}
+		}
+		buf.Write(b)
+		return b, nil
+	}
+	// list appends a JSON array of elements, decoding each into a fresh value from fresh() unless
+	// its bytes are those checked at the same place last time.
+	list := func(n int, elem func(i int) any, fresh func() any, checked [][]byte) ([][]byte, error) {
+		pieces := make([][]byte, n)
+		buf.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			b, err := json.Marshal(elem(i))
+			if err != nil {
+				return nil, err
+			}
+			if i >= len(checked) || !bytes.Equal(b, checked[i]) {
+				if err := readsBack(b, fresh()); err != nil {
+					return nil, err
+				}
+			}
+			buf.Write(b)
+			pieces[i] = b
+		}
+		buf.WriteByte(']')
+		return pieces, nil
+	}
+	err := func() error {
+		buf.WriteByte('{')
+		field("id", true)
+		if _, err := value(task.ID, nil); err != nil {
+			return err
+		}
+		if len(task.Artifacts) > 0 {
+			field("artifacts", false)
+			var err error
+			out.artifacts, err = list(len(task.Artifacts), func(i int) any { return task.Artifacts[i] },
+				func() any { return &a2a.Artifact{} }, prev.artifacts)
+			if err != nil {
+				return err
+			}
+		}
+		field("contextId", false)
+		if _, err := value(task.ContextID, nil); err != nil {
+			return err
+		}
+		if len(task.History) > 0 {
+			field("history", false)
+			var err error
+			out.history, err = list(len(task.History), func(i int) any { return task.History[i] },
+				func() any { return &a2a.Message{} }, prev.history)
+			if err != nil {
+				return err
+			}
+		}
+		if len(task.Metadata) > 0 {
+			field("metadata", false)
+			if _, err := value(task.Metadata, &map[string]any{}); err != nil {
+				return err
+			}
+		}
+		field("status", false)
+		b, err := json.Marshal(task.Status)
+		if err != nil {
+			return err
+		}
+		// An artifact event leaves the status as it was: checked then.
+		if !bytes.Equal(b, prev.status) {
+			if err := readsBack(b, &a2a.TaskStatus{}); err != nil {
+				return err
+			}
+		}
+		buf.Write(b)
+		out.status = b
+		buf.WriteByte('}')
+		return nil
+	}()
+	if err != nil {
+		return nil, nil, fmt.Errorf("task %s: %w", task.ID, err)
+	}
+	return buf.Bytes(), out, nil
+}
