@@ -287,6 +287,12 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	if done {
 		return
 	}
+	// Most events mention no one: they need no read of the channel's members, which on a busy
+	// channel cost the hub more than storing the event.
+	text := eventText(ev)
+	if handles, _, _ := mentionTokens(text); len(handles) == 0 {
+		return
+	}
 	members, err := b.cfg.Channels.Members(b.ctx, ev.ChannelID)
 	if err != nil {
 		b.cfg.Logger.Warn("bridge: cannot read a channel's members", "channel", ev.ChannelID, "err", err)
@@ -305,7 +311,6 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	if len(agents) == 0 {
 		return
 	}
-	text := eventText(ev)
 	self, fromAgent := strings.CutPrefix(ev.Author, remotePrefix)
 	hop, answer := 0, true
 	if fromAgent {

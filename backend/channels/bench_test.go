@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -486,5 +487,101 @@ func benchHistory(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 	}{{"sinceSequence random", random}, {"pageToken next page", token}, {"bare page of 50", barePage}} {
 		fmt.Fprintf(out, "%s\t%s\t%s\t%s\t%.2f\t\n", row.name, ms(pct(row.t, .5)), ms(pct(row.t, .9)), ms(pct(row.t, .99)),
 			float64(pct(row.t, .5))/float64(pct(barePage, .5)))
+	}
+}
+
+// BenchmarkPublishCPU measures the CPU the process spends per Service.Publish (getrusage, user +
+// system: the callers, the group-commit writer and its fsyncs) with 64 concurrent writers on one
+// channel, beside a bare one-row write through the same writer, and the same over JSON-RPC beside
+// the bare HTTP+JSON handler: a measure that load on the shared machine moves far less than
+// events/s. Run with -cpu 2 (64 = 32 goroutines per P).
+//
+//	go test ./backend/channels -run '^$' -bench PublishCPU -cpu 2 -benchtime 20000x
+func BenchmarkPublishCPU(b *testing.B) {
+	h := startHub(b, "")
+	h.Channels.SetRateLimit(1e9, 1e9)
+	alice := h.principal(b, "alice")
+	ctx := auth.WithPrincipal(context.Background(), auth.Agent("alice"))
+	db := h.Agent.DB
+	if _, err := db.Writer.Exec(`CREATE TABLE IF NOT EXISTS bench_floor (id INTEGER PRIMARY KEY, body BLOB NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte(`{"kind":"messageEvent","parts":[{"type":"text","text":"benchmark message"}]}`)
+	var p channels.PublishParams
+	params := textParams(alice.create(map[string]any{"name": "cpu"}).ID)
+	raw, _ := json.Marshal(params)
+	json.Unmarshal(raw, &p)
+	bare := bareServer(b, func(req map[string]any) any { return map[string]any{"event": req["params"]} })
+	peer := &principal{t: b, url: bare.URL, key: alice.key, ID: alice.ID}
+	for _, c := range []struct {
+		name string
+		op   func() error
+	}{
+		{"publish", func() error { _, err := h.Channels.Publish(ctx, p); return err }},
+		{"bare-write", func() error {
+			return db.Write(ctx, func(tx *sql.Tx) error {
+				_, err := tx.Exec(`INSERT INTO bench_floor(body) VALUES (?)`, body)
+				return err
+			})
+		}},
+		// The same over JSON-RPC (client included), beside the bare HTTP+JSON handler.
+		{"jsonrpc", func() error { call(b, alice, "channels/publish", params); return nil }},
+		{"bare-jsonrpc", func() error { call(b, peer, "channels/publish", params); return nil }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetParallelism(32)
+			before, st0 := cpuTime(), db.Stats()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := c.op(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			st := db.Stats()
+			b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(st.Writes-st0.Writes)/float64(max(1, st.Batches-st0.Batches)), "writes/commit")
+		})
+	}
+}
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkHistoryCPU measures the process CPU per channels/history call (a page of 50 at a random
+// sinceSequence, client included) in a channel of 100,000 events, beside the bare HTTP+JSON handler
+// answering a page of the same shape.
+//
+//	go test ./backend/channels -run '^$' -bench HistoryCPU -benchtime 2000x
+func BenchmarkHistoryCPU(b *testing.B) {
+	h := startHub(b, "")
+	h.Channels.SetRateLimit(1e9, 1e9)
+	alice := h.principal(b, "alice")
+	const n = 100_000
+	c := alice.create(map[string]any{"name": "history-cpu"})
+	seedEvents(b, h, c.ID, alice.ID, n)
+	var pg struct{ Events []any }
+	json.Unmarshal(call(b, alice, "channels/history", map[string]any{"channelId": c.ID, "pageSize": 50}), &pg)
+	bare := bareServer(b, func(map[string]any) any { return map[string]any{"events": pg.Events, "nextPageToken": "x"} })
+	peer := &principal{t: b, url: bare.URL, key: alice.key, ID: alice.ID}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, side := range []struct {
+		name string
+		p    *principal
+	}{{"history", alice}, {"bare", peer}} {
+		b.Run(side.name, func(b *testing.B) {
+			before := cpuTime()
+			for b.Loop() {
+				call(b, side.p, "channels/history", map[string]any{"channelId": c.ID, "pageSize": 50, "sinceSequence": rng.Int64N(n - 100)})
+			}
+			b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
 	}
 }

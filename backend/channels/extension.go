@@ -75,11 +75,19 @@ func (s *Service) Methods() map[string]server.ExtensionMethod {
 			return map[string]any{"channel": c}, nil
 		})},
 		"channels/publish": {Call: unary(func(ctx context.Context, p PublishParams) (any, error) {
-			ev, err := s.Publish(ctx, p)
-			return wrap("event", ev, err)
+			_, raw, err := s.publish(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			// The event as stored: answered without encoding it again.
+			return server.RawResult(append(append([]byte(`{"event":`), raw...), '}')), nil
 		})},
 		"channels/history": {Call: unary(func(ctx context.Context, p HistoryParams) (any, error) {
-			return s.History(ctx, p)
+			page, err := s.History(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return server.RawResult(page.encode()), nil
 		})},
 		"channels/stream": {Stream: s.openStream},
 	}

@@ -6,6 +6,7 @@
 package channels
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -19,6 +20,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -97,12 +99,14 @@ type MessageEvent struct {
 // channel created, a member added or removed (their streams end), the channel updated or deleted
 // (every stream ends). Concerns says whether a principal may hear of it.
 type Change struct {
-	Event   *MessageEvent // a published event
-	Created bool          // a channel was created (a direct one: by its first publish)
-	Added   string        // the principal added to the channel, or whose role changed
-	Removed string        // the principal removed from the channel
-	Updated bool          // name, visibility or metadata changed: streams check they may still read
-	Deleted bool
+	Event *MessageEvent // a published event
+	// EventJSON is Event as stored (JSON), for a stream to send without encoding it again.
+	EventJSON json.RawMessage
+	Created   bool   // a channel was created (a direct one: by its first publish)
+	Added     string // the principal added to the channel, or whose role changed
+	Removed   string // the principal removed from the channel
+	Updated   bool   // name, visibility or metadata changed: streams check they may still read
+	Deleted   bool
 	// WasPublic: the channel was public before an update or deletion; Members: its members when
 	// it was deleted. With them, Concerns tells who could see the channel before the change.
 	WasPublic bool
@@ -125,6 +129,12 @@ type Service struct {
 	// publish records its sequence only once all its statements succeeded, and a batch that does
 	// not commit clears it (OnAbort), so it never runs ahead of the table.
 	seqs map[string]int64
+	// batch is what the publishes of the writer's current transaction share (see batchOf); like
+	// seqs, only fns on the writer goroutine touch it.
+	batch *batch
+	// changes are what the fns of the writer's current transaction changed, in the order they ran,
+	// for the bus once the transaction commits (see announce). Writer goroutine only.
+	changes []bus.Event
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
@@ -142,9 +152,9 @@ func (s *Service) SetRemoteAgents(check func(ctx context.Context, agentID string
 // writer's time, and the writer is what bounds publishes per second.
 type publishStmts struct {
 	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
-	// On the reader pool, for channels/history: the caller's access, and a page without an author
-	// filter (the common shape).
-	readAccess, page *sql.Stmt
+	// On the reader pool, for channels/history and streams: the caller's access, a page without an
+	// author filter (the common shape), and a stream's backlog.
+	readAccess, page, backlog *sql.Stmt
 }
 
 func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
@@ -166,17 +176,77 @@ func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
 	return &st, errors.Join(errs...)
 }
 
+// batch is the state the publishes of one writer transaction share. The group-commit writer runs
+// the fns of concurrent callers one after another in one transaction, so a publish that finds the
+// batch of its own transaction reuses the statements already bound to it and the access already
+// checked for its channel and author (one check per channel and author per transaction, instead of
+// one per publish). Any other write of this package forgets the batch first (write), so a
+// membership or visibility change in the same transaction is always seen by the publishes after it.
+type batch struct {
+	tx                                              *sql.Tx
+	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
+	members                                         map[memberKey]bool // known members of a channel, in this transaction
+}
+
+type memberKey struct{ channel, principal string }
+
+// batchOf is the batch of transaction tx, started if tx is a new transaction. It runs on the
+// writer goroutine. The statements are bound without the caller's context: they serve the other
+// publishes of the transaction too, which a caller that goes away must not fail.
+func (s *Service) batchOf(tx *sql.Tx) *batch {
+	if s.batch != nil && s.batch.tx == tx {
+		return s.batch
+	}
+	ctx := context.Background()
+	s.batch = &batch{tx: tx, access: tx.StmtContext(ctx, s.pub.access), idempotent: tx.StmtContext(ctx, s.pub.idempotent),
+		lastSeq: tx.StmtContext(ctx, s.pub.lastSeq), insertEvent: tx.StmtContext(ctx, s.pub.insertEvent),
+		audit: tx.StmtContext(ctx, s.pub.audit), members: map[memberKey]bool{}}
+	return s.batch
+}
+
+// write runs fn through the group-commit writer (in its own savepoint) for every change but a
+// publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
+// deletion) is checked afresh by any publish after it in the same transaction.
+func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		s.batch = nil
+		return fn(tx)
+	})
+}
+
+// announce records, in a writer fn that is about to succeed, a change for the bus: it is published
+// when the transaction commits, by the writer, in the order the fns ran. So every subscriber hears
+// a channel's events in sequence order and after changes that came before them (a removal before
+// the events stored after it), and an event is never heard before it is durable.
+func (s *Service) announce(channelID string, c *Change) {
+	e := bus.Event{Topic: Topic, Source: s.source, Key: channelID, Data: c}
+	if c.Event != nil {
+		e.Seq = c.Event.Sequence
+	}
+	s.changes = append(s.changes, e)
+}
+
+// announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
+func (s *Service) announceCommitted() {
+	for _, e := range s.changes {
+		s.bus.Publish(e)
+	}
+	clear(s.changes) // do not pin the events
+	s.changes = s.changes[:0]
+}
+
 func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
-	var err1, err2 error
+	var err1, err2, err3 error
 	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
 	st.page, err2 = db.PrepareContext(ctx, pageQuery+` ORDER BY sequence LIMIT ?`)
-	return errors.Join(err1, err2)
+	st.backlog, err3 = db.PrepareContext(ctx, `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT 200`)
+	return errors.Join(err1, err2, err3)
 }
 
 const (
 	accessQuery = `SELECT c.visibility, m.role FROM channels c
 		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = ? WHERE c.id = ?`
-	pageQuery = `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
+	pageQuery = `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
 )
 
 // Open migrates the channels tables in db and returns the service; changes are published on b
@@ -194,7 +264,8 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now,
 		seqs: map[string]int64{}}
-	db.OnAbort(func() { clear(s.seqs) })
+	db.OnAbort(func() { clear(s.seqs); s.batch, s.changes = nil, nil })
+	db.OnCommit(s.announceCommitted)
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
 	}
@@ -215,7 +286,7 @@ func (s *Service) SetRateLimit(perSecond float64, burst int) { s.limiter.set(per
 // tokens survive a restart, and a token of another hub is refused.
 func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
 	var key []byte
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
@@ -462,7 +533,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 		}
 	}
 	id, now := uuid.NewString(), s.millis()
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
 			VALUES (?, ?, ?, 0, ?, ?, ?, 1)`, id, p.Name, vis, now, who.ID, meta); err != nil {
 			return err
@@ -475,12 +546,15 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 				return err
 			}
 		}
-		return audit(ctx, tx, now, id, "", who.ID, "create")
+		if err := audit(ctx, tx, now, id, "", who.ID, "create"); err != nil {
+			return err
+		}
+		s.announce(id, &Change{Created: true})
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Created: true}})
 	return s.Get(ctx, id)
 }
 
@@ -563,8 +637,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 			return nil, err
 		}
 	}
-	wasPublic := false
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, p.ChannelID, who)
 		if err != nil {
 			return err
@@ -572,7 +645,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 		if err := c.requireOwner(); err != nil {
 			return err
 		}
-		wasPublic = c.Visibility == "public"
+		wasPublic := c.Visibility == "public"
 		if c.Version != *p.ExpectedVersion {
 			return errorf(CodeConflict, "conflict: channel %s is at version %d, not %d", c.ID, c.Version, *p.ExpectedVersion)
 		}
@@ -602,20 +675,22 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 			name, vis, raw, c.ID); err != nil {
 			return err
 		}
-		return audit(ctx, tx, s.millis(), c.ID, "", who.ID, "update")
+		if err := audit(ctx, tx, s.millis(), c.ID, "", who.ID, "update"); err != nil {
+			return err
+		}
+		s.announce(c.ID, &Change{Updated: true, WasPublic: wasPublic})
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: p.ChannelID, Data: &Change{Updated: true, WasPublic: wasPublic}})
 	return s.Get(ctx, p.ChannelID)
 }
 
 // Delete removes a channel, its members and its events.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	who := caller(ctx)
-	gone := &Change{Deleted: true}
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
 			return err
@@ -623,21 +698,20 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if err := c.requireOwner(); err != nil {
 			return err
 		}
-		gone.WasPublic, gone.Members = c.Visibility == "public", nil
+		gone := &Change{Deleted: true, WasPublic: c.Visibility == "public"}
 		for _, m := range c.Members {
 			gone.Members = append(gone.Members, m.PrincipalID)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM channels WHERE id = ?`, id); err != nil {
 			return err
 		}
+		if err := audit(ctx, tx, s.millis(), id, "", who.ID, "delete"); err != nil {
+			return err
+		}
 		delete(s.seqs, id)
-		return audit(ctx, tx, s.millis(), id, "", who.ID, "delete")
+		s.announce(id, gone)
+		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: gone})
-	return nil
 }
 
 // --- membership ---
@@ -659,13 +733,11 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	if p.Kind == auth.KindRemote && role != RoleMember {
 		return nil, invalid("an added agent (%s) is a member, never an owner", principal)
 	}
-	added := false
-	err = s.changeMembers(ctx, id, who, "addMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+	err = s.changeMembers(ctx, id, who, "addMember:"+principal, &Change{Added: principal}, func(tx *sql.Tx, c *channelRow) (bool, error) {
 		current := c.roleOf(principal)
 		if current == role {
 			return false, nil // already so: nothing changes, the version stays
 		}
-		added = true
 		if current == RoleOwner && c.owners() == 1 {
 			return false, errorf(CodeConflict, "conflict: %s is the last owner of %s", principal, id)
 		}
@@ -676,17 +748,15 @@ func (s *Service) AddMember(ctx context.Context, id, principal, role string) (*C
 	if err != nil {
 		return nil, err
 	}
-	if added {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Added: principal}})
-	}
 	return s.Get(ctx, id)
 }
 
 // changeMembers runs a membership change of channel id for who, an owner: change reports whether it
-// changed anything; if it did, the channel's version goes up by one and the action is audited, all in
-// the change's transaction.
-func (s *Service) changeMembers(ctx context.Context, id string, who auth.Principal, action string, change func(*sql.Tx, *channelRow) (bool, error)) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+// changed anything; if it did, the channel's version goes up by one, the action is audited, all in
+// the change's transaction, and what is announced once it commits.
+func (s *Service) changeMembers(ctx context.Context, id string, who auth.Principal, action string, what *Change,
+	change func(*sql.Tx, *channelRow) (bool, error)) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		c, err := load(ctx, tx, id, who)
 		if err != nil {
 			return err
@@ -701,7 +771,11 @@ func (s *Service) changeMembers(ctx context.Context, id string, who auth.Princip
 		if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
 			return err
 		}
-		return audit(ctx, tx, s.millis(), id, "", who.ID, action)
+		if err := audit(ctx, tx, s.millis(), id, "", who.ID, action); err != nil {
+			return err
+		}
+		s.announce(id, what)
+		return nil
 	})
 }
 
@@ -750,7 +824,7 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 	if principal == "" {
 		return nil, invalid("principalId is required")
 	}
-	err := s.changeMembers(ctx, id, who, "removeMember:"+principal, func(tx *sql.Tx, c *channelRow) (bool, error) {
+	err := s.changeMembers(ctx, id, who, "removeMember:"+principal, &Change{Removed: principal}, func(tx *sql.Tx, c *channelRow) (bool, error) {
 		switch role := c.roleOf(principal); {
 		case role == "":
 			return false, errorf(CodeConflict, "conflict: %s is not a member of %s", principal, id)
@@ -763,7 +837,6 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 	if err != nil {
 		return nil, err
 	}
-	s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
 	if principal == who.ID {
 		return nil, nil
 	}
@@ -776,7 +849,7 @@ func (s *Service) RemoveMember(ctx context.Context, id, principal string) (*Chan
 // returns the channels it left.
 func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]string, error) {
 	var left []string
-	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
 		left = nil // the transaction may run again
 		rows, err := tx.QueryContext(ctx, `SELECT channel_id FROM channel_members WHERE principal_id = ? ORDER BY channel_id`, principal)
 		if err != nil {
@@ -806,13 +879,13 @@ func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]str
 				return err
 			}
 		}
+		for _, id := range left {
+			s.announce(id, &Change{Removed: principal})
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, id := range left {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: id, Data: &Change{Removed: principal}})
 	}
 	return left, nil
 }
@@ -859,127 +932,163 @@ func requestHash(p PublishParams) ([]byte, error) {
 // Publish stores a message event in the channel with the next sequence, and publishes it on the
 // bus once it is durable. A repeated idempotency key returns the original event.
 func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, error) {
+	ev, _, err := s.publish(ctx, p)
+	return ev, err
+}
+
+// publish is Publish, also returning the event as stored (JSON), for an answer that need not
+// encode it again.
+func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, json.RawMessage, error) {
 	who := caller(ctx)
 	if err := mustWrite(who); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !s.limiter.allow(who.ID) {
-		return nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
+		return nil, nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
 	}
 	direct := false
 	if p.RecipientID != "" {
 		peer, err := checkPrincipal(p.RecipientID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if peer.ID == who.ID {
-			return nil, invalid("a direct channel is between two different principals")
+			return nil, nil, invalid("a direct channel is between two different principals")
 		}
 		if peer.Kind == auth.KindRemote {
-			return nil, invalid("an added agent (%s) has no direct channel: the owner adds it to a channel", peer.ID)
+			return nil, nil, invalid("an added agent (%s) has no direct channel: the owner adds it to a channel", peer.ID)
 		}
 		id := DirectID(who.ID, peer.ID)
 		if p.ChannelID != "" && p.ChannelID != id {
-			return nil, invalid("channelId %s is not the direct channel with %s (%s)", p.ChannelID, peer.ID, id)
+			return nil, nil, invalid("channelId %s is not the direct channel with %s (%s)", p.ChannelID, peer.ID, id)
 		}
 		p.ChannelID, direct = id, true
 	}
 	if p.ChannelID == "" {
-		return nil, invalid("channelId (or recipientId for a direct channel) is required")
+		return nil, nil, invalid("channelId (or recipientId for a direct channel) is required")
 	}
 	if len(p.Parts) == 0 {
-		return nil, invalid("parts must hold at least one part")
+		return nil, nil, invalid("parts must hold at least one part")
 	}
 	if len(p.Parts) > MaxParts {
-		return nil, errorf(CodeLimitExceeded, "limit exceeded: at most %d parts per publish, this has %d", MaxParts, len(p.Parts))
+		return nil, nil, errorf(CodeLimitExceeded, "limit exceeded: at most %d parts per publish, this has %d", MaxParts, len(p.Parts))
 	}
 	for i, part := range p.Parts {
-		if len(part) == 0 || part[0] != '{' {
-			return nil, invalid("parts[%d] is not an object", i)
+		if len(part) == 0 || part[0] != '{' || !json.Valid(part) {
+			return nil, nil, invalid("parts[%d] is not an object", i)
 		}
 	}
 	if utf8.RuneCountInString(p.IdempotencyKey) > MaxIdempotencyKeyLen {
-		return nil, errorf(CodeLimitExceeded, "limit exceeded: an idempotency key is at most %d characters", MaxIdempotencyKeyLen)
+		return nil, nil, errorf(CodeLimitExceeded, "limit exceeded: an idempotency key is at most %d characters", MaxIdempotencyKeyLen)
 	}
 	if p.Metadata != nil {
 		if _, err := checkMetadata(p.Metadata); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	hash, err := requestHash(p)
-	if err != nil {
-		return nil, invalid("%v", err)
+	// The request's digest tells a retry from another message under the same idempotency key; a
+	// publish without a key can never be compared, so it stores none (and skips the canonical
+	// encoding, a tenth of a publish's CPU).
+	hash := []byte{}
+	if p.IdempotencyKey != "" {
+		var err error
+		if hash, err = requestHash(p); err != nil {
+			return nil, nil, invalid("%v", err)
+		}
 	}
-	var ev *MessageEvent
-	fresh, created := false, false
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+	// The event is made and encoded before the writer, which only fills in its sequence and
+	// timestamp: encoding it there was a tenth of the writer's time per publish. A fn that runs
+	// again (its batch broken by another write) stores the same event.
+	ev := &MessageEvent{ID: uuid.NewString(), ChannelID: p.ChannelID, Author: who.ID, Parts: p.Parts,
+		ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"}
+	enc, err := encodeEvent(ev)
+	if err != nil {
+		return nil, nil, invalid("%v", err)
+	}
+	var out *MessageEvent // ev, or the original event of an idempotent retry
+	var outJSON []byte
+	// Lean: a publish that fails before it changes anything (no access, an idempotent conflict)
+	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
+	// others again without it.
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+		// Once the writer runs it, the publish goes to its end whatever its caller does: a
+		// statement interrupted midway would take the whole batch's transaction down with it.
+		ctx := context.WithoutCancel(ctx)
+		created := false // the direct channel, by this publish
+		b := s.batchOf(tx)
 		now := s.millis()
-		if direct {
+		id := p.ChannelID
+		member := memberKey{id, who.ID}
+		if direct && !b.members[member] {
 			var err error
-			if created, err = s.ensureDirect(ctx, tx, p.ChannelID, who.ID, p.RecipientID, now); err != nil {
+			if created, err = s.ensureDirect(ctx, tx, id, who.ID, p.RecipientID, now); err != nil {
 				return err
 			}
 		}
-		if err := s.mayPublish(ctx, tx, p.ChannelID, who); err != nil {
-			return err
+		// unchanged marks an error returned before this publish changed anything.
+		unchanged := func(err error) error {
+			if err == nil || created {
+				return err
+			}
+			return store.NothingWritten(err)
 		}
-		id := p.ChannelID
+		if !b.members[member] {
+			if err := mayPublish(ctx, b.access, id, who); err != nil {
+				return unchanged(err)
+			}
+			b.members[member] = true
+		}
 		if p.IdempotencyKey != "" {
 			var stored, storedHash []byte
-			err := tx.StmtContext(ctx, s.pub.idempotent).QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
+			err := b.idempotent.QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
 			switch {
 			case err == nil:
 				if string(storedHash) != string(hash) {
-					return errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey)
+					return unchanged(errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey))
 				}
-				ev = &MessageEvent{}
-				return json.Unmarshal(stored, ev)
+				out, outJSON = &MessageEvent{}, stored
+				return unchanged(json.Unmarshal(stored, out))
 			case !errors.Is(err, sql.ErrNoRows):
-				return err
+				return unchanged(err)
 			}
 		}
 		seq, known := s.seqs[id]
 		if !known {
-			if err := tx.StmtContext(ctx, s.pub.lastSeq).QueryRowContext(ctx, id).Scan(&seq); err != nil {
-				return err
+			if err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq); err != nil {
+				return unchanged(err)
 			}
 		}
 		seq++
-		ev = &MessageEvent{ID: uuid.NewString(), ChannelID: id, Sequence: seq, Timestamp: now, Author: who.ID, Parts: p.Parts,
-			ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"}
-		raw, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
+		ev.Sequence, ev.Timestamp = seq, now
+		raw := enc.with(seq, now)
 		var key any
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey
 		}
-		if _, err := tx.StmtContext(ctx, s.pub.insertEvent).ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
+		if _, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
 			return err
 		}
-		if _, err := tx.StmtContext(ctx, s.pub.audit).ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
+		if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
 			return err
 		}
-		fresh, s.seqs[id] = true, seq
+		s.seqs[id] = seq
+		if created {
+			s.announce(id, &Change{Created: true})
+		}
+		s.announce(id, &Change{Event: ev, EventJSON: raw})
+		out, outJSON = ev, raw
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if created {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Data: &Change{Created: true}})
-	}
-	if fresh {
-		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: ev.ChannelID, Seq: ev.Sequence, Data: &Change{Event: ev}})
-	}
-	return ev, nil
+	return out, outJSON, nil
 }
 
 // mayPublish refuses a publish by who to channel id with the answers load and requireMember give:
 // a channel the caller may not see is ChannelNotFound, a public one they are not in PermissionDenied.
-func (s *Service) mayPublish(ctx context.Context, tx *sql.Tx, id string, who auth.Principal) error {
-	member, err := access(ctx, tx.StmtContext(ctx, s.pub.access), id, who)
+func mayPublish(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) error {
+	member, err := access(ctx, st, id, who)
 	if err == nil && !member {
 		return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", id)
 	}
@@ -1056,10 +1165,11 @@ type HistoryParams struct {
 	AuthorIDs      []string `json:"authorIds"`
 }
 
-// HistoryPage is channels/history's result.
+// HistoryPage is channels/history's result. Events are MessageEvents as stored: a page is answered
+// without decoding and encoding each one again.
 type HistoryPage struct {
-	Events        []*MessageEvent `json:"events"`
-	NextPageToken string          `json:"nextPageToken,omitempty"`
+	Events        []json.RawMessage `json:"events"`
+	NextPageToken string            `json:"nextPageToken,omitempty"`
 }
 
 // History pages through a channel's events in sequence order: those after SinceSequence, or at or
@@ -1103,56 +1213,125 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 	if _, err := access(ctx, s.pub.readAccess, p.ChannelID, who); err != nil {
 		return nil, err
 	}
-	var events []*MessageEvent
+	var events []storedEvent
 	var err error
 	if len(authors) == 0 {
-		events, err = scanEvents(s.pub.page.QueryContext(ctx, p.ChannelID, after, since, size+1))
+		events, err = scanStored(s.pub.page.QueryContext(ctx, p.ChannelID, after, since, size+1))
 	} else {
 		query := pageQuery + ` AND author IN (?` + strings.Repeat(",?", len(authors)-1) + `) ORDER BY sequence LIMIT ?`
 		args := []any{p.ChannelID, after, since}
 		for _, a := range authors {
 			args = append(args, a)
 		}
-		events, err = s.readEvents(ctx, query, append(args, size+1)...)
+		events, err = scanStored(s.db.Reader.QueryContext(ctx, query, append(args, size+1)...))
 	}
 	if err != nil {
 		return nil, err
 	}
-	page := &HistoryPage{Events: events}
+	page := &HistoryPage{Events: make([]json.RawMessage, 0, min(len(events), size))}
+	for _, ev := range events[:min(len(events), size)] {
+		page.Events = append(page.Events, ev.JSON)
+	}
 	if len(events) > size {
-		page.Events = events[:size]
 		page.NextPageToken = s.sealCursor(cursor{Channel: p.ChannelID, After: events[size-1].Sequence, Authors: authors})
 	}
 	return page, nil
 }
 
-func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
-	return scanEvents(s.db.Reader.QueryContext(ctx, query, args...))
+// encode is json.Marshal(p), written from the events as stored (JSON as json.Marshal wrote it):
+// a page of 50 events is answered without encoding, or even compacting, each one again.
+func (p *HistoryPage) encode() []byte {
+	size := len(`{"events":[],"nextPageToken":""}`) + len(p.NextPageToken)
+	for _, ev := range p.Events {
+		size += len(ev) + 1
+	}
+	out := append(make([]byte, 0, size), `{"events":[`...)
+	for i, ev := range p.Events {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, ev...)
+	}
+	out = append(out, ']')
+	if p.NextPageToken != "" {
+		token, _ := json.Marshal(p.NextPageToken) // a string always marshals
+		out = append(append(out, `,"nextPageToken":`...), token...)
+	}
+	return append(out, '}')
 }
 
-// scanEvents decodes the event_json column of rows.
-func scanEvents(rows *sql.Rows, err error) ([]*MessageEvent, error) {
+// storedEvent is an event as stored: its sequence, and the MessageEvent's JSON.
+type storedEvent struct {
+	Sequence int64
+	JSON     json.RawMessage
+}
+
+// scanStored reads rows of (sequence, event_json).
+func scanStored(rows *sql.Rows, err error) ([]storedEvent, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	events := []*MessageEvent{}
+	var events []storedEvent
 	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
+		var seq int64
+		var raw []byte // a TEXT value too (rows written as SQL text)
+		if err := rows.Scan(&seq, &raw); err != nil {
 			return nil, err
 		}
+		events = append(events, storedEvent{seq, raw})
+	}
+	return events, rows.Err()
+}
+
+func (s *Service) readEvents(ctx context.Context, query string, args ...any) ([]*MessageEvent, error) {
+	stored, err := scanStored(s.db.Reader.QueryContext(ctx, query, args...))
+	if err != nil {
+		return nil, err
+	}
+	events := make([]*MessageEvent, 0, len(stored))
+	for _, st := range stored {
 		ev := &MessageEvent{}
-		if err := json.Unmarshal(raw, ev); err != nil {
+		if err := json.Unmarshal(st.JSON, ev); err != nil {
 			return nil, fmt.Errorf("stored channel event: %w", err)
 		}
 		events = append(events, ev)
 	}
-	return events, rows.Err()
+	return events, nil
 }
 
 // EventsAfter are up to limit events of a channel after sequence after, in order, read without a
 // caller's rights: for the hub's own work (the channel bridge catching up), never for a request.
 func (s *Service) EventsAfter(ctx context.Context, id string, after int64, limit int) ([]*MessageEvent, error) {
-	return s.readEvents(ctx, `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`, id, after, limit)
+	return s.readEvents(ctx, `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT ?`, id, after, limit)
+}
+
+// eventJSON is a message event encoded before its sequence and timestamp are known: the JSON up
+// to the sequence's value, and the JSON after the timestamp's.
+type eventJSON struct{ head, tail []byte }
+
+// encodeEvent encodes ev (its Sequence and Timestamp zero) for with to complete.
+func encodeEvent(ev *MessageEvent) (eventJSON, error) {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return eventJSON{}, err
+	}
+	// The fields come in MessageEvent's order, and the strings before them (id, channelId) are
+	// escaped, so they hold no quote of their own: the first match is the fields themselves.
+	const zero = `"sequence":0,"timestamp":0`
+	i := bytes.Index(raw, []byte(zero))
+	if i < 0 {
+		return eventJSON{}, fmt.Errorf("encoded event has no sequence and timestamp: %s", raw)
+	}
+	return eventJSON{head: raw[:i+len(`"sequence":`)], tail: raw[i+len(zero):]}, nil
+}
+
+// with is the event's JSON with its sequence and timestamp, as json.Marshal writes it.
+func (e eventJSON) with(sequence, timestamp int64) []byte {
+	out := make([]byte, 0, len(e.head)+len(e.tail)+48)
+	out = append(out, e.head...)
+	out = strconv.AppendInt(out, sequence, 10)
+	out = append(out, `,"timestamp":`...)
+	out = strconv.AppendInt(out, timestamp, 10)
+	return append(out, e.tail...)
 }

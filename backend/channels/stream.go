@@ -30,6 +30,17 @@ type StreamItem struct {
 	Timestamp int64         `json:"timestamp,omitempty"`
 }
 
+// eventItem is a stream's {kind:"messageEvent", event} with the event as stored: a stream's events
+// are sent without being decoded and encoded again for every subscriber.
+type eventItem struct {
+	Kind  string          `json:"kind"`
+	Event json.RawMessage `json:"event"`
+}
+
+func messageItem(event json.RawMessage) eventItem {
+	return eventItem{Kind: "messageEvent", Event: event}
+}
+
 // openStream checks the caller may read the channel (same rules as history: a private channel of
 // others is ChannelNotFound) before the stream opens, then runs it.
 func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(context.Context, func(any) error) error, error) {
@@ -79,12 +90,12 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 	}
 	catchUp := func() error {
 		for {
-			events, err := s.readEvents(ctx, `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT 200`, p.ChannelID, last)
+			events, err := scanStored(s.pub.backlog.QueryContext(ctx, p.ChannelID, last))
 			if err != nil {
 				return err
 			}
 			for _, ev := range events {
-				if err := send(StreamItem{Kind: "messageEvent", Event: ev}); err != nil {
+				if err := send(messageItem(ev.JSON)); err != nil {
 					return err
 				}
 				last = ev.Sequence
@@ -129,7 +140,11 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 				}
 			case ch.Event == nil || ch.Event.Sequence <= last:
 			case ch.Event.Sequence == last+1:
-				if err := send(StreamItem{Kind: "messageEvent", Event: ch.Event}); err != nil {
+				var item any = messageItem(ch.EventJSON)
+				if ch.EventJSON == nil { // a change made elsewhere than publish
+					item = StreamItem{Kind: "messageEvent", Event: ch.Event}
+				}
+				if err := send(item); err != nil {
 					return err
 				}
 				last = ch.Event.Sequence

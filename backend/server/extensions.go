@@ -34,6 +34,14 @@ type ExtensionMethod struct {
 	Stream func(ctx context.Context, params json.RawMessage) (run func(ctx context.Context, send func(result any) error) error, err error)
 }
 
+// RawResult is a Call's result already encoded: valid, compact JSON as json.Marshal writes it
+// (events read as stored, say). The answer carries it as it is instead of encoding it again;
+// anywhere else it marshals as the JSON it holds.
+type RawResult []byte
+
+// MarshalJSON is r itself.
+func (r RawResult) MarshalJSON() ([]byte, error) { return r, nil }
+
 // ExtensionCard is what an extension declares on the agent card: an entry of
 // capabilities.extensions, and fields the extension's spec adds to capabilities (e.g.
 // "knowledgeGraph": true) or to the card itself.
@@ -77,11 +85,14 @@ func extensionMethod(m ExtensionMethod, keepAlive time.Duration) method {
 			if err != nil {
 				return nil, err
 			}
+			if pre, ok := res.(RawResult); ok {
+				return resultJSON(r.ID, json.RawMessage(pre)), nil
+			}
 			raw, err := json.Marshal(res)
 			if err != nil {
 				return nil, err
 			}
-			return marshal(&response{JSONRPC: "2.0", ID: r.ID, Result: json.RawMessage(raw)}), nil
+			return resultJSON(r.ID, raw), nil
 		}
 		return out
 	}
@@ -155,4 +166,23 @@ func withExtensionCards(cardJSON []byte, exts []Extension) ([]byte, error) {
 		caps["extensions"] = list
 	}
 	return json.Marshal(doc)
+}
+
+// resultJSON is marshal(&response{JSONRPC: "2.0", ID: id, Result: result}) for a result already
+// encoded by json.Marshal: marshalling the response around it would compact the result a second
+// time, which for a page of channel events cost more than reading the page.
+func resultJSON(id, result json.RawMessage) json.RawMessage {
+	idJSON := []byte("null")
+	if len(id) > 0 {
+		var err error
+		if idJSON, err = json.Marshal(id); err != nil {
+			return marshal(&response{JSONRPC: "2.0", ID: id, Result: result})
+		}
+	}
+	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(idJSON)+len(result))
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, idJSON...)
+	out = append(out, `,"result":`...)
+	out = append(out, result...)
+	return append(out, '}')
 }

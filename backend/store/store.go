@@ -32,12 +32,13 @@ type DB struct {
 	Writer *sql.DB
 	Reader *sql.DB
 
-	mu      sync.Mutex
-	queue   []*write      // writes waiting for the next batch
-	closed  bool          // set by Close: Write refuses new writes, the writer drains the queue and stops
-	wake    chan struct{} // tells the writer the queue is not empty (or that it is closed)
-	stopped chan struct{} // closed when the writer goroutine has returned
-	onAbort []func()      // run by the writer after a batch that did not commit (see OnAbort)
+	mu       sync.Mutex
+	queue    []*write      // writes waiting for the next batch
+	closed   bool          // set by Close: Write refuses new writes, the writer drains the queue and stops
+	wake     chan struct{} // tells the writer the queue is not empty (or that it is closed)
+	stopped  chan struct{} // closed when the writer goroutine has returned
+	onAbort  []func()      // run by the writer after a batch that did not commit (see OnAbort)
+	onCommit []func()      // run by the writer after a batch that committed (see OnCommit)
 
 	batches, writes int64 // counted by the writer, for tests and Stats
 
@@ -313,6 +314,16 @@ func (db *DB) OnAbort(f func()) {
 	db.onAbort = append(db.onAbort, f)
 }
 
+// OnCommit registers f to run on the writer goroutine after each batch whose successful writes are
+// committed (on disk), before its callers are answered: a package that gathers, in its fns, what
+// to announce once their writes are durable announces it there, in the order the writes ran, and
+// with no wait for its callers' goroutines to be scheduled.
+func (db *DB) OnCommit(f func()) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	db.onCommit = append(db.onCommit, f)
+}
+
 func (db *DB) signal() {
 	select {
 	case db.wake <- struct{}{}:
@@ -328,6 +339,14 @@ func (db *DB) Stats() Stats {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	return Stats{Batches: db.batches, Writes: db.writes}
+}
+
+// Queued is how many writes wait for the writer now: for tests that line writes up in one batch
+// behind a write that holds the writer.
+func (db *DB) Queued() int {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return len(db.queue)
 }
 
 // run is the writer goroutine: each batch is every write queued since the previous batch began (the
@@ -395,6 +414,8 @@ func (db *DB) commit(batch []*write) {
 					}
 				}
 				db.aborted()
+			} else {
+				db.hooks(&db.onCommit)
 			}
 			return
 		}
@@ -502,9 +523,12 @@ func runFn(fn func(*sql.Tx) error, tx *sql.Tx) (r result) {
 	return result{err: fn(tx)}
 }
 
-func (db *DB) aborted() {
+func (db *DB) aborted() { db.hooks(&db.onAbort) }
+
+// hooks runs the functions registered in list (&db.onAbort or &db.onCommit).
+func (db *DB) hooks(list *[]func()) {
 	db.mu.Lock()
-	hooks := append([]func(){}, db.onAbort...)
+	hooks := append([]func(){}, *list...)
 	db.mu.Unlock()
 	for _, f := range hooks {
 		f()

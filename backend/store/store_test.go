@@ -393,9 +393,57 @@ func TestWriteLean(t *testing.T) {
 	}
 }
 
+// OnCommit hooks run on the writer after a batch committed and before its callers are answered; a
+// try that aborts runs the OnAbort hooks instead, and the others' rerun commits and runs OnCommit.
+func TestOnCommitRunsAfterTheCommitBeforeTheAnswer(t *testing.T) {
+	db := openTest(t)
+	var log []string // appended on the writer goroutine only; read once the writes are answered
+	db.OnCommit(func() { log = append(log, "commit") })
+	db.OnAbort(func() { log = append(log, "abort") })
+	logged := func(name string, fn func(*sql.Tx) error) func(*sql.Tx) error {
+		return func(tx *sql.Tx) error {
+			log = append(log, name)
+			return fn(tx)
+		}
+	}
+	if err := db.Write(context.Background(), logged("alone", put("alone"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(log, ","); got != "alone,commit" {
+		t.Fatalf("after a lone write: %s", got)
+	}
+	log = nil
+	release, held := holdWriter(t, db)
+	results := make(chan error, 3)
+	for i, fn := range []func(*sql.Tx) error{
+		logged("a", put("a")),
+		logged("breaker", func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`ROLLBACK`); err != nil {
+				return err
+			}
+			return errors.New("broke it")
+		}),
+		logged("c", put("c")),
+	} {
+		go func() { results <- db.Write(context.Background(), fn) }()
+		queued(db, i+1) // queued in this order
+	}
+	queued(db, 3)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		<-results
+	}
+	if got := strings.Join(log, ","); got != "commit,a,breaker,abort,a,c,commit" {
+		t.Fatalf("hooks ran as %s; want the held batch's commit, then the broken try's abort, then the rerun's commit", got)
+	}
+}
+
 // The checkpointer copies the WAL into the database beside the writer: after 100 writes of about
-// four WAL pages each (below the writer's own checkpoint at walRestartPages) and a pause, the pages are in the database
-// file, which no commit put there. Held off, it copies nothing.
+// four WAL pages each (below the writer's own checkpoint at walRestartPages) and a pause,
+// the pages are in the database file, which no commit put there. Held off, it copies nothing.
 func TestTheCheckpointerCopiesTheWALBesideTheWriter(t *testing.T) {
 	db := openTest(t)
 	held, err := db.checkpointer.Conn(context.Background()) // its only connection: it cannot run
