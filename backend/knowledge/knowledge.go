@@ -24,8 +24,8 @@ import (
 
 	"embed"
 
+	"github.com/boltdb/bolt"
 	"github.com/cayleygraph/cayley/graph"
-	_ "github.com/cayleygraph/cayley/graph/kv/bolt" // registers the "bolt" backend
 	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 
@@ -67,8 +67,20 @@ type Service struct {
 	st     *stmts
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
-	// applied is the last change in the graph; recorded the last one written to kg_state.
-	applied, recorded int64
+	// applied is the last change in the graph (under mu), synced the last one known to be on disk
+	// in the bolt file, recorded the last one written to kg_state.applied_seq (under syncMu).
+	applied, synced, recorded int64
+	lastCommit                time.Time // of the graph, under mu
+
+	// The bolt file's durability (graphstore.go): nosync leaves its fsync to syncGraph, and marker
+	// (DirtyFile, holding boot) exists while markerOn: commits may not be on disk.
+	bolt     *bolt.DB
+	nosync   bool
+	boot     string
+	marker   string
+	markerOn bool // under mu
+	syncMu   sync.Mutex
+	stopSync func()
 }
 
 // Open migrates the tables, opens the graph, brings it up to date with the log and seeds it once.
@@ -84,43 +96,75 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("knowledge rules: %w", err)
 	}
-	dir := filepath.Join(o.Dir, StoreDir)
-	opts := graph.Options{"no_bloom": true}
-	if err := graph.InitQuadStore("bolt", dir, opts); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
-		return nil, fmt.Errorf("init %s: %w", dir, err)
-	}
-	qs, err := graph.NewQuadStore("bolt", dir, opts)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dir, err)
-	}
-	s := &Service{db: o.DB, qs: qs, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules}
+	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
+		marker: filepath.Join(o.Dir, DirtyFile)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if s.st, err = prepareStmts(ctx, o.DB); err != nil {
-		qs.Close()
-		return nil, fmt.Errorf("knowledge: prepare: %w", err)
-	}
-	if s.schema, err = newSchema(s); err != nil {
-		qs.Close()
+	var bootErr error
+	s.boot, bootErr = bootID()
+	s.nosync = bootErr == nil // see graphstore.go
+	var rebuild bool
+	if s.markerOn, rebuild, err = readMarker(s.marker); err != nil {
 		return nil, err
 	}
-	if err := s.replay(ctx); err != nil {
-		qs.Close()
-		return nil, fmt.Errorf("knowledge replay: %w", err)
+	dir := filepath.Join(o.Dir, StoreDir)
+	var created bool
+	if !rebuild {
+		if s.qs, s.bolt, created, err = openGraph(dir, s.nosync); err != nil {
+			return nil, err
+		}
 	}
+	fail := func(err error) (*Service, error) {
+		if s.qs != nil {
+			s.qs.Close()
+		}
+		return nil, err
+	}
+	if s.st, err = prepareStmts(ctx, o.DB); err != nil {
+		return fail(fmt.Errorf("knowledge: prepare: %w", err))
+	}
+	if created && !rebuild {
+		// A new bolt file beside a log that has changes (knowledge.bolt was deleted): the log's
+		// start may be gone, so the graph is built from the statements rather than replayed.
+		last, err := lastChangeSeq(ctx, o.DB.Reader)
+		if err != nil {
+			return fail(err)
+		}
+		if rebuild = last > 0; rebuild {
+			s.qs.Close()
+			s.qs = nil
+		}
+	}
+	if rebuild {
+		if err := s.rebuildGraph(ctx, dir); err != nil {
+			return fail(fmt.Errorf("knowledge rebuild: %w", err))
+		}
+	}
+	if s.schema, err = newSchema(s); err != nil {
+		return fail(err)
+	}
+	if err := s.replay(ctx); err != nil {
+		return fail(fmt.Errorf("knowledge replay: %w", err))
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s.stopSync = func() { once.Do(func() { close(stop); <-done }) }
+	go s.syncLoop(stop, done)
 	if err := s.seed(ctx, o.Seed); err != nil {
-		qs.Close()
-		return nil, fmt.Errorf("knowledge seed: %w", err)
+		s.stopSync()
+		return fail(fmt.Errorf("knowledge seed: %w", err))
 	}
 	return s, nil
 }
 
-// Close records how far the graph is and closes it.
+// Close stops the background sync, syncs the graph, records how far it is, and closes it.
 func (s *Service) Close() error {
+	s.stopSync()
+	err := s.syncGraph(context.Background(), true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return errors.Join(s.recordApplied(context.Background()), s.qs.Close())
+	return errors.Join(err, s.qs.Close())
 }
 
 // Rules are the alignment rules in force.
@@ -132,14 +176,14 @@ func (s *Service) replay(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.applied, s.recorded = applied, applied
+	s.applied, s.synced, s.recorded = applied, applied, applied
 	for {
 		cs, err := changesAfter(ctx, s.db.Reader, s.applied, 1000)
 		if err != nil {
 			return err
 		}
 		if len(cs) == 0 {
-			return s.recordApplied(ctx)
+			return s.syncGraph(ctx, true) // also removes a marker left by a crash of this boot
 		}
 		if err := s.applyToGraph(ctx, cs); err != nil {
 			return err
@@ -182,6 +226,11 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 			adds = append(adds, graph.Delta{Quad: q, Action: graph.Add})
 		}
 	}
+	if len(removes)+len(adds) > 0 {
+		if err := s.markUnsynced(); err != nil {
+			return err
+		}
+	}
 	for _, ds := range [][]graph.Delta{removes, adds} {
 		if len(ds) > 0 {
 			if err := s.qs.ApplyDeltas(ds, graph.IgnoreOpts{}); err != nil {
@@ -189,13 +238,10 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 			}
 		}
 	}
-	// Recording how far the graph is costs an fsync; doing it every appliedEvery changes (and at
-	// Close) only means a crash replays up to that many changes more, which replay allows.
+	// applied_seq is written by syncGraph, once these commits are known to be on disk.
 	s.applied = cs[len(cs)-1].Seq
-	if s.applied-s.recorded < appliedEvery {
-		return nil
-	}
-	return s.recordApplied(ctx)
+	s.lastCommit = time.Now()
+	return nil
 }
 
 // hasQuad says whether the graph holds q (same subject, predicate, object and graph). It compares
@@ -204,20 +250,6 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 func (s *Service) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
 	ref, err := s.quadRef(ctx, q)
 	return ref != nil, err
-}
-
-// appliedEvery is how many changes may be applied before applied_seq is written.
-const appliedEvery = 256
-
-func (s *Service) recordApplied(ctx context.Context) error {
-	if s.applied == s.recorded {
-		return nil
-	}
-	if err := writeState(ctx, s.db.Writer, "applied_seq", s.applied); err != nil {
-		return err
-	}
-	s.recorded = s.applied
-	return nil
 }
 
 // Patch operations.
