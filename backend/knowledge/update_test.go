@@ -1,11 +1,37 @@
 package knowledge
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/store"
 )
+
+// TestEncodedStatementIsStatementJSON: the change log's statement, encoded with its provenance
+// encoded once per update, is the text encoding/json writes for the Statement itself (subscribers
+// and replay read it back as a Statement).
+func TestEncodedStatementIsStatementJSON(t *testing.T) {
+	c := 0.5
+	for _, st := range []Statement{
+		{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:b"}},
+		{Subject: Subject{ID: "ex:a", Type: "ex:T"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{Value: 1.5, Type: "xsd:double"}, Graph: "ex:g", Certainty: &c,
+			Provenance: map[string]any{"z": 1.0, "a": "x", "nested": map[string]any{"k": []any{"v"}}}},
+		{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{Value: "<&>"}, Provenance: map[string]any{}},
+	} {
+		want, _ := json.Marshal(st)
+		enc, err := encode(st, nil)
+		if err != nil || enc.statement != string(want) {
+			t.Fatalf("encode = %s (%v), want %s", enc.statement, err, want)
+		}
+		if len(st.Provenance) > 0 {
+			prov, _ := json.Marshal(st.Provenance)
+			if enc, _ := encode(st, prov); enc.statement != string(want) || enc.prov != string(prov) {
+				t.Fatalf("encode with provenance given = %s / %v, want %s", enc.statement, enc.prov, want)
+			}
+		}
+	}
+}
 
 // TestReAddKeepsGraphAndUpdatesMetadata: adding a statement that is there (alone, twice in one
 // update, and as the value a replace keeps) changes its metadata, not the graph, which holds it once.
@@ -31,6 +57,11 @@ func TestReAddKeepsGraphAndUpdatesMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		assertGraphIsTable(t, s)
+		// The graph applied every change as it came (a wrong idea of what it held would have made
+		// Cayley refuse the batch and left it behind, for the next update to apply from the log).
+		if last, _ := lastChangeSeq(t.Context(), db.Reader); s.applied != last {
+			t.Fatalf("batch %d: graph applied up to change %d of %d", i, s.applied, last)
+		}
 		r, err := findRow(t.Context(), s.st.find, st.key())
 		want := *batch[len(batch)-1].Statement.Certainty
 		if err != nil || r == nil || *r.Stmt.Certainty != want {
