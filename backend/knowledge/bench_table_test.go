@@ -127,17 +127,29 @@ func benchOpen(b testing.TB, dir string) *Service {
 // statements per update (generation included).
 func loadService(b testing.TB, s *Service, n int) time.Duration {
 	start := time.Now()
-	ps := make([]Patch, 0, 10_000)
+	per := loadBatch()
+	ps := make([]Patch, 0, per)
 	chunks(n, func(stmts []Statement) {
-		ps = ps[:0]
-		for _, st := range stmts {
-			ps = append(ps, Patch{Op: OpAdd, Statement: st})
-		}
-		if _, err := s.apply(context.Background(), "hub", ps, "benchmark load"); err != nil {
-			b.Fatal(err)
+		for len(stmts) > 0 {
+			ps = ps[:0]
+			for _, st := range stmts[:min(per, len(stmts))] {
+				ps = append(ps, Patch{Op: OpAdd, Statement: st})
+			}
+			stmts = stmts[len(ps):]
+			if _, err := s.apply(context.Background(), "hub", ps, "benchmark load"); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	return time.Since(start)
+}
+
+// loadBatch is how many statements loadService sends per update: 10,000, or KG_LOAD_BATCH.
+func loadBatch() int {
+	if n, err := strconv.Atoi(os.Getenv("KG_LOAD_BATCH")); err == nil && n > 0 {
+		return n
+	}
+	return 10_000
 }
 
 func loadMemstore(b testing.TB, n int) (*memstore.QuadStore, time.Duration) {

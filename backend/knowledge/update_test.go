@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -78,4 +79,36 @@ func TestReAddKeepsGraphAndUpdatesMetadata(t *testing.T) {
 func withCertainty(st Statement, c *float64) Statement {
 	st.Certainty = c
 	return st
+}
+
+// TestUpdateLargerThanOneGraphCommit: an update of more statements than one graph commit takes
+// (graphTxMax) is applied in several, and the graph ends as kg_statements says, for adds and for
+// removes.
+func TestUpdateLargerThanOneGraphCommit(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := openIn(t, dir, db)
+	defer s.Close()
+	someHistory(t, s)
+	var adds, removes []Patch
+	for i := range 2*graphTxMax + 500 {
+		st := Statement{Subject: Subject{ID: fmt.Sprintf("ex:big%d", i%700)}, Predicate: Predicate{ID: "ex:knows"}, Object: Object{ID: fmt.Sprintf("ex:n%d", i)}}
+		adds = append(adds, Patch{Op: OpAdd, Statement: st})
+		if i%3 == 0 {
+			removes = append(removes, Patch{Op: OpRemove, Statement: st})
+		}
+	}
+	for _, batch := range [][]Patch{adds, removes} {
+		if _, err := s.apply(t.Context(), "hub", batch, ""); err != nil {
+			t.Fatal(err)
+		}
+		if last, _ := lastChangeSeq(t.Context(), db.Reader); s.applied != last {
+			t.Fatalf("graph applied up to change %d of %d", s.applied, last)
+		}
+		assertGraphIsTable(t, s)
+	}
 }
