@@ -82,6 +82,11 @@ type Service struct {
 	markerOn bool // under mu
 	syncMu   sync.Mutex
 	stopSync func()
+
+	// committed are the changes of updates committed to hub.db and not yet taken for the graph, by
+	// their first sequence number (see catchUp).
+	committedMu sync.Mutex
+	committed   map[int64][]Change
 }
 
 // Open migrates the tables, opens the graph, brings it up to date with the log and seeds it once.
@@ -98,7 +103,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("knowledge rules: %w", err)
 	}
 	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
-		marker: filepath.Join(o.Dir, DirtyFile)}
+		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -348,6 +353,9 @@ func (s *Service) apply(ctx context.Context, source string, patches []Patch, jus
 	if err != nil {
 		return nil, err
 	}
+	s.committedMu.Lock()
+	s.committed[changes[0].Seq] = changes
+	s.committedMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The log is committed: the update stands even if the graph falls behind now (it stays at
@@ -362,22 +370,38 @@ func (s *Service) apply(ctx context.Context, source string, patches []Patch, jus
 }
 
 // catchUp brings the graph up to the last of changes (just committed) and publishes what it
-// applied, in log order. Changes of other updates logged before these are taken from the log, and
-// those logged since (their callers wait for s.mu now) go in the same graph commit.
+// applied, in log order. The changes of other updates committed before or since (their callers
+// wait for s.mu now) go in the same graph commits, taken from what those updates registered in
+// s.committed: read back from the log, each would be decoded again and its presence in the graph
+// looked up. A gap before these changes (an update committed but not registered yet, or a failed
+// apply) is read from the log.
 func (s *Service) catchUp(ctx context.Context, changes []Change) error {
 	last := changes[len(changes)-1].Seq
+	s.dropCommitted(s.applied)
 	if s.applied >= last {
 		return nil // an update committed after this one applied it
 	}
-	pending := changes
-	if s.applied+1 != changes[0].Seq {
-		var err error
-		if pending, err = s.logged(ctx, s.applied, last); err != nil {
+	var pending []Change
+	for next := s.applied + 1; ; {
+		s.committedMu.Lock()
+		cs := s.committed[next]
+		delete(s.committed, next)
+		s.committedMu.Unlock()
+		if cs != nil {
+			pending = append(pending, cs...)
+			next = cs[len(cs)-1].Seq + 1
+			continue
+		}
+		if next > last {
+			break
+		}
+		logged, err := s.logged(ctx, next-1, last)
+		if err != nil {
 			return err
 		}
-	}
-	if more, err := changesAfter(ctx, s.db.Reader, last, 1000); err == nil {
-		pending = append(pending, more...)
+		pending = append(pending, logged...)
+		s.dropCommitted(last)
+		next = last + 1
 	}
 	if err := s.applyToGraph(ctx, pending); err != nil {
 		return err
@@ -388,6 +412,17 @@ func (s *Service) catchUp(ctx context.Context, changes []Change) error {
 		}
 	}
 	return nil
+}
+
+// dropCommitted forgets the registered changes up to seq (applied, or taken from the log).
+func (s *Service) dropCommitted(seq int64) {
+	s.committedMu.Lock()
+	defer s.committedMu.Unlock()
+	for first, cs := range s.committed {
+		if cs[len(cs)-1].Seq <= seq {
+			delete(s.committed, first)
+		}
+	}
 }
 
 // logged reads the changes after `after` up to and including upTo from the log.
