@@ -206,8 +206,14 @@ func (s *Service) syncGraph(ctx context.Context, final bool) error {
 
 // rebuildGraph replaces the graph in dir with the statements of kg_statements, read in one
 // snapshot with the last change logged, which becomes applied_seq: nothing needs replaying after.
-// The marker (if any) stays until the new file is synced, so a crash meanwhile rebuilds again.
+// The marker stays until the new file is synced, so a crash meanwhile rebuilds again.
 func (s *Service) rebuildGraph(ctx context.Context, dir string) error {
+	// Until the new file is complete and synced, a start must rebuild again: the marker says so
+	// (its text is no boot id), also when the rebuild is for a deleted knowledge.bolt.
+	if err := writeSynced(s.marker, []byte("rebuilding\n")); err != nil {
+		return err
+	}
+	s.markerOn = true
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}

@@ -278,3 +278,31 @@ func TestReplayOfWholeLogIsIdempotent(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestRebuildCutShortIsDoneAgain: a rebuild stopped half-way (here by a cancelled context after
+// the new file was created) leaves the marker, so the next start rebuilds again instead of taking
+// the half-built file for the graph.
+func TestRebuildCutShortIsDoneAgain(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := openIn(t, dir, db)
+	someHistory(t, s)
+	s.Close() // applied_seq: the last change
+	s = openIn(t, dir, db)
+	s.stopSync()
+	s.qs.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.rebuildGraph(ctx, filepath.Join(dir, StoreDir)); err == nil {
+		t.Fatal("rebuild with a cancelled context succeeded")
+	}
+	s.qs.Close()
+
+	s = openIn(t, dir, db)
+	defer s.Close()
+	assertGraphIsTable(t, s)
+}
