@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"embed"
@@ -87,6 +88,15 @@ type Service struct {
 	// their first sequence number (see catchUp).
 	committedMu sync.Mutex
 	committed   map[int64][]Change
+
+	// For updates answered before the graph has them (see update): acked is the last change of an
+	// answered update; progress is closed (and replaced) each time the graph moves on or a graph
+	// write fails (graphFailures counts them), under mu; background counts the graph writes running
+	// for answered updates, which Close waits for.
+	acked         atomic.Int64
+	progress      chan struct{}
+	graphFailures int
+	background    sync.WaitGroup
 }
 
 // Open migrates the tables, opens the graph, brings it up to date with the log and seeds it once.
@@ -103,7 +113,8 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return nil, fmt.Errorf("knowledge rules: %w", err)
 	}
 	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
-		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{}}
+		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{},
+		progress: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -166,6 +177,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 
 // Close stops the background sync, syncs the graph, records how far it is, and closes it.
 func (s *Service) Close() error {
+	s.background.Wait()
 	s.stopSync()
 	err := s.syncGraph(context.Background(), true)
 	s.mu.Lock()
@@ -331,7 +343,7 @@ func (s *Service) Update(ctx context.Context, patches []Patch, justification str
 		return nil, errorf(CodeAlignmentError, "alignment violation: "+why,
 			map[string]any{"verificationStatus": StatusRejected, "verificationDetails": why})
 	}
-	return s.apply(ctx, p.ID, patches, justification)
+	return s.update(ctx, p.ID, patches, justification, false)
 }
 
 func (p *Patch) check() error {
@@ -343,40 +355,91 @@ func (p *Patch) check() error {
 	return p.Statement.check()
 }
 
-// apply writes the patches and their changes to hub.db in one transaction, then brings the graph
+// apply is update, returning once the graph has applied the patches too.
+func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
+	return s.update(ctx, source, patches, justification, true)
+}
+
+// update writes the patches and their changes to hub.db in one transaction, then brings the graph
 // up to that change and publishes. The hub.db write is not under s.mu: concurrent updates share the
 // group-commit writer's commits (its serial order is the log's order), and whoever takes s.mu first
 // applies every change logged up to its own in one bolt transaction, so concurrent updates share
 // the graph's commits too. The graph and the bus still see the changes in log order.
-func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
+//
+// Unless graphToo, the update is answered once hub.db has it and the graph has every change before
+// it, and the graph applies its own changes meanwhile: an updater's next request is written to
+// hub.db while the graph applies this one (the two run on two cores). A query waits for the graph
+// to hold every update answered before it started (waitGraph), so a client reads its own writes.
+func (s *Service) update(ctx context.Context, source string, patches []Patch, justification string, graphToo bool) (*UpdateResult, error) {
 	changes, ids, err := s.commit(ctx, source, patches, justification)
 	if err != nil {
 		return nil, err
 	}
+	first, last := changes[0].Seq, changes[len(changes)-1].Seq
 	s.committedMu.Lock()
-	s.committed[changes[0].Seq] = changes
+	s.committed[first] = changes
 	s.committedMu.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// The log is committed: the update stands even if the graph falls behind now (it stays at
-	// s.applied, so the next update or the next start applies these again from the log), so a
-	// failure from here on is logged, not answered.
-	if err := s.catchUp(ctx, changes); err != nil {
-		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
+	if graphToo {
+		s.graphUpTo(ctx, last)
+	} else {
+		s.background.Add(1)
+		go func() {
+			defer s.background.Done()
+			if beforeBackgroundGraph != nil {
+				beforeBackgroundGraph()
+			}
+			s.graphUpTo(context.WithoutCancel(ctx), last)
+		}()
+		s.waitGraph(ctx, first-1)
+	}
+	for acked := s.acked.Load(); acked < last && !s.acked.CompareAndSwap(acked, last); acked = s.acked.Load() {
 	}
 	return &UpdateResult{Success: true, StatementsAffected: len(changes), AffectedIDs: ids,
 		VerificationStatus: StatusVerified, VerificationDetails: "checked against the hub's alignment rules",
-		ChangeID: fmt.Sprint(changes[len(changes)-1].Seq)}, nil
+		ChangeID: fmt.Sprint(last)}, nil
 }
 
-// catchUp brings the graph up to the last of changes (just committed) and publishes what it
-// applied, in log order. The changes of other updates committed before or since (their callers
-// wait for s.mu now) go in the same graph commits, taken from what those updates registered in
-// s.committed: read back from the log, each would be decoded again and its presence in the graph
-// looked up. A gap before these changes (an update committed but not registered yet, or a failed
-// apply) is read from the log.
-func (s *Service) catchUp(ctx context.Context, changes []Change) error {
-	last := changes[len(changes)-1].Seq
+// beforeBackgroundGraph, when set (by a test), runs before the graph applies an answered update.
+var beforeBackgroundGraph func()
+
+// graphUpTo brings the graph up to change last. The log is committed: the update stands even if
+// the graph falls behind now (it stays at s.applied, so the next update or the next start applies
+// these again from the log), so a failure is logged, and releases who waits for the graph.
+func (s *Service) graphUpTo(ctx context.Context, last int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.catchUp(ctx, last); err != nil {
+		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
+		s.graphFailures++
+	}
+	close(s.progress)
+	s.progress = make(chan struct{})
+}
+
+// waitGraph returns once the graph has applied change seq, a graph write has failed meanwhile, or
+// ctx is done.
+func (s *Service) waitGraph(ctx context.Context, seq int64) {
+	s.mu.Lock()
+	failures := s.graphFailures
+	for s.applied < seq && s.graphFailures == failures {
+		progress := s.progress
+		s.mu.Unlock()
+		select {
+		case <-progress:
+		case <-ctx.Done():
+			return
+		}
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
+}
+
+// catchUp brings the graph up to change last and publishes what it applied, in log order. The
+// changes of other updates committed before or since (their callers wait for s.mu now) go in the
+// same graph commits, taken from what those updates registered in s.committed: read back from the
+// log, each would be decoded again and its presence in the graph looked up. A gap before last (an
+// update committed but not registered yet, or a failed apply) is read from the log.
+func (s *Service) catchUp(ctx context.Context, last int64) error {
 	s.dropCommitted(s.applied)
 	if s.applied >= last {
 		return nil // an update committed after this one applied it

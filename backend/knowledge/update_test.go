@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -110,5 +113,48 @@ func TestUpdateLargerThanOneGraphCommit(t *testing.T) {
 			t.Fatalf("graph applied up to change %d of %d", s.applied, last)
 		}
 		assertGraphIsTable(t, s)
+	}
+}
+
+// TestQueryReadsItsOwnAnsweredUpdate: knowledge/update is answered before the graph has applied
+// it; a query made after the answer still reads it, as it waits for the graph to hold every update
+// answered before the query started.
+func TestQueryReadsItsOwnAnsweredUpdate(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := openIn(t, dir, db)
+	defer s.Close()
+	owner := auth.WithPrincipal(t.Context(), auth.Owner)
+	add := func(o string) []Patch {
+		return []Patch{{Op: OpAdd, Statement: Statement{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: o}}}}
+	}
+	if _, err := s.Update(owner, add("ex:first"), ""); err != nil {
+		t.Fatal(err)
+	}
+	s.background.Wait() // the graph has the first
+	release := make(chan struct{})
+	beforeBackgroundGraph = func() { <-release }
+	defer func() { beforeBackgroundGraph = nil }()
+	if _, err := s.Update(owner, add("ex:second"), ""); err != nil { // answered, the graph held back
+		t.Fatal(err)
+	}
+	got := make(chan any, 1)
+	go func() {
+		res, err := s.Query(owner, QueryParams{QueryLanguage: "gizmo", Query: `g.V("<ex:a>").Out("<ex:p>").All()`})
+		if err != nil {
+			got <- err
+			return
+		}
+		got <- res.Data
+	}()
+	time.Sleep(50 * time.Millisecond) // a query that did not wait has read the graph by now
+	close(release)
+	raw, _ := json.Marshal(<-got)
+	if !strings.Contains(string(raw), "ex:second") || !strings.Contains(string(raw), "ex:first") {
+		t.Fatalf("query after the answered update read %s", raw)
 	}
 }
