@@ -127,17 +127,29 @@ func benchOpen(b testing.TB, dir string) *Service {
 // statements per update (generation included).
 func loadService(b testing.TB, s *Service, n int) time.Duration {
 	start := time.Now()
-	ps := make([]Patch, 0, 10_000)
+	per := loadBatch()
+	ps := make([]Patch, 0, per)
 	chunks(n, func(stmts []Statement) {
-		ps = ps[:0]
-		for _, st := range stmts {
-			ps = append(ps, Patch{Op: OpAdd, Statement: st})
-		}
-		if _, err := s.apply(context.Background(), "hub", ps, "benchmark load"); err != nil {
-			b.Fatal(err)
+		for len(stmts) > 0 {
+			ps = ps[:0]
+			for _, st := range stmts[:min(per, len(stmts))] {
+				ps = append(ps, Patch{Op: OpAdd, Statement: st})
+			}
+			stmts = stmts[len(ps):]
+			if _, err := s.apply(context.Background(), "hub", ps, "benchmark load"); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	return time.Since(start)
+}
+
+// loadBatch is how many statements loadService sends per update: 10,000, or KG_LOAD_BATCH.
+func loadBatch() int {
+	if n, err := strconv.Atoi(os.Getenv("KG_LOAD_BATCH")); err == nil && n > 0 {
+		return n
+	}
+	return 10_000
 }
 
 func loadMemstore(b testing.TB, n int) (*memstore.QuadStore, time.Duration) {
@@ -177,27 +189,66 @@ func memory() string {
 
 // BenchmarkKnowledgeRSSChild loads KG_RSS_N statements into KG_RSS_STORE (service or memstore) and
 // prints its load time and peak RSS (VmHWM) as JSON: BenchmarkKnowledge runs it in a child process
-// per store so each peak is that store's alone.
+// per store so each peak is that store's alone. The service loads into KG_RSS_DIR when set. With
+// KG_RSS_STORE=serve it instead opens the service already loaded in KG_RSS_DIR, as a restarted hub
+// does, runs the read queries of the benchmark (node lookups, 2-hop neighbourhoods, filters) and
+// prints its RSS then: what a hub holding that graph keeps.
 func BenchmarkKnowledgeRSSChild(b *testing.B) {
 	n, _ := strconv.Atoi(os.Getenv("KG_RSS_N"))
 	if n == 0 {
 		n = 100_000
 	}
+	dir := os.Getenv("KG_RSS_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
 	for b.Loop() {
 		var took time.Duration
-		if os.Getenv("KG_RSS_STORE") == "memstore" {
+		switch os.Getenv("KG_RSS_STORE") {
+		case "memstore":
 			_, took = loadMemstore(b, n)
-		} else {
-			took = loadService(b, benchOpen(b, b.TempDir()), n)
+		case "serve":
+			start := time.Now()
+			s := benchOpen(b, dir)
+			took = time.Since(start)
+			serveQueries(b, s, n)
+		default:
+			took = loadService(b, benchOpen(b, dir), n)
 		}
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"rssResult": true, "loadSeconds": took.Seconds(), "vmHWM": memory()})
 	}
 }
 
-// childRSS runs BenchmarkKnowledgeRSSChild for one store and returns its load time and VmHWM.
-func childRSS(b *testing.B, storeName string, n int) (float64, string) {
+// serveQueries runs the benchmark's read queries on s: 300 node lookups, 300 2-hop
+// neighbourhoods and 20 type+attribute filters.
+func serveQueries(b *testing.B, s *Service, n int) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 300 {
+		node := "ex:e" + strconv.Itoa(rng.IntN(n/10))
+		res := graphql.Do(graphql.Params{Schema: s.schema, Context: context.WithValue(ctx, viewKey{}, &view{}),
+			RequestString: `{ node(id: "` + node + `") { id types label } }`})
+		if len(res.Errors) > 0 {
+			b.Fatal(res.Errors)
+		}
+		if _, err := path.StartPath(s.qs, quad.IRI(node)).Out().Out().Limit(500).Iterate(ctx).AllValues(s.qs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 20 {
+		res := graphql.Do(graphql.Params{Schema: s.schema, Context: context.WithValue(ctx, viewKey{}, &view{}),
+			RequestString: fmt.Sprintf(`{ nodes(type: "ex:Person", where: [{predicate: "ex:category", eq: "%d"}], first: 100) { items { id } } }`, i)})
+		if len(res.Errors) > 0 {
+			b.Fatal(res.Errors)
+		}
+	}
+}
+
+// childRSS runs BenchmarkKnowledgeRSSChild for one store (in dir, when not empty) and returns its
+// load (or open) time and its memory.
+func childRSS(b *testing.B, storeName string, n int, dir string) (float64, string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkKnowledgeRSSChild$", "-test.benchtime=1x")
-	cmd.Env = append(os.Environ(), "KG_RSS_STORE="+storeName, "KG_RSS_N="+strconv.Itoa(n))
+	cmd.Env = append(os.Environ(), "KG_RSS_STORE="+storeName, "KG_RSS_N="+strconv.Itoa(n), "KG_RSS_DIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("rss child: %v\n%s", err, out)
@@ -477,9 +528,13 @@ func benchKnowledgeAt(b *testing.B, n int) {
 	row("subscription: update call → event p50", h.p(.5), m.p(.5))
 	row("subscription: update call → event p99", h.p(.99), m.p(.99))
 
-	hubLoadChild, hubRSS := childRSS(b, "service", n)
-	memLoadChild, memRSS := childRSS(b, "memstore", n)
+	dir := b.TempDir()
+	hubLoadChild, hubRSS := childRSS(b, "service", n, dir)
+	memLoadChild, memRSS := childRSS(b, "memstore", n, "")
 	fmt.Fprintf(out, "peak RSS of a load in its own process: VmHWM (RSS at end: anon, file)\t%s\t%s\t\t\n", hubRSS, memRSS)
 	fmt.Fprintf(out, "load in own process\t%.1f s\t%.1f s\t%.1f\t\n", hubLoadChild, memLoadChild, hubLoadChild/memLoadChild)
+	openTook, servedRSS := childRSS(b, "serve", n, dir)
+	fmt.Fprintf(out, "RSS of a hub process restarted on the graph, after the read queries: VmHWM (anon, file)\t%s\t\t\t\n", servedRSS)
+	fmt.Fprintf(out, "open of the loaded graph in a new process\t%s\t\t\t\n", dur(time.Duration(openTook*float64(time.Second))))
 	fmt.Fprintf(out, "loadavg at end %s\n", loadavg())
 }

@@ -6,26 +6,30 @@
 // a millisecond at 1M quads, and no_bloom saves ~300 MB of heap and the ~1 s open-time scan. The
 // statements' metadata (certainty, provenance, source, justification, times) and the change log
 // live in hub.db. An update is written to hub.db first (statements and log in one transaction: the
-// log is the truth), then applied to the graph; kg_state.applied_seq records how far the graph is.
-// On start the changes after it are replayed. Replay is idempotent (an add or remove sets a
-// quad's presence), so a crash at any point leaves graph and log in agreement after the next start.
+// log is the truth), then applied to the graph, whose bolt file is synced in the background
+// (graphstore.go); kg_state.applied_seq records how far the synced graph is. On start the changes
+// after it are replayed. Replay is idempotent (an add or remove sets a quad's presence), so a
+// process crash at any point leaves graph and log in agreement after the next start; after a
+// system crash with graph commits unsynced, the graph is rebuilt from kg_statements.
 package knowledge
 
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"embed"
 
+	"github.com/boltdb/bolt"
 	"github.com/cayleygraph/cayley/graph"
-	_ "github.com/cayleygraph/cayley/graph/kv/bolt" // registers the "bolt" backend
 	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 
@@ -67,8 +71,34 @@ type Service struct {
 	st     *stmts
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
-	// applied is the last change in the graph; recorded the last one written to kg_state.
-	applied, recorded int64
+	// applied is the last change in the graph (under mu), synced the last one known to be on disk
+	// in the bolt file, recorded the last one written to kg_state.applied_seq (under syncMu).
+	applied, synced, recorded int64
+	lastCommit                time.Time // of the graph, under mu
+
+	// The bolt file's durability (graphstore.go): nosync leaves its fsync to syncGraph, and marker
+	// (DirtyFile, holding boot) exists while markerOn: commits may not be on disk.
+	bolt     *bolt.DB
+	nosync   bool
+	boot     string
+	marker   string
+	markerOn bool // under mu
+	syncMu   sync.Mutex
+	stopSync func()
+
+	// committed are the changes of updates committed to hub.db and not yet taken for the graph, by
+	// their first sequence number (see catchUp).
+	committedMu sync.Mutex
+	committed   map[int64][]Change
+
+	// For updates answered before the graph has them (see update): acked is the last change of an
+	// answered update; progress is closed (and replaced) each time the graph moves on or a graph
+	// write fails (graphFailures counts them), under mu; background counts the graph writes running
+	// for answered updates, which Close waits for.
+	acked         atomic.Int64
+	progress      chan struct{}
+	graphFailures int
+	background    sync.WaitGroup
 }
 
 // Open migrates the tables, opens the graph, brings it up to date with the log and seeds it once.
@@ -84,43 +114,77 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("knowledge rules: %w", err)
 	}
-	dir := filepath.Join(o.Dir, StoreDir)
-	opts := graph.Options{"no_bloom": true}
-	if err := graph.InitQuadStore("bolt", dir, opts); err != nil && !errors.Is(err, graph.ErrDatabaseExists) {
-		return nil, fmt.Errorf("init %s: %w", dir, err)
-	}
-	qs, err := graph.NewQuadStore("bolt", dir, opts)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", dir, err)
-	}
-	s := &Service{db: o.DB, qs: qs, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules}
+	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
+		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{},
+		progress: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if s.st, err = prepareStmts(ctx, o.DB); err != nil {
-		qs.Close()
-		return nil, fmt.Errorf("knowledge: prepare: %w", err)
-	}
-	if s.schema, err = newSchema(s); err != nil {
-		qs.Close()
+	var bootErr error
+	s.boot, bootErr = bootID()
+	s.nosync = bootErr == nil // see graphstore.go
+	var rebuild bool
+	if s.markerOn, rebuild, err = readMarker(s.marker); err != nil {
 		return nil, err
 	}
-	if err := s.replay(ctx); err != nil {
-		qs.Close()
-		return nil, fmt.Errorf("knowledge replay: %w", err)
+	dir := filepath.Join(o.Dir, StoreDir)
+	var created bool
+	if !rebuild {
+		if s.qs, s.bolt, created, err = openGraph(dir, s.nosync); err != nil {
+			return nil, err
+		}
 	}
+	fail := func(err error) (*Service, error) {
+		if s.qs != nil {
+			s.qs.Close()
+		}
+		return nil, err
+	}
+	if s.st, err = prepareStmts(ctx, o.DB); err != nil {
+		return fail(fmt.Errorf("knowledge: prepare: %w", err))
+	}
+	if created && !rebuild {
+		// A new bolt file beside a log that has changes (knowledge.bolt was deleted): the log's
+		// start may be gone, so the graph is built from the statements rather than replayed.
+		last, err := lastChangeSeq(ctx, o.DB.Reader)
+		if err != nil {
+			return fail(err)
+		}
+		if rebuild = last > 0; rebuild {
+			s.qs.Close()
+			s.qs = nil
+		}
+	}
+	if rebuild {
+		if err := s.rebuildGraph(ctx, dir); err != nil {
+			return fail(fmt.Errorf("knowledge rebuild: %w", err))
+		}
+	}
+	if s.schema, err = newSchema(s); err != nil {
+		return fail(err)
+	}
+	if err := s.replay(ctx); err != nil {
+		return fail(fmt.Errorf("knowledge replay: %w", err))
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s.stopSync = func() { once.Do(func() { close(stop); <-done }) }
+	go s.syncLoop(stop, done)
 	if err := s.seed(ctx, o.Seed); err != nil {
-		qs.Close()
-		return nil, fmt.Errorf("knowledge seed: %w", err)
+		s.stopSync()
+		return fail(fmt.Errorf("knowledge seed: %w", err))
 	}
 	return s, nil
 }
 
-// Close records how far the graph is and closes it.
+// Close stops the background sync, syncs the graph, records how far it is, and closes it.
 func (s *Service) Close() error {
+	s.background.Wait()
+	s.stopSync()
+	err := s.syncGraph(context.Background(), true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return errors.Join(s.recordApplied(context.Background()), s.qs.Close())
+	return errors.Join(err, s.qs.Close())
 }
 
 // Rules are the alignment rules in force.
@@ -132,14 +196,14 @@ func (s *Service) replay(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.applied, s.recorded = applied, applied
+	s.applied, s.synced, s.recorded = applied, applied, applied
 	for {
 		cs, err := changesAfter(ctx, s.db.Reader, s.applied, 1000)
 		if err != nil {
 			return err
 		}
 		if len(cs) == 0 {
-			return s.recordApplied(ctx)
+			return s.syncGraph(ctx, true) // also removes a marker left by a crash of this boot
 		}
 		if err := s.applyToGraph(ctx, cs); err != nil {
 			return err
@@ -152,12 +216,13 @@ func (s *Service) replay(ctx context.Context) error {
 // records the last one as applied. Only each quad's last change counts: the log says whether a
 // statement is there after it.
 func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
-	last := map[key]Change{}
+	last, first := map[key]Change{}, map[key]Change{}
 	var order []key
 	for _, c := range cs {
 		k := c.Statement.key()
 		if _, seen := last[k]; !seen {
 			order = append(order, k)
+			first[k] = c
 		}
 		last[k] = c
 	}
@@ -171,7 +236,7 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 	for _, k := range order {
 		c := last[k]
 		q := c.Statement.quadOf()
-		has, err := s.hasQuad(ctx, q)
+		has, err := s.inGraph(ctx, first[k], q)
 		if err != nil {
 			return err
 		}
@@ -182,21 +247,50 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 			adds = append(adds, graph.Delta{Quad: q, Action: graph.Add})
 		}
 	}
-	for _, ds := range [][]graph.Delta{removes, adds} {
-		if len(ds) > 0 {
-			if err := s.qs.ApplyDeltas(ds, graph.IgnoreOpts{}); err != nil {
-				return err
-			}
+	if len(removes)+len(adds) > 0 {
+		if err := s.markUnsynced(); err != nil {
+			return err
 		}
 	}
-	// Recording how far the graph is costs an fsync; doing it every appliedEvery changes (and at
-	// Close) only means a crash replays up to that many changes more, which replay allows.
-	s.applied = cs[len(cs)-1].Seq
-	if s.applied-s.recorded < appliedEvery {
-		return nil
+	for _, ds := range [][]graph.Delta{removes, adds} {
+		for len(ds) > 0 {
+			n := min(len(ds), graphTxMax)
+			if err := s.qs.ApplyDeltas(ds[:n], graph.IgnoreOpts{}); err != nil {
+				return err
+			}
+			ds = ds[n:]
+		}
 	}
-	return s.recordApplied(ctx)
+	// applied_seq is written by syncGraph, once these commits are known to be on disk.
+	s.applied = cs[len(cs)-1].Seq
+	s.lastCommit = time.Now()
+	return nil
 }
+
+// inGraph says whether the graph holds q, the quad of c's statement, before c (the first of its
+// statement in a batch that follows s.applied). The graph holds what the log says up to s.applied,
+// which is what kg_statements held before c: when the update that made c knows that, the graph is
+// not searched (the lookups were a tenth of the CPU of loading 200k statements). A change read back
+// from the log (replay, another update's) does not know, and the graph is asked. Were the graph
+// not what the log says (a failed apply leaves s.applied behind, so the next apply reads its changes
+// back from the log), Cayley refuses an add of a quad it has or a removal of one it has not, and
+// the changes are applied again from the log.
+func (s *Service) inGraph(ctx context.Context, c Change, q quad.Quad) (bool, error) {
+	switch c.before {
+	case beforePresent:
+		return true, nil
+	case beforeAbsent:
+		return false, nil
+	}
+	return s.hasQuad(ctx, q)
+}
+
+// graphTxMax bounds the quads of one graph commit. bolt holds every page a commit touches as Go
+// objects until it is written, so the heap grows with the commit: loading 300k statements 10,000 per
+// update peaked at 234-241 MiB (VmHWM) in one commit per update, 161-164 MiB with 1,000 (for 8-13%
+// more CPU). 1,000 is the default maxPatchSize, so an update of the default size is one commit.
+// A crash between two commits of one update is replayed like any other (see graphstore.go).
+const graphTxMax = 1000
 
 // hasQuad says whether the graph holds q (same subject, predicate, object and graph). It compares
 // the node ids the iterator's quads already carry with those of q's values, so no quad is decoded
@@ -204,20 +298,6 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 func (s *Service) hasQuad(ctx context.Context, q quad.Quad) (bool, error) {
 	ref, err := s.quadRef(ctx, q)
 	return ref != nil, err
-}
-
-// appliedEvery is how many changes may be applied before applied_seq is written.
-const appliedEvery = 256
-
-func (s *Service) recordApplied(ctx context.Context) error {
-	if s.applied == s.recorded {
-		return nil
-	}
-	if err := writeState(ctx, s.db.Writer, "applied_seq", s.applied); err != nil {
-		return err
-	}
-	s.recorded = s.applied
-	return nil
 }
 
 // Patch operations.
@@ -265,7 +345,7 @@ func (s *Service) Update(ctx context.Context, patches []Patch, justification str
 		return nil, errorf(CodeAlignmentError, "alignment violation: "+why,
 			map[string]any{"verificationStatus": StatusRejected, "verificationDetails": why})
 	}
-	return s.apply(ctx, p.ID, patches, justification)
+	return s.update(ctx, p.ID, patches, justification, false)
 }
 
 func (p *Patch) check() error {
@@ -277,46 +357,116 @@ func (p *Patch) check() error {
 	return p.Statement.check()
 }
 
-// apply writes the patches and their changes to hub.db in one transaction, then brings the graph
+// apply is update, returning once the graph has applied the patches too.
+func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
+	return s.update(ctx, source, patches, justification, true)
+}
+
+// update writes the patches and their changes to hub.db in one transaction, then brings the graph
 // up to that change and publishes. The hub.db write is not under s.mu: concurrent updates share the
 // group-commit writer's commits (its serial order is the log's order), and whoever takes s.mu first
 // applies every change logged up to its own in one bolt transaction, so concurrent updates share
 // the graph's commits too. The graph and the bus still see the changes in log order.
-func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
+//
+// Unless graphToo, the update is answered once hub.db has it and the graph has every change before
+// it, and the graph applies its own changes meanwhile: an updater's next request is written to
+// hub.db while the graph applies this one (the two run on two cores). A query waits for the graph
+// to hold every update answered before it started (waitGraph), so a client reads its own writes.
+func (s *Service) update(ctx context.Context, source string, patches []Patch, justification string, graphToo bool) (*UpdateResult, error) {
 	changes, ids, err := s.commit(ctx, source, patches, justification)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// The log is committed: the update stands even if the graph falls behind now (it stays at
-	// s.applied, so the next update or the next start applies these again from the log), so a
-	// failure from here on is logged, not answered.
-	if err := s.catchUp(ctx, changes); err != nil {
-		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
+	first, last := changes[0].Seq, changes[len(changes)-1].Seq
+	s.committedMu.Lock()
+	s.committed[first] = changes
+	s.committedMu.Unlock()
+	if graphToo {
+		s.graphUpTo(ctx, last)
+	} else {
+		s.background.Add(1)
+		go func() {
+			defer s.background.Done()
+			if beforeBackgroundGraph != nil {
+				beforeBackgroundGraph()
+			}
+			s.graphUpTo(context.WithoutCancel(ctx), last)
+		}()
+		s.waitGraph(ctx, first-1)
+	}
+	for acked := s.acked.Load(); acked < last && !s.acked.CompareAndSwap(acked, last); acked = s.acked.Load() {
 	}
 	return &UpdateResult{Success: true, StatementsAffected: len(changes), AffectedIDs: ids,
 		VerificationStatus: StatusVerified, VerificationDetails: "checked against the hub's alignment rules",
-		ChangeID: fmt.Sprint(changes[len(changes)-1].Seq)}, nil
+		ChangeID: fmt.Sprint(last)}, nil
 }
 
-// catchUp brings the graph up to the last of changes (just committed) and publishes what it
-// applied, in log order. Changes of other updates logged before these are taken from the log, and
-// those logged since (their callers wait for s.mu now) go in the same graph commit.
-func (s *Service) catchUp(ctx context.Context, changes []Change) error {
-	last := changes[len(changes)-1].Seq
+// beforeBackgroundGraph, when set (by a test), runs before the graph applies an answered update.
+var beforeBackgroundGraph func()
+
+// graphUpTo brings the graph up to change last. The log is committed: the update stands even if
+// the graph falls behind now (it stays at s.applied, so the next update or the next start applies
+// these again from the log), so a failure is logged, and releases who waits for the graph.
+func (s *Service) graphUpTo(ctx context.Context, last int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.catchUp(ctx, last); err != nil {
+		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
+		s.graphFailures++
+	}
+	close(s.progress)
+	s.progress = make(chan struct{})
+}
+
+// waitGraph returns once the graph has applied change seq, a graph write has failed meanwhile, or
+// ctx is done.
+func (s *Service) waitGraph(ctx context.Context, seq int64) {
+	s.mu.Lock()
+	failures := s.graphFailures
+	for s.applied < seq && s.graphFailures == failures {
+		progress := s.progress
+		s.mu.Unlock()
+		select {
+		case <-progress:
+		case <-ctx.Done():
+			return
+		}
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
+}
+
+// catchUp brings the graph up to change last and publishes what it applied, in log order. The
+// changes of other updates committed before or since (their callers wait for s.mu now) go in the
+// same graph commits, taken from what those updates registered in s.committed: read back from the
+// log, each would be decoded again and its presence in the graph looked up. A gap before last (an
+// update committed but not registered yet, or a failed apply) is read from the log.
+func (s *Service) catchUp(ctx context.Context, last int64) error {
+	s.dropCommitted(s.applied)
 	if s.applied >= last {
 		return nil // an update committed after this one applied it
 	}
-	pending := changes
-	if s.applied+1 != changes[0].Seq {
-		var err error
-		if pending, err = s.logged(ctx, s.applied, last); err != nil {
+	var pending []Change
+	for next := s.applied + 1; ; {
+		s.committedMu.Lock()
+		cs := s.committed[next]
+		delete(s.committed, next)
+		s.committedMu.Unlock()
+		if cs != nil {
+			pending = append(pending, cs...)
+			next = cs[len(cs)-1].Seq + 1
+			continue
+		}
+		if next > last {
+			break
+		}
+		logged, err := s.logged(ctx, next-1, last)
+		if err != nil {
 			return err
 		}
-	}
-	if more, err := changesAfter(ctx, s.db.Reader, last, 1000); err == nil {
-		pending = append(pending, more...)
+		pending = append(pending, logged...)
+		s.dropCommitted(last)
+		next = last + 1
 	}
 	if err := s.applyToGraph(ctx, pending); err != nil {
 		return err
@@ -327,6 +477,17 @@ func (s *Service) catchUp(ctx context.Context, changes []Change) error {
 		}
 	}
 	return nil
+}
+
+// dropCommitted forgets the registered changes up to seq (applied, or taken from the log).
+func (s *Service) dropCommitted(seq int64) {
+	s.committedMu.Lock()
+	defer s.committedMu.Unlock()
+	for first, cs := range s.committed {
+		if cs[len(cs)-1].Seq <= seq {
+			delete(s.committed, first)
+		}
+	}
 }
 
 // logged reads the changes after `after` up to and including upTo from the log.
@@ -366,26 +527,40 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 		}
 	}
 	var change *sql.Stmt // the transaction's appendChange statement
-	logChange := func(tx execTx, op string, st Statement) error {
-		seq, err := appendChange(ctx, change, op, st, source, now)
+	logChange := func(op string, st Statement, enc encoded, before presence) error {
+		seq, err := appendChange(ctx, change, op, enc, source, now)
 		if err == nil {
-			changes = append(changes, Change{Seq: seq, Op: op, Statement: st, Source: source, At: now})
+			changes = append(changes, Change{Seq: seq, Op: op, Statement: st, Source: source, At: now, before: before})
 			touch(st)
 		}
 		return err
 	}
-	err := s.db.Tx(ctx, func(tx execTx) error {
+	logRemoval := func(r *row) error {
+		enc, err := encode(r.Stmt, nil)
+		if err != nil {
+			return err
+		}
+		return logChange(OpRemove, r.Stmt, enc, beforePresent)
+	}
+	// The provenance given to the statements that have none, encoded once for all of them.
+	defaultProv := map[string]any{"sourceAgentId": source, "timestamp": now.UTC().Format(time.RFC3339Nano)}
+	defaultProvJSON, err := json.Marshal(defaultProv)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = s.db.Tx(ctx, func(tx execTx) error {
 		changes, ids, affected = nil, nil, map[string]bool{} // the writer may run this again
 		change = tx.StmtContext(ctx, s.st.change)
-		find, upsert := tx.StmtContext(ctx, s.st.findTx), tx.StmtContext(ctx, s.st.upsert)
+		find, insert, update := tx.StmtContext(ctx, s.st.findTx), tx.StmtContext(ctx, s.st.insert), tx.StmtContext(ctx, s.st.update)
 		for i, pt := range patches {
 			st := pt.Statement
 			if st.Certainty == nil && pt.Op != OpRemove {
 				one := 1.0
 				st.Certainty = &one
 			}
+			var prov json.RawMessage
 			if st.Provenance == nil && pt.Op != OpRemove {
-				st.Provenance = map[string]any{"sourceAgentId": source, "timestamp": now.UTC().Format(time.RFC3339Nano)}
+				st.Provenance, prov = defaultProv, defaultProvJSON
 			}
 			switch pt.Op {
 			case OpRemove:
@@ -400,7 +575,7 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 				if err := deleteRow(ctx, tx, r.ID); err != nil {
 					return err
 				}
-				if err := logChange(tx, OpRemove, r.Stmt); err != nil {
+				if err := logRemoval(r); err != nil {
 					return err
 				}
 			case OpReplace:
@@ -416,16 +591,25 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 					if err := deleteRow(ctx, tx, r.ID); err != nil {
 						return err
 					}
-					if err := logChange(tx, OpRemove, r.Stmt); err != nil {
+					if err := logRemoval(r); err != nil {
 						return err
 					}
 				}
 				fallthrough
 			case OpAdd:
-				if err := upsertRow(ctx, upsert, st, source, justification, now); err != nil {
+				enc, err := encode(st, prov)
+				if err != nil {
 					return err
 				}
-				if err := logChange(tx, pt.Op, st); err != nil {
+				inserted, err := upsertRow(ctx, insert, update, st, enc, source, justification, now)
+				if err != nil {
+					return err
+				}
+				before := beforePresent
+				if inserted {
+					before = beforeAbsent
+				}
+				if err := logChange(pt.Op, st, enc, before); err != nil {
 					return err
 				}
 			}

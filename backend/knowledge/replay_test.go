@@ -154,6 +154,12 @@ func TestConcurrentUpdatesKeepGraphAndBusInLogOrder(t *testing.T) {
 	if last := seqs[len(seqs)-1]; last != s.applied {
 		t.Fatalf("bus ended at change %d, graph at %d", last, s.applied)
 	}
+	if logged, _ := lastChangeSeq(ctx, db.Reader); s.applied != logged {
+		t.Fatalf("graph at change %d, log at %d", s.applied, logged)
+	}
+	if n := len(s.committed); n != 0 {
+		t.Fatalf("%d updates' changes are still registered after every update returned", n)
+	}
 	rows, err := selectRows(ctx, db.Reader, `SELECT `+rowColumns+` FROM kg_statements WHERE subject = 'ex:a' ORDER BY object_id`)
 	if err != nil {
 		t.Fatal(err)

@@ -96,6 +96,9 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 	}
 	ctx = context.WithValue(ctx, viewKey{}, v)
 	start := time.Now()
+	// Updates are answered before the graph has applied them (Service.update): the query reads a
+	// graph holding every update answered before it started.
+	s.waitGraph(ctx, s.acked.Load())
 	// The last change before the query ran: a client that shows the result and then subscribes
 	// with afterChangeId set to it misses no change (one made meanwhile may come twice; a change
 	// applies idempotently).

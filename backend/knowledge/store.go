@@ -59,17 +59,19 @@ type querier interface {
 // transaction through tx.StmtContext): parsing them every time was most of an update's time in
 // hub.db and most of a node lookup's.
 type stmts struct {
-	find, findTx, upsert, change *sql.Stmt
+	find, findTx, insert, update, change *sql.Stmt
 }
 
 const (
-	findQuery   = `SELECT ` + rowColumns + ` FROM kg_statements WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`
-	upsertQuery = `INSERT INTO kg_statements
+	findQuery = `SELECT ` + rowColumns + ` FROM kg_statements WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`
+	// An add inserts the statement, or (insert changed no row) updates the metadata of the one
+	// there: whether the statement was there is what the graph's apply needs to know.
+	insertQuery = `INSERT INTO kg_statements
 		(subject, predicate, obj_key, object_id, value_json, datatype, graph, certainty, provenance, source, justification, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (subject, predicate, obj_key, graph) DO UPDATE SET
-		certainty = excluded.certainty, provenance = excluded.provenance, source = excluded.source,
-		justification = excluded.justification, updated_at = excluded.updated_at`
+		ON CONFLICT (subject, predicate, obj_key, graph) DO NOTHING`
+	updateQuery = `UPDATE kg_statements SET certainty = ?, provenance = ?, source = ?, justification = ?, updated_at = ?
+		WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`
 	changeQuery = `INSERT INTO kg_changes (op, statement, source, created_at) VALUES (?, ?, ?, ?)`
 )
 
@@ -83,7 +85,8 @@ func prepareStmts(ctx context.Context, db *store.DB) (*stmts, error) {
 	}
 	p(&st.find, db.Reader, findQuery)
 	p(&st.findTx, db.Writer, findQuery)
-	p(&st.upsert, db.Writer, upsertQuery)
+	p(&st.insert, db.Writer, insertQuery)
+	p(&st.update, db.Writer, updateQuery)
 	p(&st.change, db.Writer, changeQuery)
 	return &st, errors.Join(errs...)
 }
@@ -104,23 +107,64 @@ func nullable(s string) any {
 	return s
 }
 
-// upsertRow stores s (new or with new metadata) and returns it as stored.
-func upsertRow(ctx context.Context, upsert *sql.Stmt, s Statement, source, justification string, now time.Time) error {
+// encoded is a statement's JSON as kg_changes keeps it, and its provenance's as kg_statements
+// does, each encoded once (an update's default provenance once for all its statements).
+type encoded struct {
+	statement string
+	prov      any // string, or nil
+}
+
+// wireStatement is Statement with its provenance already encoded: encoding/json writes the same
+// text for it (same fields in the same order; a map's keys are sorted either way).
+type wireStatement struct {
+	Subject    Subject         `json:"subject"`
+	Predicate  Predicate       `json:"predicate"`
+	Object     Object          `json:"object"`
+	Graph      string          `json:"graph,omitempty"`
+	Certainty  *float64        `json:"certainty,omitempty"`
+	Provenance json.RawMessage `json:"provenance,omitempty"`
+}
+
+// encode encodes s; prov is s.Provenance already encoded, or nil to encode it here.
+func encode(s Statement, prov json.RawMessage) (encoded, error) {
+	if prov == nil && len(s.Provenance) > 0 {
+		var err error
+		if prov, err = json.Marshal(s.Provenance); err != nil {
+			return encoded{}, err
+		}
+	}
+	b, err := json.Marshal(wireStatement{s.Subject, s.Predicate, s.Object, s.Graph, s.Certainty, prov})
+	if err != nil {
+		return encoded{}, err
+	}
+	e := encoded{statement: string(b)}
+	if prov != nil {
+		e.prov = string(prov)
+	}
+	return e, nil
+}
+
+// upsertRow stores s (new, or new metadata for the one there) and says whether it was new.
+func upsertRow(ctx context.Context, insert, update *sql.Stmt, s Statement, enc encoded, source, justification string, now time.Time) (bool, error) {
 	var valueJSON any
 	if s.Object.ID == "" {
 		b, _ := json.Marshal(s.Object.Value)
 		valueJSON = string(b)
 	}
-	var prov any
-	if s.Provenance != nil {
-		b, _ := json.Marshal(s.Provenance)
-		prov = string(b)
-	}
 	ts := now.UTC().Format(time.RFC3339Nano)
-	_, err := upsert.ExecContext(ctx,
-		s.Subject.ID, s.Predicate.ID, objectKey(s.Object.quadValue()), nullable(s.Object.ID), valueJSON, nullable(s.Object.datatype()),
-		s.Graph, *s.Certainty, prov, source, nullable(justification), ts, ts)
-	return err
+	objKey := objectKey(s.Object.quadValue())
+	res, err := insert.ExecContext(ctx,
+		s.Subject.ID, s.Predicate.ID, objKey, nullable(s.Object.ID), valueJSON, nullable(s.Object.datatype()),
+		s.Graph, *s.Certainty, enc.prov, source, nullable(justification), ts, ts)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return n == 1, err
+	}
+	_, err = update.ExecContext(ctx, *s.Certainty, enc.prov, source, nullable(justification), ts,
+		s.Subject.ID, s.Predicate.ID, objKey, s.Graph)
+	return false, err
 }
 
 func deleteRow(ctx context.Context, tx *sql.Tx, id int64) error {
@@ -128,13 +172,9 @@ func deleteRow(ctx context.Context, tx *sql.Tx, id int64) error {
 	return err
 }
 
-// appendChange logs one change and returns its sequence number.
-func appendChange(ctx context.Context, change *sql.Stmt, op string, s Statement, source string, now time.Time) (int64, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return 0, err
-	}
-	res, err := change.ExecContext(ctx, op, string(b), source, now.UTC().Format(time.RFC3339Nano))
+// appendChange logs one change (its statement encoded in enc) and returns its sequence number.
+func appendChange(ctx context.Context, change *sql.Stmt, op string, enc encoded, source string, now time.Time) (int64, error) {
+	res, err := change.ExecContext(ctx, op, enc.statement, source, now.UTC().Format(time.RFC3339Nano))
 	if err != nil {
 		return 0, err
 	}
@@ -148,7 +188,19 @@ type Change struct {
 	Statement Statement
 	Source    string
 	At        time.Time
+
+	// before says whether kg_statements held the statement just before this change, when the
+	// update that made it knows (a change read back from the log does not: beforeUnknown).
+	before presence
 }
+
+type presence uint8
+
+const (
+	beforeUnknown presence = iota
+	beforeAbsent
+	beforePresent
+)
 
 // changesAfter reads up to limit changes with seq > after, in order.
 func changesAfter(ctx context.Context, db *sql.DB, after int64, limit int) ([]Change, error) {

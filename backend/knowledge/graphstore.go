@@ -1,0 +1,284 @@
+package knowledge
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/boltdb/bolt"
+	"github.com/cayleygraph/cayley/graph"
+	cayleykv "github.com/cayleygraph/cayley/graph/kv"
+	hbolt "github.com/hidal-go/hidalgo/kv/bolt"
+)
+
+// How the graph's bolt file is kept sound without an fsync per update.
+//
+// hub.db is the truth: an update is acknowledged once its statements and its change-log entries are
+// committed there (synchronous=FULL). The graph only has to end up equal to the log. Its bolt file
+// is therefore written without fsync (bolt's NoSync) and synced in the background (syncGraph, every
+// syncEvery), which takes bolt's fsync off the acknowledged path. What that risks, and why each case
+// is covered:
+//
+//   - The process dies (kill -9, a panic): the OS still has every page bolt wrote, and bolt commits
+//     are atomic in the page cache (its meta page is written last), so the file is bolt's state after
+//     some commit. kg_state.applied_seq is only ever set to a change the graph held at a completed
+//     bolt Sync, so it is never ahead of the graph; the changes after it are replayed on start, and
+//     replay is idempotent (each quad is set to what its last change says, after looking whether the
+//     graph has it). This is the same recovery as when every commit was synced.
+//   - The OS dies (power loss, kernel crash): unsynced bolt pages may be lost in any order, and bolt
+//     without fsync can then be structurally broken (a meta page on disk before its data pages, or
+//     pages of a synced commit overwritten by a later unsynced one that reused them), not merely
+//     behind. So before the first unsynced commit the marker file DirtyFile is written and fsynced
+//     (with its directory), holding the kernel's boot id; it is removed only after a Sync with no
+//     commit since (under the lock every graph commit takes) and a quiet markerIdle. On start a marker
+//     whose boot id is this boot's means only the process died: replay suffices. A marker from another
+//     boot, or one whose boot id cannot be compared, means the page cache may be gone: knowledge.bolt
+//     is thrown away and rebuilt from kg_statements, which hold every statement (rebuildGraph). No
+//     marker means every commit had been synced. A marker removal lost to a power cut only costs a
+//     needless rebuild.
+//
+// Where the boot id cannot be read (systems other than Linux), a process crash and a reboot cannot be
+// told apart, so the graph is opened with bolt's own fsync per commit, as before.
+
+// DirtyFile, in the data dir, says knowledge.bolt has commits that may not be on disk (see above).
+const DirtyFile = "knowledge.bolt.unsynced"
+
+// boltFile is the bolt file in StoreDir, under the name Cayley's own bolt backend gives it.
+const boltFile = "indexes.bolt"
+
+const (
+	syncEvery  = 200 * time.Millisecond // how often unsynced graph commits are synced
+	markerIdle = 5 * time.Second        // how long the graph stays synced and quiet before DirtyFile goes
+)
+
+// bootID is the kernel's id of this boot (a test replaces it to play a reboot).
+var bootID = func() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	id := strings.TrimSpace(string(b))
+	if err == nil && id == "" {
+		err = errors.New("empty boot id")
+	}
+	return id, err
+}
+
+// graphOptions are Cayley's options for the kv store: no_bloom saves ~300 MB of heap at 1M quads.
+var graphOptions = graph.Options{"no_bloom": true}
+
+// openGraph opens (creating it when missing) the bolt store in dir. nosync leaves the fsync of its
+// commits to Sync.
+func openGraph(dir string, nosync bool) (graph.QuadStore, *bolt.DB, bool, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, false, err
+	}
+	kv, err := hbolt.Open(filepath.Join(dir, boltFile), nil)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("open %s: %w", dir, err)
+	}
+	bdb := kv.DB()
+	bdb.NoSync, bdb.NoGrowSync = nosync, nosync
+	created := true
+	if err := cayleykv.Init(kv, graphOptions); errors.Is(err, graph.ErrDatabaseExists) {
+		created = false
+	} else if err != nil {
+		kv.Close()
+		return nil, nil, false, fmt.Errorf("init %s: %w", dir, err)
+	}
+	qs, err := cayleykv.New(kv, graphOptions)
+	if err != nil {
+		kv.Close()
+		return nil, nil, false, fmt.Errorf("open %s: %w", dir, err)
+	}
+	return qs, bdb, created, nil
+}
+
+// readMarker says whether the marker left by the last run is there, and whether it means
+// knowledge.bolt may be damaged (it is from another boot, or this boot's id cannot be read).
+func readMarker(marker string) (exists, rebuild bool, err error) {
+	b, err := os.ReadFile(marker)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	boot, err := bootID()
+	return true, err != nil || strings.TrimSpace(string(b)) != boot, nil
+}
+
+// markUnsynced makes the marker durable before a commit that will not be synced at once. Called
+// with s.mu held (every graph commit holds it).
+func (s *Service) markUnsynced() error {
+	if !s.nosync || s.markerOn {
+		return nil
+	}
+	if err := writeSynced(s.marker, []byte(s.boot+"\n")); err != nil {
+		return fmt.Errorf("knowledge: write %s: %w", s.marker, err)
+	}
+	s.markerOn = true
+	return nil
+}
+
+// writeSynced writes a file and fsyncs it and its directory, so it exists after a power loss.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// syncLoop syncs the graph every syncEvery until stop is closed.
+func (s *Service) syncLoop(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(syncEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if err := s.syncGraph(context.Background(), false); err != nil {
+				s.log.Error("knowledge graph sync failed; it will be tried again", "err", err)
+			}
+		}
+	}
+}
+
+// syncGraph makes the graph's commits durable, records how far that is in kg_state.applied_seq,
+// and removes the marker once nothing is unsynced (at once when final, else after markerIdle of
+// quiet). Only this (and Close and Open, while nothing else runs) writes synced and recorded.
+func (s *Service) syncGraph(ctx context.Context, final bool) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	s.mu.Lock()
+	seq := s.applied
+	s.mu.Unlock()
+	if seq != s.synced {
+		// Every commit up to seq has completed (s.applied is set after the commit, under s.mu),
+		// so its pages are in the file; Sync (fdatasync) puts them on disk. A commit running
+		// meanwhile may reach the disk in part, but bolt writes a commit into pages that the last
+		// complete commit's meta page does not refer to, and its own meta page last.
+		if err := s.bolt.Sync(); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.synced = seq
+		s.mu.Unlock()
+	}
+	if s.synced != s.recorded {
+		if err := writeState(ctx, s.db.Writer, "applied_seq", s.synced); err != nil {
+			return err
+		}
+		s.recorded = s.synced
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.markerOn && s.applied == s.synced && (final || time.Since(s.lastCommit) >= markerIdle) {
+		// No commit since the Sync (they all take s.mu): the file on disk is the graph.
+		if err := os.Remove(s.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		s.markerOn = false
+	}
+	return nil
+}
+
+// rebuildGraph replaces the graph in dir with the statements of kg_statements, read in one
+// snapshot with the last change logged, which becomes applied_seq: nothing needs replaying after.
+// The marker stays until the new file is synced, so a crash meanwhile rebuilds again.
+func (s *Service) rebuildGraph(ctx context.Context, dir string) error {
+	// Until the new file is complete and synced, a start must rebuild again: the marker says so
+	// (its text is no boot id), also when the rebuild is for a deleted knowledge.bolt.
+	if err := writeSynced(s.marker, []byte("rebuilding\n")); err != nil {
+		return err
+	}
+	s.markerOn = true
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	qs, bdb, _, err := openGraph(dir, s.nosync)
+	if err != nil {
+		return err
+	}
+	s.qs, s.bolt = qs, bdb
+	tx, err := s.db.Reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	last, err := lastChangeSeq(ctx, tx)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+rowColumns+` FROM kg_statements ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ds := make([]graph.Delta, 0, rebuildBatch)
+	n := 0
+	flush := func() error {
+		if len(ds) == 0 {
+			return nil
+		}
+		err := qs.ApplyDeltas(ds, graph.IgnoreOpts{}) // kg_statements has each quad once
+		n += len(ds)
+		ds = ds[:0]
+		return err
+	}
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, graph.Delta{Quad: r.Stmt.quadOf(), Action: graph.Add})
+		if len(ds) == rebuildBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := bdb.Sync(); err != nil {
+		return err
+	}
+	if err := writeState(ctx, s.db.Writer, "applied_seq", last); err != nil {
+		return err
+	}
+	s.applied, s.synced, s.recorded = last, last, last
+	if err := os.Remove(s.marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	s.markerOn = false
+	s.log.Warn("knowledge graph rebuilt from hub.db after the system stopped with graph commits not yet on disk",
+		"statements", n, "seq", last)
+	return nil
+}
+
+const rebuildBatch = 10_000
