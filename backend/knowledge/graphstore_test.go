@@ -13,6 +13,17 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
+// openHubDB opens dir/hub.db, closed when the test ends (after the test's own defers).
+func openHubDB(t *testing.T, dir string) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // openIn opens the service over db with dir as its data dir.
 func openIn(t *testing.T, dir string, db *store.DB) *Service {
 	t.Helper()
@@ -97,11 +108,7 @@ func playBoot(t *testing.T, id string, err error) {
 func TestUnsyncedGraphMarkerLifecycle(t *testing.T) {
 	playBoot(t, "boot-1", nil)
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	if !s.nosync {
 		t.Fatal("the graph is synced per commit although the boot id is readable")
@@ -129,11 +136,7 @@ func TestUnsyncedGraphMarkerLifecycle(t *testing.T) {
 func TestMarkerFromAnotherBootRebuildsGraph(t *testing.T) {
 	playBoot(t, "boot-1", nil)
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
 	want := tableQuads(t, s)
@@ -170,11 +173,7 @@ func TestMarkerFromAnotherBootRebuildsGraph(t *testing.T) {
 func TestMarkerWithUnreadableBootIDRebuildsGraph(t *testing.T) {
 	playBoot(t, "boot-1", nil)
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
 	s.Close()
@@ -201,11 +200,7 @@ func TestMarkerWithUnreadableBootIDRebuildsGraph(t *testing.T) {
 // its statements back, not an empty one that replays only the log after applied_seq.
 func TestDeletedGraphIsRebuilt(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
 	s.Close()
@@ -222,11 +217,7 @@ func TestDeletedGraphIsRebuilt(t *testing.T) {
 func TestMarkerFromThisBootReplaysWithoutRebuild(t *testing.T) {
 	playBoot(t, "boot-1", nil)
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
 	// The crash: one update logged but not applied, the last graph commits not synced, no Close.
@@ -261,11 +252,7 @@ func TestMarkerFromThisBootReplaysWithoutRebuild(t *testing.T) {
 // kg_statements says, twice in a row.
 func TestReplayOfWholeLogIsIdempotent(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
 	s.Close()
@@ -284,11 +271,7 @@ func TestReplayOfWholeLogIsIdempotent(t *testing.T) {
 // the half-built file for the graph.
 func TestRebuildCutShortIsDoneAgain(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
 	s.Close() // applied_seq: the last change

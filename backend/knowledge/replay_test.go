@@ -3,7 +3,6 @@ package knowledge
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -12,18 +11,13 @@ import (
 	"github.com/cayleygraph/cayley/query/gizmo"
 
 	"github.com/agenthub/agenthub/backend/bus"
-	"github.com/agenthub/agenthub/backend/store"
 )
 
 // TestOpenReplaysLogIntoGraph: a crash after the log's commit and before the graph's leaves
 // changes only in hub.db; the next Open brings the Cayley store up to date from the log.
 func TestOpenReplaysLogIntoGraph(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	ctx := t.Context()
 	s, err := Open(ctx, Options{DB: db, Source: "hub", Dir: dir})
 	if err != nil {
@@ -72,11 +66,7 @@ func objects(t *testing.T, s *Service) []string {
 // Cayley's kv store lost it when the replay sent it no-op removals in the same batch.
 func TestReplayOfReplacesKeepsTheNewValue(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	ctx := t.Context()
 	s, err := Open(ctx, Options{DB: db, Source: "hub", Dir: dir})
 	if err != nil {
@@ -110,11 +100,7 @@ func TestReplayOfReplacesKeepsTheNewValue(t *testing.T) {
 // every change once, in log order.
 func TestConcurrentUpdatesKeepGraphAndBusInLogOrder(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	b := bus.New()
 	sub := b.Subscribe(func(e bus.Event) bool { return e.Topic == Topic }, 100_000)
 	defer sub.Close()

@@ -3,13 +3,11 @@ package knowledge
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agenthub/agenthub/backend/auth"
-	"github.com/agenthub/agenthub/backend/store"
 )
 
 // TestEncodedStatementIsStatementJSON: the change log's statement, encoded with its provenance
@@ -41,11 +39,7 @@ func TestEncodedStatementIsStatementJSON(t *testing.T) {
 // update, and as the value a replace keeps) changes its metadata, not the graph, which holds it once.
 func TestReAddKeepsGraphAndUpdatesMetadata(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	defer s.Close()
 	someHistory(t, s)
@@ -89,11 +83,7 @@ func withCertainty(st Statement, c *float64) Statement {
 // removes.
 func TestUpdateLargerThanOneGraphCommit(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	defer s.Close()
 	someHistory(t, s)
@@ -121,11 +111,7 @@ func TestUpdateLargerThanOneGraphCommit(t *testing.T) {
 // answered before the query started.
 func TestQueryReadsItsOwnAnsweredUpdate(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	defer s.Close()
 	owner := auth.WithPrincipal(t.Context(), auth.Owner)
