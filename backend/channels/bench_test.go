@@ -621,3 +621,57 @@ func BenchmarkHistoryCPU(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStreamCPU measures the process CPU per event delivered to each of 100 channels/stream
+// SSE subscribers (getrusage: publish, fan-out, the SSE writes and the clients reading lines),
+// publishing one event at a time and waiting until every subscriber got it; "none" is the same
+// publishes with no subscriber, so (stream - none) / 100 is what one subscriber costs per event.
+//
+//	go test ./backend/channels -run '^$' -bench StreamCPU -benchtime 300x
+func BenchmarkStreamCPU(b *testing.B) {
+	h := startHub(b, "")
+	h.Channels.SetRateLimit(1e9, 1e9)
+	alice := h.principal(b, "alice")
+	ctx := auth.WithPrincipal(context.Background(), auth.Agent("alice"))
+	var p channels.PublishParams
+	params := textParams(alice.create(map[string]any{"name": "stream-cpu"}).ID)
+	raw, _ := json.Marshal(params)
+	json.Unmarshal(raw, &p)
+	for _, subscribers := range []int{0, 100} {
+		b.Run(fmt.Sprintf("subscribers=%d", subscribers), func(b *testing.B) {
+			var got sync.WaitGroup
+			sctx, cancel := context.WithCancel(b.Context())
+			defer cancel()
+			for i := range subscribers {
+				req := alice.request(sctx, "channels/stream", map[string]any{"channelId": p.ChannelID, "heartbeatIntervalMs": 60000})
+				res, err := clientFrom(fmt.Sprintf("127.0.0.%d", 2+i/50)).Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				go func() {
+					defer res.Body.Close()
+					sc := bufio.NewScanner(res.Body)
+					for sc.Scan() {
+						if bytes.Contains(sc.Bytes(), []byte(`"messageEvent"`)) {
+							got.Done()
+						}
+					}
+				}()
+			}
+			time.Sleep(200 * time.Millisecond) // every stream subscribed
+			before := cpuTime()
+			for b.Loop() {
+				got.Add(subscribers)
+				if _, err := h.Channels.Publish(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+				got.Wait()
+			}
+			cpu := float64((cpuTime() - before).Microseconds()) / float64(b.N)
+			b.ReportMetric(cpu, "cpu-µs/event")
+			if subscribers > 0 {
+				b.ReportMetric(cpu/float64(subscribers), "cpu-µs/event/sub")
+			}
+		})
+	}
+}

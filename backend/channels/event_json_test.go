@@ -6,7 +6,7 @@ import (
 )
 
 // An event encoded before its sequence and timestamp, then completed, is byte for byte what
-// json.Marshal writes for the whole event, even when a string before the fields reads like them.
+// json.Marshal writes for the whole event (and its stream item), even when a string before the fields reads like them.
 func TestEventJSONIsTheMarshaledEvent(t *testing.T) {
 	for _, ev := range []MessageEvent{
 		{ID: "e1", ChannelID: "c1", Author: "agent://a", Parts: []json.RawMessage{json.RawMessage(`{"type":"text", "text":"hi"}`)}, Kind: "messageEvent"},
@@ -19,8 +19,19 @@ func TestEventJSONIsTheMarshaledEvent(t *testing.T) {
 		}
 		ev.Sequence, ev.Timestamp = 1234567, 1737052500456
 		want, _ := json.Marshal(&ev)
-		if got := enc.with(ev.Sequence, ev.Timestamp); string(got) != string(want) {
+		item := enc.item(ev.Sequence, ev.Timestamp)
+		if got := item.event(); string(got) != string(want) {
 			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+		// The stream item around it is what json.Marshal writes for it, and the event inside
+		// it cannot be appended to over the item's end.
+		wantItem, _ := json.Marshal(messageItem(want))
+		if string(item) != string(wantItem) {
+			t.Fatalf("item %s\nwant %s", item, wantItem)
+		}
+		_ = append(item.event(), 'x')
+		if string(item) != string(wantItem) {
+			t.Fatalf("an append to the event wrote over its item: %s", item)
 		}
 	}
 }

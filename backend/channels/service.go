@@ -102,11 +102,14 @@ type Change struct {
 	Event *MessageEvent // a published event
 	// EventJSON is Event as stored (JSON), for a stream to send without encoding it again.
 	EventJSON json.RawMessage
-	Created   bool   // a channel was created (a direct one: by its first publish)
-	Added     string // the principal added to the channel, or whose role changed
-	Removed   string // the principal removed from the channel
-	Updated   bool   // name, visibility or metadata changed: streams check they may still read
-	Deleted   bool
+	// Item, when set, is the stream item of the event, {"kind":"messageEvent","event":EventJSON},
+	// made once for every stream that sends it (EventJSON is a part of it).
+	Item    json.RawMessage
+	Created bool   // a channel was created (a direct one: by its first publish)
+	Added   string // the principal added to the channel, or whose role changed
+	Removed string // the principal removed from the channel
+	Updated bool   // name, visibility or metadata changed: streams check they may still read
+	Deleted bool
 	// WasPublic: the channel was public before an update or deletion; Members: its members when
 	// it was deleted. With them, Concerns tells who could see the channel before the change.
 	WasPublic bool
@@ -1060,7 +1063,8 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		}
 		seq++
 		ev.Sequence, ev.Timestamp = seq, now
-		raw := enc.with(seq, now)
+		item := enc.item(seq, now)
+		raw := item.event()
 		var key any
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey
@@ -1075,7 +1079,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if created {
 			s.announce(id, &Change{Created: true})
 		}
-		s.announce(id, &Change{Event: ev, EventJSON: raw})
+		s.announce(id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item)})
 		out, outJSON = ev, raw
 		return nil
 	})
@@ -1326,12 +1330,33 @@ func encodeEvent(ev *MessageEvent) (eventJSON, error) {
 	return eventJSON{head: raw[:i+len(`"sequence":`)], tail: raw[i+len(zero):]}, nil
 }
 
-// with is the event's JSON with its sequence and timestamp, as json.Marshal writes it.
-func (e eventJSON) with(sequence, timestamp int64) []byte {
-	out := make([]byte, 0, len(e.head)+len(e.tail)+48)
+// appendTo appends the event's JSON with its sequence and timestamp, as json.Marshal writes it.
+func (e eventJSON) appendTo(out []byte, sequence, timestamp int64) []byte {
 	out = append(out, e.head...)
 	out = strconv.AppendInt(out, sequence, 10)
 	out = append(out, `,"timestamp":`...)
 	out = strconv.AppendInt(out, timestamp, 10)
 	return append(out, e.tail...)
+}
+
+// streamItemHead and streamItemTail wrap an event into its stream item, as json.Marshal writes
+// eventItem.
+const streamItemHead, streamItemTail = `{"kind":"messageEvent","event":`, `}`
+
+// itemJSON is a stream item {"kind":"messageEvent","event":E} holding an event's JSON E.
+type itemJSON []byte
+
+// item is the stream item of the event with its sequence and timestamp: built once per event, in
+// the one allocation that also holds the event's JSON (see event).
+func (e eventJSON) item(sequence, timestamp int64) itemJSON {
+	out := make([]byte, 0, len(streamItemHead)+len(e.head)+len(e.tail)+48+len(streamItemTail))
+	out = e.appendTo(append(out, streamItemHead...), sequence, timestamp)
+	return append(out, streamItemTail...)
+}
+
+// event is the event's JSON inside the item, capped so that an append to it copies instead of
+// writing over the item's end.
+func (it itemJSON) event() []byte {
+	end := len(it) - len(streamItemTail)
+	return it[len(streamItemHead):end:end]
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/server"
 )
 
 // Heartbeat bounds for channels/stream.
@@ -140,8 +141,14 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 				}
 			case ch.Event == nil || ch.Event.Sequence <= last:
 			case ch.Event.Sequence == last+1:
-				var item any = messageItem(ch.EventJSON)
-				if ch.EventJSON == nil { // a change made elsewhere than publish
+				// The item as publish encoded it, once for every stream: as json.Marshal would
+				// write messageItem(ch.EventJSON), compact, so the server frames it as it is.
+				var item any = server.RawResult(ch.Item)
+				switch {
+				case ch.Item != nil:
+				case ch.EventJSON != nil:
+					item = messageItem(ch.EventJSON)
+				default: // a change made elsewhere than publish
 					item = StreamItem{Kind: "messageEvent", Event: ch.Event}
 				}
 				if err := send(item); err != nil {

@@ -1,9 +1,14 @@
 package channels_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agenthub/agenthub/backend/channels"
 )
@@ -164,4 +169,72 @@ func TestStreamEndsWhenChannelTurnsPrivate(t *testing.T) {
 	}
 	alice.ok("channels/update", map[string]any{"channelId": c.ID, "expectedVersion": 1, "visibility": "private"}, nil)
 	endsWith(t, bs, codeNotFound)
+}
+
+// Every stream frame of an event is byte for byte what json.Marshal writes for the JSON-RPC
+// response around {kind:"messageEvent", event} (the event as history returns it), with the stream's
+// own request id, whether the event came from the backlog or live, and whatever the id's shape.
+func TestStreamFramesAreTheMarshaledResponseWithEachStreamsID(t *testing.T) {
+	h := startHub(t, "")
+	alice := h.principal(t, "alice")
+	c := alice.create(map[string]any{})
+	send := func(text string) {
+		alice.ok("channels/publish", map[string]any{"channelId": c.ID, "metadata": map[string]any{"z": 1, "a": "<&>"},
+			"parts": []any{map[string]any{"type": "text", "text": text}}}, nil)
+	}
+	send("backlog <b> & \u2028 é")
+	// Each stream reads raw data lines: the frame as the server wrote it.
+	open := func(id string, since any) chan string {
+		body := `{"jsonrpc":"2.0","id":` + id + `,"method":"channels/stream","params":{"channelId":"` + c.ID + `","sinceSequence":` + fmt.Sprint(since) + `}}`
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Api-Key", alice.key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string, 16)
+		go func() {
+			defer res.Body.Close()
+			sc := bufio.NewScanner(res.Body)
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), "data:") {
+					lines <- sc.Text()
+				}
+			}
+		}()
+		return lines
+	}
+	streams := map[string]chan string{`7`: open(`7`, 0), `"s<1>\u00e9"`: open(`"s<1>\u00e9"`, 0), `null`: open(`null`, 1)}
+	send("live <i> & \u2029 ü")
+	var pg struct{ Events []json.RawMessage }
+	json.Unmarshal(alice.ok("channels/history", map[string]any{"channelId": c.ID}, nil), &pg)
+	raw := pg.Events
+	if len(raw) != 2 {
+		t.Fatalf("history: %s", raw)
+	}
+	for id, lines := range streams {
+		from := 0
+		if id == `null` {
+			from = 1 // resumed after the first event
+		}
+		for _, ev := range raw[from:] {
+			want, _ := json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  any             `json:"result"`
+			}{"2.0", json.RawMessage(id), struct {
+				Kind  string          `json:"kind"`
+				Event json.RawMessage `json:"event"`
+			}{"messageEvent", ev}})
+			select {
+			case got := <-lines:
+				if got != "data: "+string(want) {
+					t.Fatalf("stream %s frame\ngot  %s\nwant data: %s", id, got, want)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("stream %s: no frame within 30s", id)
+			}
+		}
+	}
 }

@@ -108,20 +108,20 @@ func extensionMethod(m ExtensionMethod, keepAlive time.Duration) method {
 			writeJSON(w, http.StatusOK, errorResponse(r.ID, err))
 			return
 		}
-		sse.stream(ctx, keepAlive, func(ctx context.Context, out chan<- any) {
+		// A RawResult is written as it is, after this stream's own head (its id), encoded once for
+		// the stream: a channel's event is encoded once for all its subscribers, not once for each.
+		head, headOK := resultHead(r.ID)
+		var frame []byte // reused: a stream writes one frame at a time
+		sse.direct(ctx, keepAlive, func(ctx context.Context, write func(v any) error, writeRaw func([]byte) error) {
 			send := func(result any) error {
-				select {
-				case out <- resultResponse(r.ID, result):
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
+				if pre, ok := result.(RawResult); ok && headOK {
+					frame = append(append(append(append(frame[:0], "data: "...), head...), pre...), "}\n\n"...)
+					return writeRaw(frame)
 				}
+				return write(resultResponse(r.ID, result))
 			}
 			if err := run(ctx, send); err != nil && ctx.Err() == nil {
-				select {
-				case out <- errorResponse(r.ID, err):
-				case <-ctx.Done():
-				}
+				_ = write(errorResponse(r.ID, err))
 			}
 		})
 	}
@@ -172,17 +172,28 @@ func withExtensionCards(cardJSON []byte, exts []Extension) ([]byte, error) {
 // encoded by json.Marshal: marshalling the response around it would compact the result a second
 // time, which for a page of channel events cost more than reading the page.
 func resultJSON(id, result json.RawMessage) json.RawMessage {
+	head, ok := resultHead(id)
+	if !ok {
+		return marshal(&response{JSONRPC: "2.0", ID: id, Result: result})
+	}
+	out := make([]byte, 0, len(head)+len(result)+1)
+	out = append(out, head...)
+	out = append(out, result...)
+	return append(out, '}')
+}
+
+// resultHead is a result response's JSON up to its result, `{"jsonrpc":"2.0","id":ID,"result":`,
+// with id as json.Marshal writes it; ok is false for an id that does not marshal.
+func resultHead(id json.RawMessage) (head []byte, ok bool) {
 	idJSON := []byte("null")
 	if len(id) > 0 {
 		var err error
 		if idJSON, err = json.Marshal(id); err != nil {
-			return marshal(&response{JSONRPC: "2.0", ID: id, Result: result})
+			return nil, false
 		}
 	}
-	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(idJSON)+len(result))
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, idJSON...)
-	out = append(out, `,"result":`...)
-	out = append(out, result...)
-	return append(out, '}')
+	head = make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":`)+len(idJSON))
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head = append(head, idJSON...)
+	return append(head, `,"result":`...), true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -45,6 +46,15 @@ func (s *sseWriter) send(v any) error {
 		return err
 	}
 	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	s.f.Flush()
+	return nil
+}
+
+// sendRaw writes frame, a whole event already framed ("data: " JSON "\n\n"), in one write.
+func (s *sseWriter) sendRaw(frame []byte) error {
+	if _, err := s.w.Write(frame); err != nil {
 		return err
 	}
 	s.f.Flush()
@@ -100,4 +110,57 @@ func (s *sseWriter) stream(ctx context.Context, keepAlive time.Duration, produce
 			}
 		}
 	}
+}
+
+// direct is stream with produce run on the calling goroutine and writing to the connection itself
+// (write encodes a value, writeRaw writes an event already framed): an event reaches the client
+// without a hop through another goroutine. Keep-alive comments come from a goroutine of their own,
+// every keepAlive as stream sends them; a lock keeps them from interleaving with produce's writes.
+// A failed write, or the client going away, ends ctx.
+func (s *sseWriter) direct(ctx context.Context, keepAlive time.Duration, produce func(ctx context.Context, write func(v any) error, writeRaw func([]byte) error)) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	locked := func(fn func() error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(); err != nil {
+			cancel()
+			return err
+		}
+		return nil
+	}
+	write := func(v any) error { return locked(func() error { return s.send(v) }) }
+	writeRaw := func(frame []byte) error { return locked(func() error { return s.sendRaw(frame) }) }
+	idle := make(chan struct{})
+	go func() {
+		defer close(idle)
+		tick := time.NewTicker(keepAlive)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if locked(s.comment) != nil {
+					return
+				}
+			}
+		}
+	}()
+	// The handler must not return, and so end the response, while the keep-alive goroutine may
+	// still write to it.
+	defer func() { cancel(); <-idle }()
+	// A panic here would end the whole process: it ends this stream with an internal error.
+	defer func() {
+		if p := recover(); p != nil {
+			if v := s.onPanic(p); v != nil {
+				_ = write(v)
+			}
+		}
+	}()
+	produce(ctx, write, writeRaw)
 }
