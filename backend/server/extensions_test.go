@@ -1,13 +1,16 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -128,4 +131,65 @@ type takeover struct{ echoExtension }
 
 func (takeover) Methods() map[string]server.ExtensionMethod {
 	return map[string]server.ExtensionMethod{"SendMessage": {Call: func(context.Context, json.RawMessage) (any, error) { return nil, nil }}}
+}
+
+// idleExtension's stream sends a pre-encoded result, then stays idle until released, then panics:
+// an extension stream runs on the request's goroutine, yet keep-alive comments still come while it
+// is idle, a RawResult is framed as it is with the stream's id, and a panic ends the stream with
+// an internal error instead of the process.
+type idleExtension struct{ release chan struct{} }
+
+func (e idleExtension) Methods() map[string]server.ExtensionMethod {
+	return map[string]server.ExtensionMethod{
+		"idle/wait": {Stream: func(context.Context, json.RawMessage) (func(context.Context, func(any) error) error, error) {
+			return func(ctx context.Context, send func(any) error) error {
+				if err := send(server.RawResult(`{"raw":"\u003c"}`)); err != nil {
+					return err
+				}
+				select {
+				case <-e.release:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				panic("extension bug")
+			}, nil
+		}},
+	}
+}
+
+func (idleExtension) Card() server.ExtensionCard { return server.ExtensionCard{} }
+
+func TestExtensionStreamKeepAliveRawResultAndPanic(t *testing.T) {
+	ext := idleExtension{release: make(chan struct{})}
+	a := startDemo(t, func(c *server.Config) {
+		c.Extensions = []server.Extension{ext}
+		c.KeepAlive = 20 * time.Millisecond
+	})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, a.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"w<1>","method":"idle/wait"}`))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	var lines []string
+	for sc.Scan() {
+		if sc.Text() == "" {
+			continue
+		}
+		lines = append(lines, sc.Text())
+		if sc.Text() == ": keep-alive" {
+			select {
+			case <-ext.release:
+			default:
+				close(ext.release) // a comment came while the stream was idle: let it go on
+			}
+		}
+	}
+	want0 := `data: {"jsonrpc":"2.0","id":"w\u003c1\u003e","result":{"raw":"\u003c"}}`
+	last := lines[len(lines)-1]
+	if lines[0] != want0 || !slices.Contains(lines, ": keep-alive") || !strings.Contains(last, `"code":-32603`) || !strings.Contains(last, `"id":"w\u003c1\u003e"`) {
+		t.Fatalf("stream:\n%s", strings.Join(lines, "\n"))
+	}
 }
