@@ -43,7 +43,9 @@ func messageItem(event json.RawMessage) eventItem {
 }
 
 // openStream checks the caller may read the channel (same rules as history: a private channel of
-// others is ChannelNotFound) before the stream opens, then runs it.
+// others is ChannelNotFound) before the stream opens, and subscribes to its changes then: the
+// stream starts at the channel's present as of its opening, so an event published once the client
+// has the stream's response is always sent, however late the stream starts running.
 func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(context.Context, func(any) error) error, error) {
 	var p StreamParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -56,38 +58,42 @@ func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(con
 		return nil, invalid("sinceSequence is not negative")
 	}
 	who := caller(ctx)
-	if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
+	sub := s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Key == p.ChannelID }, 256)
+	// Closed when the stream ends, or with the request if the stream never runs.
+	context.AfterFunc(ctx, sub.Close)
+	// Read the channel once its changes are subscribed to: a removal, a deletion or an event after
+	// this read is on the subscription.
+	c, err := load(ctx, s.db.Reader, p.ChannelID, who)
+	if err != nil {
+		sub.Close()
 		return nil, err
 	}
 	beat := DefaultHeartbeat
 	if p.HeartbeatIntervalMs != 0 {
 		beat = min(max(time.Duration(p.HeartbeatIntervalMs)*time.Millisecond, MinHeartbeat), MaxHeartbeat)
 	}
-	return func(ctx context.Context, send func(any) error) error {
-		return s.runStream(ctx, p, who, beat, send)
-	}, nil
-}
-
-// backlogRead, when set (by tests), runs between the backlog replay and the live loop.
-var backlogRead func()
-
-// runStream replays the backlog after SinceSequence from SQLite, then goes live. It subscribes to
-// the bus before it reads the backlog, so an event stored meanwhile is either in the backlog or on
-// the subscription; last, the highest sequence sent, skips the ones seen twice. A sequence beyond
-// last+1 on the bus (or a lag signal) means the bus dropped some: they are read from SQLite, so the
-// client never sees a gap.
-func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Principal, beat time.Duration, send func(any) error) error {
-	sub := s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Key == p.ChannelID }, 256)
-	defer sub.Close()
-	// Read the channel again now that changes are subscribed to: a removal or deletion after the
-	// open is either seen here or on the subscription.
-	c, err := load(ctx, s.db.Reader, p.ChannelID, who)
-	if err != nil {
-		return err
-	}
 	last := c.LastSequence
 	if p.SinceSequence != nil {
 		last = *p.SinceSequence
+	}
+	return func(ctx context.Context, send func(any) error) error {
+		defer sub.Close()
+		return s.runStream(ctx, p, who, beat, sub, last, send)
+	}, nil
+}
+
+// backlogRead, when set (by tests), runs between the backlog replay and the live loop; streamRun,
+// when set, as a stream starts running, after its response has begun.
+var backlogRead, streamRun func()
+
+// runStream replays the backlog after last from SQLite, then goes live on sub, subscribed before
+// the backlog is read, so an event stored meanwhile is either in the backlog or on the
+// subscription; last, the highest sequence sent, skips the ones seen twice. A sequence beyond
+// last+1 on the bus (or a lag signal) means the bus dropped some: they are read from SQLite, so the
+// client never sees a gap.
+func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Principal, beat time.Duration, sub *bus.Subscription, last int64, send func(any) error) error {
+	if streamRun != nil {
+		streamRun()
 	}
 	catchUp := func() error {
 		for {

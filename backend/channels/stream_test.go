@@ -238,3 +238,22 @@ func TestStreamFramesAreTheMarshaledResponseWithEachStreamsID(t *testing.T) {
 		}
 	}
 }
+
+// A stream without sinceSequence starts at the channel's present as of its opening: an event
+// published after the client has the stream's response, but before the stream's loop has started,
+// is sent (the stream subscribes before it answers).
+func TestStreamSendsEventPublishedBeforeItsLoopStarts(t *testing.T) {
+	h := startHub(t, "")
+	alice := h.principal(t, "alice")
+	c := alice.create(map[string]any{})
+	var once sync.Once
+	channels.SetStreamRun(func() { once.Do(func() { alice.publish(c.ID, "as the stream starts") }) })
+	t.Cleanup(func() { channels.SetStreamRun(nil) })
+	s, e := alice.stream(map[string]any{"channelId": c.ID, "heartbeatIntervalMs": 60000})
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	if ev := s.nextEvent(); ev.Sequence != 1 {
+		t.Fatalf("stream sent %d, want 1", ev.Sequence)
+	}
+}
