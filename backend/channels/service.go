@@ -30,6 +30,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -104,7 +105,10 @@ type Change struct {
 	EventJSON json.RawMessage
 	// Item, when set, is the stream item of the event, {"kind":"messageEvent","event":EventJSON},
 	// made once for every stream that sends it (EventJSON is a part of it).
-	Item    json.RawMessage
+	Item json.RawMessage
+	// result is Item as a server.RawResult in an interface, boxed once for every stream: a
+	// slice put in an interface is an allocation, per stream and event if each stream did it.
+	result  any
 	Created bool   // a channel was created (a direct one: by its first publish)
 	Added   string // the principal added to the channel, or whose role changed
 	Removed string // the principal removed from the channel
@@ -1079,7 +1083,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if created {
 			s.announce(id, &Change{Created: true})
 		}
-		s.announce(id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item)})
+		s.announce(id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item), result: server.RawResult(item)})
 		out, outJSON = ev, raw
 		return nil
 	})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
-	"github.com/agenthub/agenthub/backend/server"
 )
 
 // Heartbeat bounds for channels/stream.
@@ -149,9 +148,9 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 			case ch.Event.Sequence == last+1:
 				// The item as publish encoded it, once for every stream: as json.Marshal would
 				// write messageItem(ch.EventJSON), compact, so the server frames it as it is.
-				var item any = server.RawResult(ch.Item)
+				item := ch.result
 				switch {
-				case ch.Item != nil:
+				case item != nil:
 				case ch.EventJSON != nil:
 					item = messageItem(ch.EventJSON)
 				default: // a change made elsewhere than publish
