@@ -83,8 +83,11 @@ const idleBeforeTruncate = time.Second
 
 // checkpointEvery is the least time between two background checkpoints while writes go on: each one
 // copies the pages written since the last and fsyncs the database, so running one per commit would
-// copy a page that many commits change once per commit.
-const checkpointEvery = 50 * time.Millisecond
+// copy a page that many commits change once per commit, and each fsync of the database competes with
+// the writer's fsyncs of the WAL (in interleaved runs of make bench-channels' stream section, the
+// publish call's p99 was 11.8 and 13.9 ms with a checkpoint every 50 ms, 5.8-9.7 ms in seven runs
+// with one every 250, 500 or 1000 ms).
+const checkpointEvery = 250 * time.Millisecond
 
 // walRestartPages is the writer's auto-checkpoint threshold (SQLite's default). A WAL can only start
 // over after a checkpoint that copied all of it, and while writes go on only the writer can see to
