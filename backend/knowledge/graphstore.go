@@ -94,7 +94,7 @@ func openGraph(dir string, nosync bool) (graph.QuadStore, *bolt.DB, bool, error)
 		kv.Close()
 		return nil, nil, false, fmt.Errorf("open %s: %w", dir, err)
 	}
-	return qs, bdb, created, nil
+	return newNamedStore(qs), bdb, created, nil
 }
 
 // readMarker says whether the marker left by the last run is there, and whether it means
