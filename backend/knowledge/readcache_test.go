@@ -10,9 +10,10 @@ import (
 	"github.com/graphql-go/graphql"
 )
 
-// TestNodeValueCacheSeesUpdates: the graph's reads name nodes from a cache (namedStore); after an
-// update that adds, removes or replaces statements, the next 2-hop query and node lookup answer
-// with the graph as it is now, also for a node removed with its last statement and added again.
+// TestNodeValueCacheSeesUpdates: the graph's reads name nodes from a cache (namedStore) and read
+// quads and nodes of Cayley's log from another (logCacheKV); after an update that adds, removes or
+// replaces statements, the next 2-hop query and node lookup answer with the graph as it is now,
+// also for a node removed with its last statement and added again.
 func TestNodeValueCacheSeesUpdates(t *testing.T) {
 	dir := t.TempDir()
 	s := openIn(t, dir, openHubDB(t, dir))
@@ -128,3 +129,4 @@ func TestIndexScanThroughCachedStore(t *testing.T) {
 		t.Fatalf("Has(type, Person) = %q, want %q", got, want)
 	}
 }
+
