@@ -129,4 +129,3 @@ func TestIndexScanThroughCachedStore(t *testing.T) {
 		t.Fatalf("Has(type, Person) = %q, want %q", got, want)
 	}
 }
-
