@@ -179,3 +179,22 @@ type kvScan struct {
 func (k kvScan) BuildIterator(graph.QuadStore) graph.Iterator { return k.IndexScan.BuildIterator(k.kv) }
 
 func (k kvScan) Optimize(shape.Optimizer) (shape.Shape, bool) { return k, false }
+
+// quadsWith iterates the quads with node in direction dir and predicate pred, from the kv index
+// that covers both when the store has one (its optimizer picks it from the store's own indexes), or
+// nil: then the caller iterates the node's quads and checks the predicate, as it must anyway.
+func (s *namedStore) quadsWith(dir quad.Direction, node, pred graph.Ref) graph.Iterator {
+	sh, ok := s.kv.OptimizeShape(shape.QuadsAction{Result: dir, Filter: map[quad.Direction]graph.Ref{dir: node, quad.Predicate: pred}})
+	if !ok {
+		return nil
+	}
+	nf, ok := sh.(shape.NodesFrom)
+	if !ok {
+		return nil
+	}
+	scan, ok := nf.Quads.(cayleykv.IndexScan)
+	if !ok || len(scan.Values) != 2 {
+		return nil
+	}
+	return scan.BuildIterator(s.kv)
+}

@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -127,5 +128,50 @@ func TestIndexScanThroughCachedStore(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"<ex:x>", "<ex:z>"}; !slices.Equal(got, want) {
 		t.Fatalf("Has(type, Person) = %q, want %q", got, want)
+	}
+}
+
+// TestQuadsWithPredicateFromIndex: the quads of one subject and predicate (a node's types, its
+// label) are read from Cayley's subject+predicate index, and are exactly the node's quads of that
+// predicate; a node lookup answers with them.
+func TestQuadsWithPredicateFromIndex(t *testing.T) {
+	dir := t.TempDir()
+	s := openIn(t, dir, openHubDB(t, dir))
+	defer s.Close()
+	ctx := t.Context()
+	st := func(sub, pred string, o Object) Patch {
+		return Patch{Op: OpAdd, Statement: Statement{Subject: Subject{ID: sub}, Predicate: Predicate{ID: pred}, Object: o}}
+	}
+	if _, err := s.apply(ctx, "hub", []Patch{st("ex:a", RDFType, Object{ID: "ex:T1"}), st("ex:a", "ex:p", Object{ID: "ex:b"}),
+		st("ex:a", RDFType, Object{ID: "ex:T2"}), st("ex:a", RDFSLabel, Object{Value: "A"}), st("ex:c", RDFType, Object{ID: "ex:T1"}),
+		st("ex:b", "ex:p", Object{ID: "ex:T1"})}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	ns := s.qs.(*namedStore)
+	quads := func(dir quad.Direction, node, pred string) []string {
+		t.Helper()
+		it := ns.quadsWith(dir, s.qs.ValueOf(quad.IRI(node)), s.qs.ValueOf(quad.IRI(pred)))
+		if it == nil {
+			t.Fatalf("no index for %s and %s", dir, pred)
+		}
+		defer it.Close()
+		var out []string
+		for it.Next(ctx) {
+			out = append(out, s.qs.Quad(it.Result()).String())
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, want := quads(quad.Subject, "ex:a", RDFType), []string{
+		"<ex:a> -- <" + RDFType + "> -> <ex:T1>", "<ex:a> -- <" + RDFType + "> -> <ex:T2>"}; !slices.Equal(got, want) {
+		t.Fatalf("types of ex:a = %q, want %q", got, want)
+	}
+	res := graphql.Do(graphql.Params{Schema: s.schema, Context: context.WithValue(ctx, viewKey{}, &view{}),
+		RequestString: `{ node(id: "ex:a") { types label } }`})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	if got, _ := json.Marshal(res.Data); string(got) != `{"node":{"label":"A","types":["ex:T1","ex:T2"]}}` {
+		t.Fatalf("node ex:a = %s", got)
 	}
 }
