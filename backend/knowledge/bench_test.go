@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cayleygraph/cayley/graph/path"
+	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 
 	"github.com/agenthub/agenthub/backend/auth"
@@ -126,4 +129,68 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// readService is the service holding the benchmark graph of KG_READ_N statements (100k by
+// default) for the read benchmarks. With KG_READ_DIR it is loaded there once and reopened by later
+// runs, so a profile at 1M does not pay the load each time.
+func readService(b *testing.B) (*Service, int) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("KG_READ_N")); err == nil && v > 0 {
+		n = v
+	}
+	dir := os.Getenv("KG_READ_DIR")
+	if dir == "" {
+		s := benchOpen(b, b.TempDir())
+		loadService(b, s, n)
+		return s, n
+	}
+	_, err := os.Stat(filepath.Join(dir, "loaded"))
+	s := benchOpen(b, dir)
+	if err != nil {
+		loadService(b, s, n)
+		if err := os.WriteFile(filepath.Join(dir, "loaded"), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, n
+}
+
+// readNodes are the 300 entities BenchmarkKnowledge queries, drawn the same way.
+func readNodes(n int) []string {
+	rng := rand.New(rand.NewPCG(9, 9))
+	nodes := make([]string, 300)
+	for i := range nodes {
+		nodes[i] = "ex:e" + strconv.Itoa(rng.IntN(n/10))
+	}
+	return nodes
+}
+
+// BenchmarkTwoHop is the 2-hop row of BenchmarkKnowledge (Out().Out().Limit(500) on the service's
+// graph) over its 300 nodes in turn; run it with -benchmem and -cpuprofile to see where a query goes.
+func BenchmarkTwoHop(b *testing.B) {
+	s, n := readService(b)
+	nodes := readNodes(n)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := path.StartPath(s.qs, quad.IRI(nodes[i%len(nodes)])).Out().Out().Limit(500).Iterate(ctx).AllValues(s.qs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNodeLookup is the node lookup row of BenchmarkKnowledge: GraphQL node(id){id types label}.
+func BenchmarkNodeLookup(b *testing.B) {
+	s, n := readService(b)
+	nodes := readNodes(n)
+	ctx := context.WithValue(context.Background(), viewKey{}, &view{})
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		res := graphql.Do(graphql.Params{Schema: s.schema, Context: ctx,
+			RequestString: `{ node(id: "` + nodes[i%len(nodes)] + `") { id types label } }`})
+		if len(res.Errors) > 0 {
+			b.Fatal(res.Errors)
+		}
+	}
 }

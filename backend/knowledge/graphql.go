@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 	"github.com/graphql-go/graphql/language/ast"
@@ -292,11 +293,29 @@ func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, pr
 	if ref == nil {
 		return nil, nil
 	}
-	it := s.qs.QuadIterator(dir, ref)
+	var it graph.Iterator
+	var pref graph.Ref
+	if predicate != "" {
+		// Only the quads of that predicate: Cayley's kv indexes quads by subject+predicate, so (on
+		// the cached store) a subject's are read from that index, not every quad of the node (a
+		// node lookup asks for its types and its label this way).
+		if pref = s.qs.ValueOf(quad.IRI(predicate)); pref == nil {
+			return nil, nil
+		}
+		if ns, ok := s.qs.(*namedStore); ok {
+			it = ns.quadsWith(dir, ref, pref)
+		}
+	}
+	if it == nil {
+		it = s.qs.QuadIterator(dir, ref)
+	}
 	defer it.Close()
 	v := viewOf(ctx)
 	var out []*row
 	for it.Next(ctx) && (limit < 0 || len(out) < limit) {
+		if pref != nil && s.qs.QuadDirection(it.Result(), quad.Predicate) != pref {
+			continue // read but not of the predicate: not named, not looked up
+		}
 		q := s.qs.Quad(it.Result())
 		p := iriOf(q.Predicate)
 		if predicate != "" && p != predicate {

@@ -82,19 +82,20 @@ func openGraph(dir string, nosync bool) (graph.QuadStore, *bolt.DB, bool, error)
 	}
 	bdb := kv.DB()
 	bdb.NoSync, bdb.NoGrowSync = nosync, nosync
+	cached := newLogCacheKV(kv)
 	created := true
-	if err := cayleykv.Init(kv, graphOptions); errors.Is(err, graph.ErrDatabaseExists) {
+	if err := cayleykv.Init(cached, graphOptions); errors.Is(err, graph.ErrDatabaseExists) {
 		created = false
 	} else if err != nil {
 		kv.Close()
 		return nil, nil, false, fmt.Errorf("init %s: %w", dir, err)
 	}
-	qs, err := cayleykv.New(kv, graphOptions)
+	qs, err := cayleykv.New(cached, graphOptions)
 	if err != nil {
 		kv.Close()
 		return nil, nil, false, fmt.Errorf("open %s: %w", dir, err)
 	}
-	return qs, bdb, created, nil
+	return newNamedStore(qs), bdb, created, nil
 }
 
 // readMarker says whether the marker left by the last run is there, and whether it means
