@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,13 +72,27 @@ var bootID = func() (string, error) {
 // graphOptions are Cayley's options for the kv store: no_bloom saves ~300 MB of heap at 1M quads.
 var graphOptions = graph.Options{"no_bloom": true}
 
+// initialMmapSize is how much of the bolt file is mapped from the start. Bolt remaps the file when a
+// commit grows it past the mapping, and the remap waits for every open read transaction; Cayley's
+// iterators open a second read transaction inside a first (the second hop of a path inside the
+// first), and that second one waits behind the pending remap: every read and write of the graph then
+// hangs. Mapping 4 GiB up front (address space, not memory: pages are read in as they are used) means
+// no remap until the file passes 4 GiB, about ten million statements. On Windows bolt would grow the
+// file to the mapping's size, so there it keeps its default and the hazard.
+var initialMmapSize = func() int {
+	if runtime.GOOS == "windows" || strconv.IntSize == 32 {
+		return 0
+	}
+	return 4 << 30
+}()
+
 // openGraph opens (creating it when missing) the bolt store in dir. nosync leaves the fsync of its
 // commits to Sync.
 func openGraph(dir string, nosync bool) (graph.QuadStore, *bolt.DB, bool, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, false, err
 	}
-	kv, err := hbolt.Open(filepath.Join(dir, boltFile), nil)
+	kv, err := hbolt.Open(filepath.Join(dir, boltFile), &bolt.Options{InitialMmapSize: initialMmapSize})
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("open %s: %w", dir, err)
 	}
