@@ -183,15 +183,8 @@ func (d *draftDialect) streamEvents(ctx context.Context, r *request, w http.Resp
 		writeJSON(w, http.StatusInternalServerError, errorResponse(r.ID, err))
 		return
 	}
-	sse.stream(ctx, d.keepAlive, func(ctx context.Context, out chan<- any) {
-		emit := func(v any) bool {
-			select {
-			case out <- v:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
+	sse.direct(ctx, d.keepAlive, func(ctx context.Context, write func(v any) error, _ func([]byte) error) {
+		emit := func(v any) bool { return write(v) == nil } // fails once the client has gone
 		events(func(ev a2a.Event, err error) bool {
 			if err != nil {
 				emit(errorResponse(r.ID, err))

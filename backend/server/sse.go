@@ -70,53 +70,11 @@ func (s *sseWriter) comment() error {
 	return nil
 }
 
-// stream sends every value produce emits, with keep-alive comments while idle. produce runs in its
-// own goroutine and its ctx ends when the client goes away; the stream ends when produce returns.
-func (s *sseWriter) stream(ctx context.Context, keepAlive time.Duration, produce func(ctx context.Context, out chan<- any)) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	out := make(chan any)
-	go func() {
-		defer close(out)
-		// A panic here would end the whole process: it ends this stream with an internal error.
-		defer func() {
-			if p := recover(); p != nil {
-				if v := s.onPanic(p); v != nil {
-					select {
-					case out <- v:
-					case <-ctx.Done():
-					}
-				}
-			}
-		}()
-		produce(ctx, out)
-	}()
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if s.comment() != nil {
-				return
-			}
-		case v, ok := <-out:
-			if !ok {
-				return
-			}
-			if s.send(v) != nil {
-				return
-			}
-		}
-	}
-}
-
-// direct is stream with produce run on the calling goroutine and writing to the connection itself
-// (write encodes a value, writeRaw writes an event already framed): an event reaches the client
-// without a hop through another goroutine. Keep-alive comments come from a goroutine of their own,
-// every keepAlive as stream sends them; a lock keeps them from interleaving with produce's writes.
-// A failed write, or the client going away, ends ctx.
+// direct runs produce on the calling goroutine, writing to the connection itself (write encodes a
+// value, writeRaw writes an event already framed): an event reaches the client without a hop through
+// another goroutine. Keep-alive comments come from a goroutine of their own, every keepAlive while
+// the stream lasts; a lock keeps them from interleaving with produce's writes. A failed write, or the
+// client going away, ends ctx; the stream ends when produce returns.
 func (s *sseWriter) direct(ctx context.Context, keepAlive time.Duration, produce func(ctx context.Context, write func(v any) error, writeRaw func([]byte) error)) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -134,7 +134,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err != nil {
 		return nil, fmt.Errorf("push config index: %w", err)
 	}
-	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix, heads: headsOf(db)}, nil
+	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix, heads: newHeads(db)}, nil
 }
 
 // Logged is one entry of a task's event log.

@@ -150,16 +150,11 @@ type heads struct {
 
 const headsTasks = 4096
 
-var headsByDB sync.Map // *store.DB → *heads: every task store on one database shares its rows
-
-func headsOf(db *store.DB) *heads {
-	if h, ok := headsByDB.Load(db); ok {
-		return h.(*heads)
-	}
+// newHeads is the Store's heads, cleared by db's writer after a batch that did not commit. The task
+// store is the only writer of its tables (one Store per database), so what it records is what the
+// rows hold.
+func newHeads(db *store.DB) *heads {
 	h := &heads{}
-	if prev, loaded := headsByDB.LoadOrStore(db, h); loaded {
-		return prev.(*heads)
-	}
 	db.OnAbort(h.clear)
 	return h
 }
