@@ -79,9 +79,10 @@ type Principals struct {
 	mu     sync.Mutex
 	marked map[string]time.Time // name → when last_used_at was last written
 
-	// byPrefix finds a key's rows, prepared once on the reader pool: it runs on every request
-	// with a key, and parsing it each time cost more than running it.
+	// byPrefix finds a key's rows, prepared once on the reader pool: it runs for every key the
+	// cache does not hold, and parsing it each time cost more than running it.
 	byPrefix *sql.Stmt
+	cache    *cache
 }
 
 // OpenPrincipals migrates the auth tables and returns the principals kept there.
@@ -94,7 +95,11 @@ func OpenPrincipals(ctx context.Context, db *store.DB) (*Principals, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare the key lookup: %w", err)
 	}
-	return &Principals{db: db, now: time.Now, marked: map[string]time.Time{}, byPrefix: byPrefix}, nil
+	c, err := newCache(ctx, db.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("prepare the auth epoch read: %w", err)
+	}
+	return &Principals{db: db, now: time.Now, marked: map[string]time.Time{}, byPrefix: byPrefix, cache: c}, nil
 }
 
 // newKey makes an API key and what is stored of it.
@@ -102,17 +107,15 @@ func newKey() (key, prefix string, hash []byte) {
 	b := make([]byte, keyRandBytes)
 	rand.Read(b) // never fails (crypto/rand panics rather than return short)
 	key = keyTag + base64.RawURLEncoding.EncodeToString(b)
-	return key, key[:keyPrefixLen], hashKey(key)
+	h := hashKey(key)
+	return key, key[:keyPrefixLen], h[:]
 }
 
 // hashKey is the stored form of a key. A fast hash is enough here: slow, salted hashes (bcrypt,
 // argon2) exist to make guessing low-entropy passwords expensive, but these keys are 256 random bits,
 // which no amount of guessing reaches, and every request would pay the slow hash. A plain SHA-256 still
 // means a copy of hub.db does not hand out working keys.
-func hashKey(key string) []byte {
-	h := sha256.Sum256([]byte(key))
-	return h[:]
-}
+func hashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
 
 // Add creates agent://name and returns its API key. The key is returned only here: it is not stored.
 // A removed name can be added again; it gets a new key.
@@ -237,6 +240,16 @@ func (ps *Principals) authenticate(ctx context.Context, key string) (name string
 	if len(key) != keyLen || !strings.HasPrefix(key, keyTag) {
 		return "", 0, errUnknownKey
 	}
+	epoch, err := ps.cache.current(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	// The cache is keyed by the key's hash: a hit means the whole key matched a key the table held
+	// (and still holds, see cache), and the map's lookup time depends on the hash, not on the key.
+	want := hashKey(key)
+	if h, ok := ps.cache.key(epoch, want); ok {
+		return h.name, h.generation, nil
+	}
 	// The row is found by the clear prefix, then the whole key is checked against the stored hash in
 	// constant time, so response times say nothing about how much of a guess was right.
 	rows, err := ps.byPrefix.QueryContext(ctx, key[:keyPrefixLen])
@@ -244,7 +257,6 @@ func (ps *Principals) authenticate(ctx context.Context, key string) (name string
 		return "", 0, err
 	}
 	defer rows.Close()
-	want := hashKey(key)
 	for rows.Next() {
 		var n string
 		var hash []byte
@@ -252,7 +264,7 @@ func (ps *Principals) authenticate(ctx context.Context, key string) (name string
 		if err := rows.Scan(&n, &hash, &gen); err != nil {
 			return "", 0, err
 		}
-		if subtle.ConstantTimeCompare(hash, want) == 1 {
+		if subtle.ConstantTimeCompare(hash, want[:]) == 1 {
 			name, generation = n, gen
 		}
 	}
@@ -262,17 +274,29 @@ func (ps *Principals) authenticate(ctx context.Context, key string) (name string
 	if name == "" {
 		return "", 0, errUnknownKey
 	}
+	ps.cache.putKey(epoch, want, keyHolder{name, generation})
 	return name, generation, nil
 }
 
 // generation is the current key generation of an active principal, or ErrNotFound.
 func (ps *Principals) generation(ctx context.Context, name string) (int64, error) {
+	epoch, err := ps.cache.current(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if gen, ok := ps.cache.generation(epoch, name); ok {
+		return gen, nil
+	}
 	var gen int64
-	err := ps.db.Reader.QueryRowContext(ctx, `SELECT generation FROM principals WHERE name = ? AND revoked_at = 0`, name).Scan(&gen)
+	err = ps.db.Reader.QueryRowContext(ctx, `SELECT generation FROM principals WHERE name = ? AND revoked_at = 0`, name).Scan(&gen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, ErrNotFound
 	}
-	return gen, err
+	if err != nil {
+		return 0, err
+	}
+	ps.cache.putGeneration(epoch, name, gen)
+	return gen, nil
 }
 
 // MarkUsed records that agent://name was just used. It writes at most once a minute per principal,

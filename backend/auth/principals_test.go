@@ -99,7 +99,7 @@ func TestKeysAreNotStoredInTheClear(t *testing.T) {
 	if err := f.db.Reader.QueryRowContext(ctx, `SELECT key_hash FROM principals WHERE name = 'bot'`).Scan(&hash); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(hash, hashKey(key)) || len(hash) != 32 {
+	if want := hashKey(key); !bytes.Equal(hash, want[:]) {
 		t.Errorf("stored hash is not the key's SHA-256")
 	}
 }

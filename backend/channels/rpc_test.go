@@ -498,3 +498,54 @@ func TestAnonymousReadsPublicOnly(t *testing.T) {
 	anon.fails(codeDenied, "channels/publish", map[string]any{"channelId": pub.ID, "parts": []any{map[string]any{"type": "text", "text": "hi"}}})
 	anon.fails(codeDenied, "channels/publish", map[string]any{"recipientId": alice.ID, "parts": []any{map[string]any{"type": "text", "text": "hi"}}})
 }
+
+// channels/history reads a page and the caller's access in one statement, and tells an empty
+// answer apart: past the last event a reader gets an empty page, a caller who may not read the
+// channel ChannelNotFound, whether or not it has events there, with or without an author filter.
+func TestHistoryAccessWithThePage(t *testing.T) {
+	h := startHub(t, "")
+	alice, bob := h.principal(t, "alice"), h.principal(t, "bob")
+	private := alice.create(map[string]any{"name": "private"})
+	public := alice.create(map[string]any{"name": "public", "visibility": "public"})
+	empty := alice.create(map[string]any{"name": "empty"})
+	for i := range 3 {
+		alice.publish(private.ID, fmt.Sprint("p", i))
+		alice.publish(public.ID, fmt.Sprint("q", i))
+	}
+	for _, params := range []map[string]any{
+		{"channelId": private.ID},
+		{"channelId": private.ID, "sinceSequence": 99},
+		{"channelId": private.ID, "authorIds": []string{alice.ID}},
+		{"channelId": empty.ID},
+	} {
+		bob.fails(codeNotFound, "channels/history", params)
+	}
+	if pg := bob.history(map[string]any{"channelId": public.ID, "pageSize": 2}); len(pg.Events) != 2 || pg.NextPageToken == "" {
+		t.Fatalf("a public channel read by a non-member: %+v", pg)
+	}
+	for _, params := range []map[string]any{
+		{"channelId": private.ID, "sinceSequence": 3},
+		{"channelId": empty.ID},
+		{"channelId": private.ID, "authorIds": []string{bob.ID}},
+	} {
+		if pg := alice.history(params); len(pg.Events) != 0 || pg.NextPageToken != "" {
+			t.Fatalf("%v: %+v, want an empty page", params, pg)
+		}
+	}
+	// Pages end to end, with the token, as written.
+	var seqs []int64
+	params := map[string]any{"channelId": private.ID, "pageSize": 2}
+	for {
+		pg := alice.history(params)
+		for _, ev := range pg.Events {
+			seqs = append(seqs, ev.Sequence)
+		}
+		if pg.NextPageToken == "" {
+			break
+		}
+		params = map[string]any{"channelId": private.ID, "pageSize": 2, "pageToken": pg.NextPageToken}
+	}
+	if !slices.Equal(seqs, []int64{1, 2, 3}) {
+		t.Fatalf("paged sequences %v", seqs)
+	}
+}

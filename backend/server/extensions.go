@@ -176,7 +176,9 @@ func resultJSON(id, result json.RawMessage) json.RawMessage {
 	if !ok {
 		return marshal(&response{JSONRPC: "2.0", ID: id, Result: result})
 	}
-	out := make([]byte, 0, len(head)+len(result)+1)
+	// +2: the closing brace, and the newline writeRaw appends (without room for it, the append
+	// copied the whole answer again: a page of 50 events is about 15 KB).
+	out := make([]byte, 0, len(head)+len(result)+2)
 	out = append(out, head...)
 	out = append(out, result...)
 	return append(out, '}')
