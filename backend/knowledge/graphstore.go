@@ -221,6 +221,16 @@ func (s *Service) syncGraph(ctx context.Context, final bool) error {
 	return nil
 }
 
+// releaseMapped drops the pages of the bolt file from the process's mapping after a graph commit
+// (mapping_linux.go says what that does and does not do). Called with s.mu held, or while nothing
+// else runs (Open). A failure costs only memory, so it is logged.
+func (s *Service) releaseMapped() {
+	if err := releaseMapped(s.bolt); err != nil && !s.releaseFailed {
+		s.releaseFailed = true
+		s.log.Warn("knowledge graph: releasing the bolt file's mapped pages failed", "err", err)
+	}
+}
+
 // rebuildGraph replaces the graph in dir with the statements of kg_statements, read in one
 // snapshot with the last change logged, which becomes applied_seq: nothing needs replaying after.
 // The marker stays until the new file is synced, so a crash meanwhile rebuilds again.
@@ -260,6 +270,7 @@ func (s *Service) rebuildGraph(ctx context.Context, dir string) error {
 			return nil
 		}
 		err := qs.ApplyDeltas(ds, graph.IgnoreOpts{}) // kg_statements has each quad once
+		s.releaseMapped()
 		n += len(ds)
 		ds = ds[:0]
 		return err

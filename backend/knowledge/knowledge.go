@@ -78,13 +78,14 @@ type Service struct {
 
 	// The bolt file's durability (graphstore.go): nosync leaves its fsync to syncGraph, and marker
 	// (DirtyFile, holding boot) exists while markerOn: commits may not be on disk.
-	bolt     *bolt.DB
-	nosync   bool
-	boot     string
-	marker   string
-	markerOn bool // under mu
-	syncMu   sync.Mutex
-	stopSync func()
+	bolt          *bolt.DB
+	releaseFailed bool // releaseMapped has failed once (logged once), under mu
+	nosync        bool
+	boot          string
+	marker        string
+	markerOn      bool // under mu
+	syncMu        sync.Mutex
+	stopSync      func()
 
 	// committed are the changes of updates committed to hub.db and not yet taken for the graph, by
 	// their first sequence number (see catchUp).
@@ -258,6 +259,7 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 			if err := s.qs.ApplyDeltas(ds[:n], graph.IgnoreOpts{}); err != nil {
 				return err
 			}
+			s.releaseMapped()
 			ds = ds[n:]
 		}
 	}
