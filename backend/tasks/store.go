@@ -67,6 +67,7 @@ type Store struct {
 	// checked is what the last writes of recent tasks checked to read back (see encodeTask).
 	checked pieceCache
 	heads   *heads
+	latest  latest
 }
 
 // ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
@@ -223,8 +224,10 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		return nil
 	})
 	if err != nil {
+		s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
 		return taskstore.TaskVersionMissing, err
 	}
+	s.latest.created(task.ID, body, ownerOf(ctx))
 	s.publish(entries)
 	return 1, nil
 }
@@ -296,8 +299,10 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		return nil
 	})
 	if err != nil {
+		s.latest.forget(req.Task.ID)
 		return taskstore.TaskVersionMissing, err
 	}
+	s.latest.updated(req.Task.ID, body, version)
 	s.publish(entries)
 	return version, nil
 }
@@ -389,7 +394,12 @@ func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, 
 	var body []byte
 	var version taskstore.TaskVersion
 	var owner string
-	err := s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)
+	var err error
+	if r, ok := s.latest.get(id); ok {
+		body, version, owner = r.body, r.version, r.owner
+	} else {
+		err = s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)
+	}
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return nil, a2a.ErrTaskNotFound
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -107,6 +108,12 @@ func TestUnreadableRowsAreSkippedReportedAndRecovered(t *testing.T) {
 	corrupt(t, db, "bad-done", 0)
 	corrupt(t, db, "bad-working", 0)
 	corrupt(t, db, "1", 1) // task 1's first event: the task as created
+	// The hub that finds such rows is a later run: a store opened on the file, not the one that
+	// wrote them (which answers Get from the writes it made).
+	s, err := tasks.Open(ctx, db, bus.New(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// List (the protocol's ListTasks) leaves them out, page by page, and still counts them.
 	var seen []a2a.TaskID
