@@ -179,14 +179,15 @@ func validate(task *a2a.Task) error {
 	return nil
 }
 
-// encode is encodeTask with the pieces the task's last write checked, remembered for its next.
-func (s *Store) encode(task *a2a.Task) ([]byte, error) {
+// encode is encodeTask with the pieces the task's last write checked, remembered for its next; the
+// pieces of this encoding are returned too (see encodeEvent).
+func (s *Store) encode(task *a2a.Task) ([]byte, *checkedPieces, error) {
 	body, pieces, err := encodeTask(task, s.checked.get(task.ID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.checked.put(task.ID, pieces, IsFinalState(task.Status.State))
-	return body, nil
+	return body, pieces, nil
 }
 
 // Create stores a new task at version 1 with the task itself as the first logged event.
@@ -194,7 +195,7 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	if err := validate(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := s.encode(task)
+	body, _, err := s.encode(task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -240,14 +241,14 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	if err := validate(req.Task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := s.encode(req.Task)
+	body, pieces, err := s.encode(req.Task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
 	// The event is encoded and checked here, not on the writer goroutine every write waits for.
 	var given []encodedEvent
 	if ev := loggedAsGiven(req.Event); ev != nil {
-		e, err := encodeEvent(req.Task.ID, ev)
+		e, err := encodeEvent(req.Task.ID, ev, pieces)
 		if err != nil {
 			return taskstore.TaskVersionMissing, err
 		}
@@ -278,7 +279,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		}
 		events := given
 		if statusAdded(req, h.state) {
-			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
+			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status}, pieces)
 			if err != nil {
 				return store.NothingWritten(err)
 			}
@@ -338,11 +339,17 @@ type encodedEvent struct {
 	body []byte
 }
 
-func encodeEvent(id a2a.TaskID, ev a2a.Event) (encodedEvent, error) {
+// encodeEvent is the event's stored JSON, refused if it would not read back. task holds the pieces
+// of the task's JSON this write just checked (or nil): an event made of them needs no decode of its
+// own (readsBackAs).
+func encodeEvent(id a2a.TaskID, ev a2a.Event, task *checkedPieces) (encodedEvent, error) {
 	kind := KindOf(ev)
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return encodedEvent{}, err
+	}
+	if readsBackAs(ev, task) {
+		return encodedEvent{ev: ev, kind: kind, body: body}, nil
 	}
 	if _, err := DecodeEvent(kind, body); err != nil {
 		return encodedEvent{}, fmt.Errorf("%s event of task %s: it would not read back once stored (%v): %w", kind, id, err, a2a.ErrInvalidParams)

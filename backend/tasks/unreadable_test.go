@@ -209,3 +209,47 @@ func TestUnreadableRowsAreSkippedReportedAndRecovered(t *testing.T) {
 		t.Fatal("recovery rewrote a finished task")
 	}
 }
+
+// TestEventsNotInTheTaskAreStillChecked: an update's status or artifact event needs no decode of its
+// own when its status or artifact is the task's (checked with the task). One that is not (a status
+// other than the task's, an appended chunk) is decoded as before: an
+// unreadable one is refused with invalid params and nothing is written.
+func TestEventsNotInTheTaskAreStillChecked(t *testing.T) {
+	_, s := open(t, filepath.Join(t.TempDir(), "t.db"))
+	ctx := t.Context()
+	task := newTask("t")
+	if _, err := s.Create(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	badMsg := a2a.NewMessage(a2a.MessageRoleAgent, &a2a.Part{Content: a2a.Raw(nil)})
+	badArt := &a2a.Artifact{ID: "a", Parts: []*a2a.Part{{Content: a2a.Raw(nil)}}}
+	task.Status.State = a2a.TaskStateWorking
+	task.Artifacts = []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("x")}}}
+	badEvents := map[string]a2a.Event{
+		"a status other than the task's": &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: badMsg}},
+		"an appended chunk":              &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Append: true, Artifact: badArt},
+	}
+	for name, ev := range badEvents {
+		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: 1}); !errors.Is(err, a2a.ErrInvalidParams) {
+			t.Errorf("%s: %v, want invalid params", name, err)
+		}
+	}
+	// The task's own status and artifact, as a2a-go sends them, are stored and read back.
+	for i, ev := range []a2a.Event{
+		&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status},
+		&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: task.Artifacts[0]},
+	} {
+		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: taskstore.TaskVersion(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, err := s.Log(ctx, task.ID, 0)
+	if err != nil || len(log) != 3 {
+		t.Fatalf("log: %d entries, %v; want the task and two events", len(log), err)
+	}
+	for _, l := range log {
+		if l.Event == nil {
+			t.Fatalf("entry %d does not read back: %s", l.Seq, l.Unreadable)
+		}
+	}
+}
