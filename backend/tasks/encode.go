@@ -27,6 +27,11 @@ import (
 type checkedPieces struct {
 	history, artifacts [][]byte
 	status             []byte
+	// The same artifacts in finer pieces (encodeArtifact): each one's JSON without its parts, and
+	// its parts'. An artifact streamed in appended chunks changes on every chunk, but only by the
+	// parts the chunk added.
+	artifactHeads [][]byte
+	artifactParts [][][]byte
 }
 
 // pieceCache holds the pieces of the last write of recently written tasks. It is bounded (cleared
@@ -122,12 +127,20 @@ func encodeTask(task *a2a.Task, prev *checkedPieces) ([]byte, *checkedPieces, er
 		}
 		if len(task.Artifacts) > 0 {
 			field("artifacts", false)
-			var err error
-			out.artifacts, err = list(len(task.Artifacts), func(i int) any { return task.Artifacts[i] },
-				func() any { return &a2a.Artifact{} }, prev.artifacts)
-			if err != nil {
-				return err
+			n := len(task.Artifacts)
+			out.artifacts, out.artifactHeads, out.artifactParts = make([][]byte, n), make([][]byte, n), make([][][]byte, n)
+			buf.WriteByte('[')
+			for i, a := range task.Artifacts {
+				if i > 0 {
+					buf.WriteByte(',')
+				}
+				var err error
+				if out.artifacts[i], out.artifactHeads[i], out.artifactParts[i], err = encodeArtifact(a, prev, i); err != nil {
+					return err
+				}
+				buf.Write(out.artifacts[i])
 			}
+			buf.WriteByte(']')
 		}
 		field("contextId", false)
 		if _, err := value(task.ContextID, nil); err != nil {
@@ -204,4 +217,71 @@ func readsBackAs(ev a2a.Event, task *checkedPieces) bool {
 		}
 	}
 	return false
+}
+
+// encodeArtifact is the JSON of the task's artifact at index i (the bytes of json.Marshal(a)),
+// refused if it would not read back, with its pieces: the artifact without its parts (head) and each
+// part. Artifact has no UnmarshalJSON of its own and its fields other than Parts are strings, a
+// string list and a JSON object, while ContentParts decodes each part on its own (into a []*Part;
+// a null element is a nil part, decoded without Part's UnmarshalJSON): so the artifact reads back if
+// its head and each of its parts do, and only the head or parts whose bytes differ from those prev
+// checked at the same place are decoded. An appended chunk costs the decode of its own parts, not of
+// the whole artifact again.
+func encodeArtifact(a *a2a.Artifact, prev *checkedPieces, i int) (whole, head []byte, parts [][]byte, err error) {
+	var prevWhole, prevHead []byte
+	var prevParts [][]byte
+	if i < len(prev.artifacts) {
+		prevWhole = prev.artifacts[i]
+	}
+	if i < len(prev.artifactHeads) {
+		prevHead, prevParts = prev.artifactHeads[i], prev.artifactParts[i]
+	}
+	if a == nil || a.Parts == nil {
+		// No parts to split off: the artifact is checked whole, as before.
+		if whole, err = json.Marshal(a); err != nil {
+			return nil, nil, nil, err
+		}
+		if !bytes.Equal(whole, prevWhole) {
+			if err := readsBack(whole, &a2a.Artifact{}); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		return whole, nil, nil, nil
+	}
+	h := *a
+	h.Parts = nil
+	if head, err = json.Marshal(&h); err != nil {
+		return nil, nil, nil, err
+	}
+	const nullParts = `"parts":null}`
+	if !bytes.HasSuffix(head, []byte(nullParts)) {
+		return nil, nil, nil, fmt.Errorf("artifact %s: its JSON does not end with its parts", a.ID)
+	}
+	if !bytes.Equal(head, prevHead) {
+		if err := readsBack(head, &a2a.Artifact{}); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var b bytes.Buffer
+	b.Write(head[:len(head)-len("null}")])
+	b.WriteByte('[')
+	parts = make([][]byte, len(a.Parts))
+	for j, p := range a.Parts {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		pb, err := json.Marshal(p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if (j >= len(prevParts) || !bytes.Equal(pb, prevParts[j])) && p != nil {
+			if err := readsBack(pb, &a2a.Part{}); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		b.Write(pb)
+		parts[j] = pb
+	}
+	b.WriteString("]}")
+	return b.Bytes(), head, parts, nil
 }
