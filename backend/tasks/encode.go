@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -212,6 +213,39 @@ func readsBackAs(ev a2a.Event, task *checkedPieces) bool {
 		}
 		for _, a := range task.artifacts {
 			if bytes.Equal(a, b) {
+				return true
+			}
+		}
+		return chunkReadsBack(v.Artifact, task)
+	}
+	return false
+}
+
+// chunkReadsBack reports whether an appended chunk reads back because each of its parts is, byte for
+// byte, a part the task's encoding checked (a part decodes the same wherever it stands: see
+// encodeArtifact); the chunk's own head (id, name, metadata) is decoded.
+func chunkReadsBack(chunk *a2a.Artifact, task *checkedPieces) bool {
+	if chunk.Parts == nil {
+		return false
+	}
+	for _, p := range chunk.Parts {
+		pb, err := json.Marshal(p)
+		if err != nil || p == nil || !checkedPart(task, pb) {
+			return false
+		}
+	}
+	h := *chunk
+	h.Parts = nil
+	head, err := json.Marshal(&h)
+	return err == nil && readsBack(head, &a2a.Artifact{}) == nil
+}
+
+// checkedPart reports whether b is the JSON of a part the task's encoding checked; it looks at the
+// last parts first, where a chunk just appended is.
+func checkedPart(task *checkedPieces, b []byte) bool {
+	for _, parts := range slices.Backward(task.artifactParts) {
+		for _, c := range slices.Backward(parts) {
+			if bytes.Equal(c, b) {
 				return true
 			}
 		}
