@@ -192,7 +192,11 @@ func encodeTask(task *a2a.Task, prev *checkedPieces) ([]byte, *checkedPieces, er
 // (any string json.Marshal wrote reads back), the status or artifact reads back as checked, and an
 // event with metadata is not covered (its metadata is decoded as usual). Decoding an event a second
 // time was a third of a write's encoding CPU.
-func readsBackAs(ev a2a.Event, task *checkedPieces) bool {
+//
+// status is the task's status as encodeTask just wrote it into task.status: an event holding the
+// same value (the same state, message and timestamp pointers, as a2a-go hands them over) has the
+// same JSON, so it is not marshalled again to compare.
+func readsBackAs(ev a2a.Event, status *a2a.TaskStatus, task *checkedPieces) bool {
 	if task == nil {
 		return false
 	}
@@ -200,6 +204,9 @@ func readsBackAs(ev a2a.Event, task *checkedPieces) bool {
 	case *a2a.TaskStatusUpdateEvent:
 		if len(v.Metadata) > 0 || task.status == nil {
 			return false
+		}
+		if status != nil && v.Status == *status {
+			return true
 		}
 		b, err := json.Marshal(v.Status)
 		return err == nil && bytes.Equal(b, task.status)

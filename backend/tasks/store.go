@@ -248,7 +248,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	// The event is encoded and checked here, not on the writer goroutine every write waits for.
 	var given []encodedEvent
 	if ev := loggedAsGiven(req.Event); ev != nil {
-		e, err := encodeEvent(req.Task.ID, ev, pieces)
+		e, err := encodeEvent(req.Task, ev, pieces)
 		if err != nil {
 			return taskstore.TaskVersionMissing, err
 		}
@@ -279,7 +279,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		}
 		events := given
 		if statusAdded(req, h.state) {
-			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status}, pieces)
+			st, err := encodeEvent(req.Task, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status}, pieces)
 			if err != nil {
 				return store.NothingWritten(err)
 			}
@@ -339,16 +339,17 @@ type encodedEvent struct {
 	body []byte
 }
 
-// encodeEvent is the event's stored JSON, refused if it would not read back. task holds the pieces
-// of the task's JSON this write just checked (or nil): an event made of them needs no decode of its
-// own (readsBackAs).
-func encodeEvent(id a2a.TaskID, ev a2a.Event, task *checkedPieces) (encodedEvent, error) {
+// encodeEvent is the event of an update of task, its stored JSON, refused if it would not read back.
+// pieces are those of the task's JSON this write just checked (or nil): an event made of them needs
+// no decode of its own (readsBackAs).
+func encodeEvent(task *a2a.Task, ev a2a.Event, pieces *checkedPieces) (encodedEvent, error) {
+	id := task.ID
 	kind := KindOf(ev)
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return encodedEvent{}, err
 	}
-	if readsBackAs(ev, task) {
+	if readsBackAs(ev, &task.Status, pieces) {
 		return encodedEvent{ev: ev, kind: kind, body: body}, nil
 	}
 	if _, err := DecodeEvent(kind, body); err != nil {
