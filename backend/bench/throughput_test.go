@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -66,7 +67,7 @@ type endpoint struct {
 
 // hubStack is the hub's durable stack as `agenthub serve` runs an agent: its own SQLite file
 // (synchronous=FULL), the push outbox as write hook, auth, recovery, the dialect router.
-func hubStack(b *testing.B, name string, exec a2asrv.AgentExecutor) *endpoint {
+func hubStack(b testing.TB, name string, exec a2asrv.AgentExecutor) *endpoint {
 	a, err := hub.StartAgent(b.Context(), hub.AgentSpec{ID: name, Name: name, Addr: "127.0.0.1:0",
 		DBPath: filepath.Join(b.TempDir(), name+".db"), Logger: slog.New(slog.DiscardHandler),
 		Executor: func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error) { return exec, nil }})
@@ -79,7 +80,7 @@ func hubStack(b *testing.B, name string, exec a2asrv.AgentExecutor) *endpoint {
 
 // sdkStack is a2a-go/v2's own JSON-RPC server with its default in-memory task store, v1.0 and its
 // v0.3 compat handler over one request handler.
-func sdkStack(b *testing.B, exec a2asrv.AgentExecutor) *endpoint {
+func sdkStack(b testing.TB, exec a2asrv.AgentExecutor) *endpoint {
 	h := a2asrv.NewHandler(exec, a2asrv.WithLogger(slog.New(slog.DiscardHandler)))
 	mux := http.NewServeMux()
 	mux.Handle("/v1", a2asrv.NewJSONRPCHandler(h))
@@ -111,7 +112,14 @@ func ceilingStack(b *testing.B) *endpoint {
 	return &endpoint{name: "ceiling", v1: base, shutdown: stop}
 }
 
-func listen(b *testing.B, h http.Handler) (string, func()) {
+// labelled runs start with the profiler label server=name, which every goroutine the servers it starts
+// spawn (listeners, connections, executions, the hub's writer) inherits: with -cpuprofile, `go tool
+// pprof -tagfocus server=hub` shows one server's share of an interleaved run.
+func labelled(name string, start func()) {
+	pprof.Do(context.Background(), pprof.Labels("server", name), func(context.Context) { start() })
+}
+
+func listen(b testing.TB, h http.Handler) (string, func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -183,6 +191,7 @@ type sample struct {
 	perSec, p50, p99, cpuPerTask float64 // tasks/s, ms, ms, CPU ms per task (client and server: one process)
 	cores                        float64 // CPU seconds per second: below GOMAXPROCS, something else bounds it
 	perCommit                    float64 // writes per commit (one fsync each), hub only
+	tasks                        int     // tasks completed
 }
 
 func cpuTime() time.Duration {
@@ -199,7 +208,7 @@ func measure(ctx context.Context, e *endpoint, m method, clients int, d time.Dur
 	end := start.Add(d)
 	for i := range clients {
 		wg.Add(1)
-		go func() {
+		go pprof.Do(ctx, pprof.Labels("server", "client"), func(ctx context.Context) {
 			defer wg.Done()
 			for t := time.Now(); t.Before(end); t = time.Now() {
 				if err := m.call(ctx, e); err != nil {
@@ -208,7 +217,7 @@ func measure(ctx context.Context, e *endpoint, m method, clients int, d time.Dur
 				}
 				lat[i] = append(lat[i], time.Since(t))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(start), cpuTime()-cpu0
@@ -221,7 +230,7 @@ func measure(ctx context.Context, e *endpoint, m method, clients int, d time.Dur
 		return sample{}, errors.New("no task completed")
 	}
 	ms := func(q float64) float64 { return float64(all[int(q*float64(len(all)-1))]) / 1e6 }
-	return sample{perSec: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99),
+	return sample{tasks: len(all), perSec: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99),
 		cpuPerTask: float64(cpu) / 1e6 / float64(len(all)), cores: cpu.Seconds() / elapsed.Seconds()}, nil
 }
 
@@ -254,7 +263,10 @@ func loadavg() string {
 //
 // BENCH_RUN sets each run's duration (default 1s); BENCH_CLIENTS the client counts (default 1,8,32,128);
 // BENCH_SERVERS=hub runs one server alone (for a profile: add -cpuprofile); BENCH_WORKLOADS keeps the
-// rows whose method is one of its names or whose workload starts with one (e.g. SendStreamingMessage,echo4).
+// rows whose method is one of its names or whose workload starts with one (e.g. SendStreamingMessage,echo4),
+// or, named workload:method, that method of that workload (demo:SendMessage). With -v it logs how many
+// tasks each server completed; the servers' goroutines carry the profiler label server=hub, a2a-go or
+// client, so a -cpuprofile of an interleaved run splits by server (pprof -tagfocus server=hub).
 func BenchmarkThroughput(b *testing.B) {
 	run, clients := time.Second, []int{1, 8, 32, 128}
 	if v := os.Getenv("BENCH_RUN"); v != "" {
@@ -274,8 +286,9 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 	const rounds = 3
 	demo := &demoagent.Agent{Tick: 0}
-	hubDemo, sdkDemo := hubStack(b, "demo", demo), sdkStack(b, demo)
-	hubEcho4, sdkEcho4 := hubStack(b, "echo4", echo4{}), sdkStack(b, echo4{})
+	var hubDemo, sdkDemo, hubEcho4, sdkEcho4 *endpoint
+	labelled("hub", func() { hubDemo, hubEcho4 = hubStack(b, "demo", demo), hubStack(b, "echo4", echo4{}) })
+	labelled("a2a-go", func() { sdkDemo, sdkEcho4 = sdkStack(b, demo), sdkStack(b, echo4{}) })
 	ceiling := ceilingStack(b)
 	for _, e := range []*endpoint{hubDemo, sdkDemo, hubEcho4, sdkEcho4, ceiling} {
 		defer e.shutdown()
@@ -298,7 +311,12 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 	if only := os.Getenv("BENCH_WORKLOADS"); only != "" {
 		cells = slices.DeleteFunc(cells, func(c *cell) bool {
-			return !slices.ContainsFunc(strings.Split(only, ","), func(w string) bool { return c.m.name == w || strings.HasPrefix(c.workload, w) })
+			return !slices.ContainsFunc(strings.Split(only, ","), func(w string) bool {
+				if prefix, name, ok := strings.Cut(w, ":"); ok { // workload:method, e.g. demo:SendMessage
+					return strings.HasPrefix(c.workload, prefix) && c.m.name == name
+				}
+				return c.m.name == w || strings.HasPrefix(c.workload, w)
+			})
 		})
 	}
 	if only := os.Getenv("BENCH_SERVERS"); only != "" {
@@ -343,6 +361,20 @@ func BenchmarkThroughput(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	// With -v: how many tasks each server completed in each cell, to turn a labelled profile's CPU
+	// (pprof -tagfocus server=hub) into CPU per task.
+	for _, c := range cells {
+		for _, e := range c.servers {
+			if !testing.Verbose() {
+				break
+			}
+			n := 0
+			for _, s := range c.samples[e.name] {
+				n += s.tasks
+			}
+			b.Logf("%s %s %d clients: %s completed %d tasks", c.workload, c.m.name, c.clients, e.name, n)
+		}
+	}
 	printTable(os.Stdout, cells, rounds, run, load0, loadavg(), time.Since(t0))
 }
 

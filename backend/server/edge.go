@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,7 +38,7 @@ func prechecks(checks ...func(ctx context.Context, r *request) error) func(ctx c
 // the rest. A name already given in lowerCamel wins. Free-form values (metadata, a data part's data)
 // are the sender's own JSON and are left alone.
 func protoJSONNames(_ context.Context, r *request) error {
-	if r.Params == nil {
+	if r.Params == nil || !mayHaveUnderscore(r.Params) {
 		return nil
 	}
 	var v any
@@ -48,6 +49,12 @@ func protoJSONNames(_ context.Context, r *request) error {
 		r.Params = mustJSON(v)
 	}
 	return nil
+}
+
+// mayHaveUnderscore reports whether some key of params could hold an underscore: the bytes have one,
+// or a \u escape that could be one. Most requests have neither, and skip decoding the whole params.
+func mayHaveUnderscore(params []byte) bool {
+	return bytes.IndexByte(params, '_') >= 0 || bytes.Contains(params, []byte(`\u`))
 }
 
 // freeForm are fields whose value is a google.protobuf.Struct or Value: user data, not proto fields.
@@ -127,7 +134,7 @@ var knownState = map[a2a.TaskState]bool{
 // execution is already in progress"), which tells the client it is the server's fault.
 func busyTaskGuard(store *tasks.Store, path ...string) func(ctx context.Context, r *request) error {
 	return func(ctx context.Context, r *request) error {
-		id, ok := stringAt(r.Params, path...)
+		id, ok := r.stringAt(path...)
 		if !ok {
 			return nil
 		}
@@ -215,7 +222,7 @@ func v03GetPushConfig(handler a2asrv.RequestHandler, sdk func(ctx context.Contex
 // v1.0, one that has ended (UnsupportedOperationError, -32004; v0.3 and v0.1 replay its log instead).
 func subscribableTask(store *tasks.Store) func(ctx context.Context, r *request) error {
 	return func(ctx context.Context, r *request) error {
-		id, ok := stringAt(r.Params, "id")
+		id, ok := r.stringAt("id")
 		if !ok {
 			return nil
 		}

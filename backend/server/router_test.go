@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -177,4 +178,34 @@ func TestBatchesAndNotifications(t *testing.T) {
 			t.Fatalf("HTTP %d %q", resp.StatusCode, body)
 		}
 	})
+}
+
+// TestUnaryResponsesAsMarshalled: a unary answer from a2a-go's handler is spliced into the response
+// instead of being decoded and marshalled again; the bytes a client reads are what marshalling gave.
+// The id is the client's own (a number beyond float64, a string with HTML characters, escapes).
+func TestUnaryResponsesAsMarshalled(t *testing.T) {
+	a := startDemo(t)
+	id, _ := sendV1(t, a, "hello")
+	for _, rid := range []string{`12345678901234567890`, `"<a&b>"`, `"\u00e9 x"`, `-1.5e3`} {
+		_, body := post(t, a.URL, `{"jsonrpc":"2.0","id":`+rid+`,"method":"GetTask","params":{"id":"`+id+`"}}`)
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(body, &r); err != nil || r.Result == nil {
+			t.Fatalf("id %s: %s, %v", rid, body, err)
+		}
+		// What marshalling the response gave: its fields in this order, the result compacted.
+		want, err := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  json.RawMessage `json:"result"`
+		}{"2.0", json.RawMessage(rid), r.Result})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.TrimSpace(body); !bytes.Equal(got, want) {
+			t.Errorf("id %s:\n got %s\nwant %s", rid, got, want)
+		}
+	}
 }

@@ -19,13 +19,14 @@ func forwardBody(req *request) []byte {
 	if id == nil {
 		id = json.RawMessage(`"notification"`)
 	}
-	b, _ := json.Marshal(map[string]json.RawMessage{
-		"jsonrpc": json.RawMessage(`"2.0"`),
-		"id":      id,
-		"method":  mustJSON(req.Method),
-		"params":  params,
-	})
-	return b
+	// Written out instead of marshalled from a map: the params are JSON the router checked, which
+	// a2a-go decodes anyway, so compacting them once more was work for nothing.
+	method := mustJSON(req.Method)
+	b := make([]byte, 0, len(id)+len(method)+len(params)+48)
+	b = append(append(b, `{"id":`...), id...)
+	b = append(append(b, `,"jsonrpc":"2.0","method":`...), method...)
+	b = append(append(b, `,"params":`...), params...)
+	return append(b, '}')
 }
 
 func forwardRequest(ctx context.Context, req *request) *http.Request {
@@ -60,8 +61,20 @@ func sdkCall(h http.Handler) func(ctx context.Context, req *request) (json.RawMe
 		if resp.Result == nil {
 			resp.Result = json.RawMessage("{}")
 		}
-		return marshal(&response{JSONRPC: "2.0", ID: req.ID, Result: resp.Result}), nil
+		return spliceResult(req.ID, resp.Result), nil
 	}
+}
+
+// spliceResult is marshal(&response{JSONRPC: "2.0", ID: id, Result: result}) for a result that
+// a2a-go's JSON-RPC handler wrote: its json.Encoder already wrote it compact and HTML-escaped, as
+// marshal would, so it is spliced in instead of being scanned and copied again. The id is the
+// client's own bytes, marshalled as before.
+func spliceResult(id, result json.RawMessage) json.RawMessage {
+	idJSON := mustJSON(id)
+	b := make([]byte, 0, len(idJSON)+len(result)+32)
+	b = append(append(b, `{"jsonrpc":"2.0","id":`...), idJSON...)
+	b = append(append(b, `,"result":`...), result...)
+	return append(b, '}')
 }
 
 // sdkStream answers a streaming method through h, writing its SSE straight to the client. Params are

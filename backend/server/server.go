@@ -327,16 +327,8 @@ func withPrecheck(m method, check func(ctx context.Context, r *request) error) m
 // through to the method, which reports them in its own terms.
 func openTaskGuard(store *tasks.Store, path ...string) func(ctx context.Context, r *request) error {
 	return func(ctx context.Context, r *request) error {
-		raw := r.Params
-		for _, key := range path {
-			var obj map[string]json.RawMessage
-			if json.Unmarshal(raw, &obj) != nil {
-				return nil
-			}
-			raw = obj[key]
-		}
-		var id string
-		if json.Unmarshal(raw, &id) != nil || id == "" {
+		id, ok := r.stringAt(path...)
+		if !ok {
 			return nil
 		}
 		stored, err := store.Get(ctx, a2a.TaskID(id))

@@ -246,6 +246,12 @@ func TestTCKV1AcceptsProtoFieldNames(t *testing.T) {
 	if len(list.Tasks) != 1 || list.Tasks[0].ContextID != contextID {
 		t.Errorf("ListTasks by context_id/page_size: %+v", list)
 	}
+	// A name whose underscore is written as a JSON escape is the same name.
+	list.Tasks = nil
+	mustResult(t, call(t, a.URL, `{"jsonrpc":"2.0","id":7,"method":"ListTasks","params":{"context\u005fid":"`+contextID+`","page\u005Fsize":1}}`), &list)
+	if len(list.Tasks) != 1 || list.Tasks[0].ContextID != contextID {
+		t.Errorf("ListTasks by context\u005fid/page\u005Fsize: %+v", list)
+	}
 }
 
 // A message to a task still on its turn: a2a-go answers -32603 "task execution is already in

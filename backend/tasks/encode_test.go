@@ -126,3 +126,50 @@ func BenchmarkEncodeTask(b *testing.B) {
 		}
 	})
 }
+
+// TestEncodeArtifactChecksPartsThatChanged: an artifact is checked a part at a time, so a chunk
+// appended to a streamed artifact costs the decode of the chunk's parts, not of every part again.
+// Parts are trusted only by their bytes at the same place; any other part is decoded.
+func TestEncodeArtifactChecksPartsThatChanged(t *testing.T) {
+	at := reflect.TypeFor[a2a.Artifact]()
+	if last := at.Field(at.NumField() - 1); last.Name != "Parts" || last.Tag.Get("json") != "parts" {
+		t.Fatalf("a2a.Artifact's last field is %s %q; encodeArtifact splits its JSON before \"parts\": update it", last.Name, last.Tag.Get("json"))
+	}
+	if _, ok := any(&a2a.Artifact{}).(json.Unmarshaler); ok {
+		t.Fatal("a2a.Artifact decodes itself now: checking it a part at a time is no longer the same check")
+	}
+	bad := &a2a.Part{Content: a2a.Raw(nil)} // written as {"raw":null}, which does not decode
+	x, y := a2a.NewTextPart("x"), a2a.NewTextPart("y")
+	art := func(parts ...*a2a.Part) *a2a.Task {
+		return &a2a.Task{ID: "t", ContextID: "c", Artifacts: []*a2a.Artifact{{ID: "a", Name: "n", Parts: a2a.ContentParts(parts)}}}
+	}
+	_, pieces, err := encodeTask(art(x), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, task := range map[string]*a2a.Task{
+		"an unreadable part appended":           art(x, bad),
+		"a part replaced by an unreadable one":  art(bad),
+		"a checked part moved behind a bad one": art(bad, x),
+	} {
+		if _, _, err := encodeTask(task, pieces); !errors.Is(err, a2a.ErrInvalidParams) {
+			t.Errorf("%s: %v, want invalid params", name, err)
+		}
+	}
+	for name, task := range map[string]*a2a.Task{"readable parts appended": art(x, y, y), "a nil part (a null element reads back)": art(x, nil)} {
+		want, _ := json.Marshal(task)
+		if got, _, err := encodeTask(task, pieces); err != nil || string(got) != string(want) {
+			t.Errorf("%s: %s, %v; want %s", name, got, err, want)
+		}
+	}
+	// What a previous write checked is not decoded again: pieces that say a part's bytes were checked
+	// at its place are believed (here, falsely, for the unreadable part), and only the new part is.
+	_, trusted, err := encodeTask(art(x), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted.artifactParts[0][0], _ = json.Marshal(bad)
+	if _, _, err := encodeTask(art(bad, y), trusted); err != nil {
+		t.Fatalf("a part checked by the previous write was decoded again: %v", err)
+	}
+}

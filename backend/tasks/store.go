@@ -67,6 +67,7 @@ type Store struct {
 	// checked is what the last writes of recent tasks checked to read back (see encodeTask).
 	checked pieceCache
 	heads   *heads
+	latest  latest
 }
 
 // ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
@@ -178,14 +179,15 @@ func validate(task *a2a.Task) error {
 	return nil
 }
 
-// encode is encodeTask with the pieces the task's last write checked, remembered for its next.
-func (s *Store) encode(task *a2a.Task) ([]byte, error) {
+// encode is encodeTask with the pieces the task's last write checked, remembered for its next; the
+// pieces of this encoding are returned too (see encodeEvent).
+func (s *Store) encode(task *a2a.Task) ([]byte, *checkedPieces, error) {
 	body, pieces, err := encodeTask(task, s.checked.get(task.ID))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.checked.put(task.ID, pieces, IsFinalState(task.Status.State))
-	return body, nil
+	return body, pieces, nil
 }
 
 // Create stores a new task at version 1 with the task itself as the first logged event.
@@ -193,7 +195,7 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	if err := validate(task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := s.encode(task)
+	body, _, err := s.encode(task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -223,8 +225,10 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		return nil
 	})
 	if err != nil {
+		s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
 		return taskstore.TaskVersionMissing, err
 	}
+	s.latest.created(task.ID, body, ownerOf(ctx))
 	s.publish(entries)
 	return 1, nil
 }
@@ -237,14 +241,14 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	if err := validate(req.Task); err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
-	body, err := s.encode(req.Task)
+	body, pieces, err := s.encode(req.Task)
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
 	// The event is encoded and checked here, not on the writer goroutine every write waits for.
 	var given []encodedEvent
 	if ev := loggedAsGiven(req.Event); ev != nil {
-		e, err := encodeEvent(req.Task.ID, ev)
+		e, err := encodeEvent(req.Task, ev, pieces)
 		if err != nil {
 			return taskstore.TaskVersionMissing, err
 		}
@@ -275,7 +279,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		}
 		events := given
 		if statusAdded(req, h.state) {
-			st, err := encodeEvent(req.Task.ID, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status})
+			st, err := encodeEvent(req.Task, &a2a.TaskStatusUpdateEvent{TaskID: req.Task.ID, ContextID: req.Task.ContextID, Status: req.Task.Status}, pieces)
 			if err != nil {
 				return store.NothingWritten(err)
 			}
@@ -296,8 +300,10 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		return nil
 	})
 	if err != nil {
+		s.latest.forget(req.Task.ID)
 		return taskstore.TaskVersionMissing, err
 	}
+	s.latest.updated(req.Task.ID, body, version)
 	s.publish(entries)
 	return version, nil
 }
@@ -333,11 +339,18 @@ type encodedEvent struct {
 	body []byte
 }
 
-func encodeEvent(id a2a.TaskID, ev a2a.Event) (encodedEvent, error) {
+// encodeEvent is the event of an update of task, its stored JSON, refused if it would not read back.
+// pieces are those of the task's JSON this write just checked (or nil): an event made of them needs
+// no decode of its own (readsBackAs).
+func encodeEvent(task *a2a.Task, ev a2a.Event, pieces *checkedPieces) (encodedEvent, error) {
+	id := task.ID
 	kind := KindOf(ev)
 	body, err := json.Marshal(ev)
 	if err != nil {
 		return encodedEvent{}, err
+	}
+	if readsBackAs(ev, &task.Status, pieces) {
+		return encodedEvent{ev: ev, kind: kind, body: body}, nil
 	}
 	if _, err := DecodeEvent(kind, body); err != nil {
 		return encodedEvent{}, fmt.Errorf("%s event of task %s: it would not read back once stored (%v): %w", kind, id, err, a2a.ErrInvalidParams)
@@ -389,7 +402,12 @@ func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, 
 	var body []byte
 	var version taskstore.TaskVersion
 	var owner string
-	err := s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)
+	var err error
+	if r, ok := s.latest.get(id); ok {
+		body, version, owner = r.body, r.version, r.owner
+	} else {
+		err = s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)
+	}
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !visible(ctx, owner)) {
 		return nil, a2a.ErrTaskNotFound
 	}

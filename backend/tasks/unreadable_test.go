@@ -10,6 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -107,6 +108,12 @@ func TestUnreadableRowsAreSkippedReportedAndRecovered(t *testing.T) {
 	corrupt(t, db, "bad-done", 0)
 	corrupt(t, db, "bad-working", 0)
 	corrupt(t, db, "1", 1) // task 1's first event: the task as created
+	// The hub that finds such rows is a later run: a store opened on the file, not the one that
+	// wrote them (which answers Get from the writes it made).
+	s, err := tasks.Open(ctx, db, bus.New(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// List (the protocol's ListTasks) leaves them out, page by page, and still counts them.
 	var seen []a2a.TaskID
@@ -200,5 +207,49 @@ func TestUnreadableRowsAreSkippedReportedAndRecovered(t *testing.T) {
 	// A terminal unreadable task is left as it is, for a person to look at.
 	if r, _ := s.Row(ctx, "bad-done"); r.Unreadable == "" {
 		t.Fatal("recovery rewrote a finished task")
+	}
+}
+
+// TestEventsNotInTheTaskAreStillChecked: an update's status or artifact event needs no decode of its
+// own when its status or artifact is the task's (checked with the task). One that is not (a status
+// other than the task's, an appended chunk) is decoded as before: an
+// unreadable one is refused with invalid params and nothing is written.
+func TestEventsNotInTheTaskAreStillChecked(t *testing.T) {
+	_, s := open(t, filepath.Join(t.TempDir(), "t.db"))
+	ctx := t.Context()
+	task := newTask("t")
+	if _, err := s.Create(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	badMsg := a2a.NewMessage(a2a.MessageRoleAgent, &a2a.Part{Content: a2a.Raw(nil)})
+	badArt := &a2a.Artifact{ID: "a", Parts: []*a2a.Part{{Content: a2a.Raw(nil)}}}
+	task.Status.State = a2a.TaskStateWorking
+	task.Artifacts = []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("x")}}}
+	badEvents := map[string]a2a.Event{
+		"a status other than the task's": &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: badMsg}},
+		"an appended chunk":              &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Append: true, Artifact: badArt},
+	}
+	for name, ev := range badEvents {
+		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: 1}); !errors.Is(err, a2a.ErrInvalidParams) {
+			t.Errorf("%s: %v, want invalid params", name, err)
+		}
+	}
+	// The task's own status and artifact, as a2a-go sends them, are stored and read back.
+	for i, ev := range []a2a.Event{
+		&a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status},
+		&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: task.Artifacts[0]},
+	} {
+		if _, err := s.Update(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: taskstore.TaskVersion(i + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log, err := s.Log(ctx, task.ID, 0)
+	if err != nil || len(log) != 3 {
+		t.Fatalf("log: %d entries, %v; want the task and two events", len(log), err)
+	}
+	for _, l := range log {
+		if l.Event == nil {
+			t.Fatalf("entry %d does not read back: %s", l.Seq, l.Unreadable)
+		}
 	}
 }
