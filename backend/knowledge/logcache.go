@@ -101,18 +101,12 @@ func (tx *logReadTx) Get(ctx context.Context, k kv.Key) (kv.Value, error) {
 }
 
 func (tx *logReadTx) GetBatch(ctx context.Context, keys []kv.Key) ([]kv.Value, error) {
-	out := make([]kv.Value, len(keys))
-	var miss []kv.Key
-	var at []int
-	for i, k := range keys {
-		if isLogKey(k) {
-			if v, ok := tx.c.get(k[1]); ok {
-				out[i] = v
-				continue
-			}
+	out, miss, at := fromCache(keys, func(k kv.Key) (kv.Value, bool) {
+		if !isLogKey(k) {
+			return nil, false
 		}
-		miss, at = append(miss, k), append(at, i)
-	}
+		return tx.c.get(k[1])
+	})
 	if len(miss) == 0 {
 		return out, nil
 	}

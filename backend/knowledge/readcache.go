@@ -70,21 +70,13 @@ func (s *namedStore) remember(id cayleykv.Int64Value, v quad.Value) {
 // valuesOf names refs (nil for a ref that names nothing), reading from bolt, in one transaction,
 // only the nodes the cache does not hold.
 func (s *namedStore) valuesOf(ctx context.Context, refs []graph.Ref) ([]quad.Value, error) {
-	out := make([]quad.Value, len(refs))
-	var missing []graph.Ref
-	var at []int
-	for i, r := range refs {
+	out, missing, at := fromCache(refs, func(r graph.Ref) (quad.Value, bool) {
 		id, ok := r.(cayleykv.Int64Value)
 		if !ok || id == 0 {
-			missing, at = append(missing, r), append(at, i) // not a node id: Cayley's answer
-			continue
+			return nil, false // not a node id: Cayley's answer
 		}
-		if v, ok := s.cached(id); ok {
-			out[i] = v
-			continue
-		}
-		missing, at = append(missing, r), append(at, i)
-	}
+		return s.cached(id)
+	})
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -197,4 +189,18 @@ func (s *namedStore) quadsWith(dir quad.Direction, node, pred graph.Ref) graph.I
 		return nil
 	}
 	return scan.BuildIterator(s.kv)
+}
+
+// fromCache answers each of keys that cached holds, and returns the others (misses), with their
+// places in out, for one read of what is behind the cache.
+func fromCache[K, V any](keys []K, cached func(K) (V, bool)) (out []V, misses []K, at []int) {
+	out = make([]V, len(keys))
+	for i, k := range keys {
+		if v, ok := cached(k); ok {
+			out[i] = v
+			continue
+		}
+		misses, at = append(misses, k), append(at, i)
+	}
+	return out, misses, at
 }

@@ -61,20 +61,10 @@ func sdkCall(h http.Handler) func(ctx context.Context, req *request) (json.RawMe
 		if resp.Result == nil {
 			resp.Result = json.RawMessage("{}")
 		}
-		return spliceResult(req.ID, resp.Result), nil
+		// a2a-go's json.Encoder wrote the result compact and HTML-escaped, as json.Marshal would:
+		// it is spliced in, not scanned and copied again.
+		return resultJSON(req.ID, resp.Result), nil
 	}
-}
-
-// spliceResult is marshal(&response{JSONRPC: "2.0", ID: id, Result: result}) for a result that
-// a2a-go's JSON-RPC handler wrote: its json.Encoder already wrote it compact and HTML-escaped, as
-// marshal would, so it is spliced in instead of being scanned and copied again. The id is the
-// client's own bytes, marshalled as before.
-func spliceResult(id, result json.RawMessage) json.RawMessage {
-	idJSON := mustJSON(id)
-	b := make([]byte, 0, len(idJSON)+len(result)+32)
-	b = append(append(b, `{"jsonrpc":"2.0","id":`...), idJSON...)
-	b = append(append(b, `,"result":`...), result...)
-	return append(b, '}')
 }
 
 // sdkStream answers a streaming method through h, writing its SSE straight to the client. Params are
