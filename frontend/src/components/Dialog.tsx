@@ -10,6 +10,25 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     (first ?? ref.current)?.focus();
     return () => before?.focus?.();
   }, []);
+  const close = useRef(onClose);
+  close.current = onClose;
+  useEffect(() => {
+    // Focus can fall out of the dialog: a control that held it is disabled or removed while the
+    // dialog works (Members disables its picker while a member is added). Escape pressed then must
+    // still close the dialog, and only it: reaching the page's shortcuts, it also left the channel
+    // behind. Keys inside the dialog stay with it (and with its fields' own Escape handling).
+    const onKey = (e: KeyboardEvent) => {
+      const dialog = ref.current;
+      if (e.key !== 'Escape' || e.defaultPrevented || !dialog || dialog.contains(e.target as Node)) return;
+      const open = document.querySelectorAll('[role="dialog"]');
+      if (open[open.length - 1] !== dialog) return; // another dialog is on top: it is that one's Escape
+      e.preventDefault();
+      e.stopPropagation();
+      close.current();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, []);
   return (
     <div className="dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div
