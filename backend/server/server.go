@@ -103,6 +103,13 @@ func New(cfg Config) (*Server, error) {
 		a2asrv.WithLogger(cfg.Logger),
 		a2asrv.WithExecutionPanicHandler(recoverer(cfg.Logger, "agent executor")),
 	)
+	// a2a-go's handler keeps its call context, logging and capability checks around every method;
+	// the methods that run the agent are ours (see executions).
+	intercepted, ok := sdk.(*a2asrv.InterceptedHandler)
+	if !ok {
+		return nil, fmt.Errorf("a2a-go's handler is a %T, not the *a2asrv.InterceptedHandler this server wraps", sdk)
+	}
+	intercepted.Handler = newExecutions(intercepted.Handler, cfg, pushSender, &card.Capabilities)
 	var handler a2asrv.RequestHandler = durableSubscribe{RequestHandler: sdk, store: cfg.Store}
 	followUps, takesFollowUps := cfg.Executor.(FollowUps)
 	if takesFollowUps {

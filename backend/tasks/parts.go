@@ -8,11 +8,11 @@ import (
 )
 
 // CheckMessage refuses, with a2a.ErrInvalidParams, a message holding a part that would not read back
-// once stored. a2a-go deep-copies a task through encoding/gob before it reaches the store, and gob
-// turns an empty byte slice or an empty list into nil: an empty file ({"raw":""}) is then written as
-// {"raw":null} and an empty data list as {"data":null}, which a2a-go's own JSON reader refuses (a
-// part must hold exactly one of text, raw, data, url). One such row used to make every task list
-// fail. The words are neutral (file, data, part) because every dialect's send ends up here.
+// once stored, or that a copy through encoding/gob (a2a-go's, wherever its code copies a task) would
+// change: gob turns an empty byte slice or an empty list into nil, so an empty file ({"raw":""}) was
+// written as {"raw":null} and an empty data list as {"data":null}, which a2a-go's own JSON reader
+// refuses (a part must hold exactly one of text, raw, data, url). One such row used to make every
+// task list fail. The words are neutral (file, data, part) because every dialect's send ends up here.
 func CheckMessage(m *a2a.Message) error {
 	if m == nil {
 		return nil // the SDK reports a missing message itself
