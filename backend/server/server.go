@@ -101,10 +101,9 @@ func New(cfg Config) (*Server, error) {
 		a2asrv.WithPushNotifications(cfg.PushConfigs, pushSender),
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
 		a2asrv.WithLogger(cfg.Logger),
-		a2asrv.WithExecutionPanicHandler(recoverer(cfg.Logger, "agent executor")),
 	)
 	// a2a-go's handler keeps its call context, logging and capability checks around every method;
-	// the methods that run the agent are ours (see executions).
+	// the methods that run the agent are ours (see executions), so a2a-go never runs it.
 	intercepted, ok := sdk.(*a2asrv.InterceptedHandler)
 	if !ok {
 		return nil, fmt.Errorf("a2a-go's handler is a %T, not the *a2asrv.InterceptedHandler this server wraps", sdk)
