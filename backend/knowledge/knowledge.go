@@ -132,6 +132,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if s.markerOn, rebuild, err = readMarker(s.marker); err != nil {
 		return nil, err
 	}
+	why := "the system stopped with graph commits not yet on disk"
 	dir := filepath.Join(o.Dir, StoreDir)
 	var created bool
 	if !rebuild {
@@ -149,8 +150,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return fail(fmt.Errorf("knowledge: prepare: %w", err))
 	}
 	if created && !rebuild {
-		// A new bolt file beside a log that has changes (knowledge.bolt was deleted): the log's
-		// start may be gone, so the graph is built from the statements rather than replayed.
+		// A new bolt file beside a log that has changes (knowledge.bolt was deleted, or is an
+		// earlier version's, see boltFile): the log's start may be gone, so the graph is built
+		// from the statements rather than replayed.
 		last, err := lastChangeSeq(ctx, o.DB.Reader)
 		if err != nil {
 			return fail(err)
@@ -158,10 +160,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		if rebuild = last > 0; rebuild {
 			s.qs.Close()
 			s.qs = nil
+			why = "its file was missing (deleted, or from a version that kept the graph in another layout)"
 		}
 	}
 	if rebuild {
-		if err := s.rebuildGraph(ctx, dir); err != nil {
+		if err := s.rebuildGraph(ctx, dir, why); err != nil {
 			return fail(fmt.Errorf("knowledge rebuild: %w", err))
 		}
 	}
