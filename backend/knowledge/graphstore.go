@@ -58,13 +58,15 @@ const DirtyFile = "knowledge.bolt.unsynced"
 const boltFile = "graph.bolt"
 
 const (
-	// syncEvery is how often unsynced graph commits are synced. Only a process crash's replay (a
-	// second of changes at most) grows with it. Each sync makes the kernel write back, at the
-	// process's expense, every page dirtied since the last, and bolt rewrites the same freed pages
-	// over and over: at 1M statements, 1,000 per update, one updater got 15.6-16.4k statements a
-	// second syncing every 200 ms (24-27 us of kernel time per statement) and 17.3-17.8k every 1 s
-	// (19.5-20 us; 3 s was no better).
-	syncEvery  = time.Second
+	// syncEvery is how often unsynced graph commits are synced. Only a process crash's replay (half
+	// a second of changes at most) grows with it. Each sync makes the kernel write back, in the
+	// syncing thread, every page dirtied since the last, and bolt rewrites the same freed pages over
+	// and over: at 1M statements, 1,000 per update, one updater got 15.6-16.4k statements a second
+	// syncing every 200 ms (24-27 us of kernel time per statement), 17.3-18.5k every 1 s and
+	// 18.2-18.7k every 500 ms (19-21 us). A longer interval makes each sync a larger burst, and
+	// hub.db's fsync seems to wait behind it: single updates at 1M went from 1,844-2,018 a second (200 ms) to
+	// 1,071-1,681 (1 s) and 1,789 (500 ms).
+	syncEvery  = 500 * time.Millisecond
 	markerIdle = 5 * time.Second // how long the graph stays synced and quiet before DirtyFile goes
 )
 
