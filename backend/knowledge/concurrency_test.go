@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -89,4 +90,74 @@ func TestGraphReadsDuringGrowingUpdates(t *testing.T) {
 			t.Fatalf("out-edges of %s = %q, kg_statements has %q", sub, got, want)
 		}
 	}
+}
+
+// TestGraphRunsFitOneCommit: the graph applies the registered updates in runs that fit one graph
+// commit, and releases who waits for an update as soon as its run is applied: small updates share
+// a run; an update that follows a large one waits for its own run, and the caller waiting for the
+// large one does not wait for it.
+func TestGraphRunsFitOneCommit(t *testing.T) {
+	dir := t.TempDir()
+	s := openIn(t, dir, openHubDB(t, dir))
+	defer s.Close()
+	ctx := t.Context()
+	// commit writes an update of n statements to hub.db and registers its changes, as update does,
+	// without applying them to the graph; it returns its last change.
+	commit := func(name string, n int) int64 {
+		ps := make([]Patch, n)
+		for i := range ps {
+			ps[i] = Patch{Op: OpAdd, Statement: Statement{Subject: Subject{ID: fmt.Sprintf("ex:%s%d", name, i)}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:o"}}}
+		}
+		changes, _, err := s.commit(ctx, "hub", ps, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.committedMu.Lock()
+		s.committed[changes[0].Seq] = changes
+		s.committedMu.Unlock()
+		return changes[len(changes)-1].Seq
+	}
+	a, b := commit("a", 3), commit("b", 4)
+	s.graphUpTo(ctx, a)
+	if s.applied != b {
+		t.Fatalf("after the apply of a small update: graph at change %d, want %d (the next small update in the same run)", s.applied, b)
+	}
+	a, b = commit("c", 2), commit("d", graphTxMax)
+	s.graphUpTo(ctx, a)
+	if s.applied != a {
+		t.Fatalf("after the apply of an update followed by one of %d statements: graph at change %d, want %d", graphTxMax, s.applied, a)
+	}
+	s.graphUpTo(ctx, b)
+	if s.applied != b {
+		t.Fatalf("graph at change %d, want %d", s.applied, b)
+	}
+
+	// The apply for the second of two large updates applies the first too, in a run of its own:
+	// who waits for the first is released before the second is applied.
+	a, b = commit("e", graphTxMax), commit("f", graphTxMax)
+	release := make(chan struct{})
+	afterGraphRun = func(applied int64) {
+		if applied == a {
+			<-release
+		}
+	}
+	defer func() { afterGraphRun = nil }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.graphUpTo(context.WithoutCancel(ctx), b)
+	}()
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	s.waitGraph(wait, a)
+	err := wait.Err()
+	cancel()
+	close(release)
+	<-done
+	if err != nil {
+		t.Fatalf("waiting for the first of two large updates applied together: %v", err)
+	}
+	if s.applied != b {
+		t.Fatalf("graph at change %d, want %d", s.applied, b)
+	}
+	assertGraphIsTable(t, s)
 }

@@ -51,12 +51,23 @@ import (
 // DirtyFile, in the data dir, says knowledge.bolt has commits that may not be on disk (see above).
 const DirtyFile = "knowledge.bolt.unsynced"
 
-// boltFile is the bolt file in StoreDir, under the name Cayley's own bolt backend gives it.
-const boltFile = "indexes.bolt"
+// boltFile is the bolt file in StoreDir: Cayley's kv store with its node buckets folded into one
+// (nodeKV). Earlier versions kept Cayley's own layout in indexes.bolt, the name Cayley's bolt
+// backend gives the file; in such a data dir boltFile is missing, so Open rebuilds the graph from
+// kg_statements, and the rebuild removes the old file with the rest of StoreDir.
+const boltFile = "graph.bolt"
 
 const (
-	syncEvery  = 200 * time.Millisecond // how often unsynced graph commits are synced
-	markerIdle = 5 * time.Second        // how long the graph stays synced and quiet before DirtyFile goes
+	// syncEvery is how often unsynced graph commits are synced. Only a process crash's replay (half
+	// a second of changes at most) grows with it. Each sync makes the kernel write back, in the
+	// syncing thread, every page dirtied since the last, and bolt rewrites the same freed pages over
+	// and over: at 1M statements, 1,000 per update, one updater got 15.6-16.4k statements a second
+	// syncing every 200 ms (24-27 us of kernel time per statement), 17.3-18.5k every 1 s and
+	// 18.2-18.7k every 500 ms (19-21 us). A longer interval makes each sync a larger burst, and
+	// hub.db's fsync seems to wait behind it: single updates at 1M went from 1,844-2,018 a second (200 ms) to
+	// 1,071-1,681 (1 s) and 1,789 (500 ms).
+	syncEvery  = 500 * time.Millisecond
+	markerIdle = 5 * time.Second // how long the graph stays synced and quiet before DirtyFile goes
 )
 
 // bootID is the kernel's id of this boot (a test replaces it to play a reboot).
@@ -98,7 +109,7 @@ func openGraph(dir string, nosync bool) (graph.QuadStore, *bolt.DB, bool, error)
 	}
 	bdb := kv.DB()
 	bdb.NoSync, bdb.NoGrowSync = nosync, nosync
-	cached := newLogCacheKV(kv)
+	cached := newLogCacheKV(nodeKV{kv})
 	created := true
 	if err := cayleykv.Init(cached, graphOptions); errors.Is(err, graph.ErrDatabaseExists) {
 		created = false
@@ -233,8 +244,9 @@ func (s *Service) releaseMapped() {
 
 // rebuildGraph replaces the graph in dir with the statements of kg_statements, read in one
 // snapshot with the last change logged, which becomes applied_seq: nothing needs replaying after.
-// The marker stays until the new file is synced, so a crash meanwhile rebuilds again.
-func (s *Service) rebuildGraph(ctx context.Context, dir string) error {
+// The marker stays until the new file is synced, so a crash meanwhile rebuilds again. why is
+// logged.
+func (s *Service) rebuildGraph(ctx context.Context, dir, why string) error {
 	// Until the new file is complete and synced, a start must rebuild again: the marker says so
 	// (its text is no boot id), also when the rebuild is for a deleted knowledge.bolt.
 	if err := writeSynced(s.marker, []byte("rebuilding\n")); err != nil {
@@ -304,8 +316,7 @@ func (s *Service) rebuildGraph(ctx context.Context, dir string) error {
 		return err
 	}
 	s.markerOn = false
-	s.log.Warn("knowledge graph rebuilt from hub.db after the system stopped with graph commits not yet on disk",
-		"statements", n, "seq", last)
+	s.log.Warn("knowledge graph rebuilt from hub.db: "+why, "statements", n, "seq", last)
 	return nil
 }
 

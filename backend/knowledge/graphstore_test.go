@@ -280,7 +280,7 @@ func TestRebuildCutShortIsDoneAgain(t *testing.T) {
 	s.qs.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := s.rebuildGraph(ctx, filepath.Join(dir, StoreDir)); err == nil {
+	if err := s.rebuildGraph(ctx, filepath.Join(dir, StoreDir), "test"); err == nil {
 		t.Fatal("rebuild with a cancelled context succeeded")
 	}
 	s.qs.Close()

@@ -93,11 +93,15 @@ type Service struct {
 	committed   map[int64][]Change
 
 	// For updates answered before the graph has them (see update): acked is the last change of an
-	// answered update; progress is closed (and replaced) each time the graph moves on or a graph
-	// write fails (graphFailures counts them), under mu; background counts the graph writes running
-	// for answered updates, which Close waits for.
+	// answered update; progress is closed (and replaced) each time the graph moves on (shown is
+	// then s.applied) or a graph write fails (graphFailures counts them), under progressMu, not mu,
+	// so that who waits for an update is released as soon as the graph holds it, while the same
+	// apply goes on with later updates; background counts the graph writes running for answered
+	// updates, which Close waits for.
 	acked         atomic.Int64
+	progressMu    sync.Mutex
 	progress      chan struct{}
+	shown         int64
 	graphFailures int
 	background    sync.WaitGroup
 }
@@ -128,6 +132,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if s.markerOn, rebuild, err = readMarker(s.marker); err != nil {
 		return nil, err
 	}
+	why := "the system stopped with graph commits not yet on disk"
 	dir := filepath.Join(o.Dir, StoreDir)
 	var created bool
 	if !rebuild {
@@ -145,8 +150,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		return fail(fmt.Errorf("knowledge: prepare: %w", err))
 	}
 	if created && !rebuild {
-		// A new bolt file beside a log that has changes (knowledge.bolt was deleted): the log's
-		// start may be gone, so the graph is built from the statements rather than replayed.
+		// A new bolt file beside a log that has changes (knowledge.bolt was deleted, or is an
+		// earlier version's, see boltFile): the log's start may be gone, so the graph is built
+		// from the statements rather than replayed.
 		last, err := lastChangeSeq(ctx, o.DB.Reader)
 		if err != nil {
 			return fail(err)
@@ -154,10 +160,11 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		if rebuild = last > 0; rebuild {
 			s.qs.Close()
 			s.qs = nil
+			why = "its file was missing (deleted, or from a version that kept the graph in another layout)"
 		}
 	}
 	if rebuild {
-		if err := s.rebuildGraph(ctx, dir); err != nil {
+		if err := s.rebuildGraph(ctx, dir, why); err != nil {
 			return fail(fmt.Errorf("knowledge rebuild: %w", err))
 		}
 	}
@@ -198,6 +205,7 @@ func (s *Service) replay(ctx context.Context) error {
 		return err
 	}
 	s.applied, s.synced, s.recorded = applied, applied, applied
+	defer s.showProgress(false)
 	for {
 		cs, err := changesAfter(ctx, s.db.Reader, s.applied, 1000)
 		if err != nil {
@@ -414,6 +422,17 @@ func (s *Service) graphUpTo(ctx context.Context, last int64) {
 	defer s.mu.Unlock()
 	if err := s.catchUp(ctx, last); err != nil {
 		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
+		s.showProgress(true)
+	}
+}
+
+// showProgress releases who waits for the graph (waitGraph): it holds s.applied now, or a write
+// failed. Called with s.mu held, or while nothing else runs (Open).
+func (s *Service) showProgress(failed bool) {
+	s.progressMu.Lock()
+	defer s.progressMu.Unlock()
+	s.shown = s.applied
+	if failed {
 		s.graphFailures++
 	}
 	close(s.progress)
@@ -423,19 +442,19 @@ func (s *Service) graphUpTo(ctx context.Context, last int64) {
 // waitGraph returns once the graph has applied change seq, a graph write has failed meanwhile, or
 // ctx is done.
 func (s *Service) waitGraph(ctx context.Context, seq int64) {
-	s.mu.Lock()
+	s.progressMu.Lock()
 	failures := s.graphFailures
-	for s.applied < seq && s.graphFailures == failures {
+	for s.shown < seq && s.graphFailures == failures {
 		progress := s.progress
-		s.mu.Unlock()
+		s.progressMu.Unlock()
 		select {
 		case <-progress:
 		case <-ctx.Done():
 			return
 		}
-		s.mu.Lock()
+		s.progressMu.Lock()
 	}
-	s.mu.Unlock()
+	s.progressMu.Unlock()
 }
 
 // catchUp brings the graph up to change last and publishes what it applied, in log order. The
@@ -443,42 +462,68 @@ func (s *Service) waitGraph(ctx context.Context, seq int64) {
 // same graph commits, taken from what those updates registered in s.committed: read back from the
 // log, each would be decoded again and its presence in the graph looked up. A gap before last (an
 // update committed but not registered yet, or a failed apply) is read from the log.
+//
+// Updates are applied in runs that fit one graph commit (graphTxMax; an update larger than that is
+// a run of its own), and who waits for the graph is released after each run. Small concurrent
+// updates still share a commit, and an updater waiting for the update before its own is answered
+// once the graph holds that one, not once the same apply has also done its own: its next request
+// is then written to hub.db while the graph applies this one. With one apply for all and a release
+// at its end, two updaters of 1,000 statements waited for both, and the graph sat idle while both
+// wrote their next (8.8-9.3k statements a second at 1M, below one updater's 9.4-14.6k).
 func (s *Service) catchUp(ctx context.Context, last int64) error {
 	s.dropCommitted(s.applied)
-	if s.applied >= last {
-		return nil // an update committed after this one applied it
-	}
-	var pending []Change
-	for next := s.applied + 1; ; {
-		s.committedMu.Lock()
-		cs := s.committed[next]
-		delete(s.committed, next)
-		s.committedMu.Unlock()
-		if cs != nil {
-			pending = append(pending, cs...)
-			next = cs[len(cs)-1].Seq + 1
-			continue
-		}
-		if next > last {
-			break
-		}
-		logged, err := s.logged(ctx, next-1, last)
-		if err != nil {
+	for s.applied < last {
+		run, err := s.nextRun(ctx, last)
+		if err != nil || len(run) == 0 {
 			return err
 		}
-		pending = append(pending, logged...)
-		s.dropCommitted(last)
-		next = last + 1
-	}
-	if err := s.applyToGraph(ctx, pending); err != nil {
-		return err
-	}
-	for _, c := range pending {
-		if s.bus != nil {
-			s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
+		if err := s.applyToGraph(ctx, run); err != nil {
+			return err
+		}
+		for _, c := range run {
+			if s.bus != nil {
+				s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: "graph", Seq: c.Seq, Data: c})
+			}
+		}
+		s.showProgress(false)
+		if afterGraphRun != nil {
+			afterGraphRun(s.applied)
 		}
 	}
 	return nil
+}
+
+// afterGraphRun, when set (by a test), runs after each run of catchUp is applied and shown.
+var afterGraphRun func(applied int64)
+
+// nextRun takes the changes after s.applied for the next graph apply (see catchUp): the registered
+// updates that follow, while they fit one commit (the first is always taken), or, where an update
+// up to last is not registered, the changes up to last from the log.
+func (s *Service) nextRun(ctx context.Context, last int64) ([]Change, error) {
+	var run []Change
+	for next := s.applied + 1; ; {
+		s.committedMu.Lock()
+		cs := s.committed[next]
+		take := cs != nil && (len(run) == 0 || len(run)+len(cs) <= graphTxMax)
+		if take {
+			delete(s.committed, next)
+		}
+		s.committedMu.Unlock()
+		if take {
+			run = append(run, cs...)
+			next = cs[len(cs)-1].Seq + 1
+			continue
+		}
+		if len(run) > 0 || next > last {
+			return run, nil
+		}
+		logged, err := s.logged(ctx, next-1, last)
+		if err != nil {
+			return nil, err
+		}
+		s.dropCommitted(last)
+		return logged, nil
+	}
 }
 
 // dropCommitted forgets the registered changes up to seq (applied, or taken from the log).
