@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 
@@ -154,9 +153,11 @@ func interruptsBlockingSend(req *a2a.SendMessageRequest, ev a2a.Event) (a2a.Task
 	return "", false
 }
 
-// isFinal says whether ev ends an execution: a message, or a task or status in a terminal state or
-// asking for input.
-func isFinal(ev a2a.Event) bool {
+// endsExecution says whether ev ends an execution: a message, or a task or status in a terminal state
+// or asking for input. Unlike tasks.IsFinal (what ends a stream of the log), asking for
+// authentication does not: the agent goes on once the client has authenticated (a blocking send
+// answers there, see interruptsBlockingSend), as in a2a-go.
+func endsExecution(ev a2a.Event) bool {
 	var state a2a.TaskState
 	switch v := ev.(type) {
 	case *a2a.Message:
@@ -357,8 +358,8 @@ func (x *executions) unregister(run *execution) {
 	x.mu.Unlock()
 }
 
-// events is what the caller who started the run is sent: each event once applied, up to a final
-// one. A run that ends without one (the agent failed) ends with its result, or its error.
+// events is what the caller who started the run is sent: each event once applied, up to the one that
+// ends the run. A run that ends without one (the agent failed) ends with its error.
 func (run *execution) events(ctx context.Context) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		defer run.out.abandon()
@@ -371,22 +372,14 @@ func (run *execution) events(ctx context.Context) iter.Seq2[a2a.Event, error] {
 			if !ok {
 				break
 			}
-			if !yield(ev, nil) || isFinal(ev) {
+			if !yield(ev, nil) || endsExecution(ev) {
 				return
 			}
 		}
-		select {
-		case <-run.ended:
-		case <-ctx.Done():
-			yield(nil, ctx.Err())
-			return
-		}
+		// The queue closed before an event that ends the run: the run failed, and finishLocked set
+		// its error before it closed the queue.
 		if run.err != nil {
 			yield(nil, run.err)
-			return
-		}
-		if ev, ok := run.result.(a2a.Event); ok {
-			yield(ev, nil)
 		}
 	}
 }
@@ -418,7 +411,7 @@ func (x *executions) step(ctx context.Context, s *taskState, ev a2a.Event) (a2a.
 	if err := x.sendPush(ctx, s.info.TaskID, ev); err != nil {
 		return x.failedState(ctx, s, ev, err)
 	}
-	if isFinal(ev) {
+	if endsExecution(ev) {
 		return ev, s.task, nil
 	}
 	return ev, nil, nil
@@ -588,7 +581,7 @@ func (s *taskState) apply(ctx context.Context, store *tasks.Store, ev a2a.Event)
 		if len(v.Artifact.Parts) == 0 {
 			return fmt.Errorf("artifact cannot be empty: %w", a2a.ErrInvalidAgentResponse)
 		}
-		next, err := withArtifact(s.task, v)
+		next, err := tasks.WithArtifact(s.task, v)
 		if err != nil {
 			return err
 		}
@@ -608,7 +601,7 @@ func (s *taskState) apply(ctx context.Context, store *tasks.Store, ev a2a.Event)
 func (s *taskState) applyStatus(ctx context.Context, store *tasks.Store, ev *a2a.TaskStatusUpdateEvent) error {
 	base, version := s.task, s.version
 	for range maxCancelationAttempts {
-		err := s.save(ctx, store, withStatus(base, ev), ev, version)
+		err := s.save(ctx, store, tasks.WithStatus(base, ev), ev, version)
 		if err == nil {
 			return nil
 		}
@@ -657,49 +650,6 @@ func (s *taskState) check(p a2a.TaskInfoProvider) error {
 		return fmt.Errorf("context IDs don't match: %s != %s", info.ContextID, s.info.ContextID)
 	}
 	return nil
-}
-
-// withStatus is t with ev's status: the previous status message moves into history and ev's metadata
-// is merged into the task's. t is left as it was.
-func withStatus(t *a2a.Task, ev *a2a.TaskStatusUpdateEvent) *a2a.Task {
-	next := *t
-	if t.Status.Message != nil {
-		next.History = append(slices.Clip(t.History), t.Status.Message)
-	}
-	if ev.Metadata != nil {
-		next.Metadata = make(map[string]any, len(t.Metadata)+len(ev.Metadata))
-		maps.Copy(next.Metadata, t.Metadata)
-		maps.Copy(next.Metadata, ev.Metadata)
-	}
-	next.Status = ev.Status
-	return &next
-}
-
-// withArtifact is t with ev's artifact added, replacing the one with its id, or appended to it. t is
-// left as it was.
-func withArtifact(t *a2a.Task, ev *a2a.TaskArtifactUpdateEvent) (*a2a.Task, error) {
-	next := *t
-	i := slices.IndexFunc(t.Artifacts, func(a *a2a.Artifact) bool { return a.ID == ev.Artifact.ID })
-	switch {
-	case i < 0 && ev.Append:
-		return nil, fmt.Errorf("no artifact found for update")
-	case i < 0:
-		next.Artifacts = append(slices.Clip(t.Artifacts), ev.Artifact)
-	case !ev.Append:
-		next.Artifacts = slices.Clone(t.Artifacts)
-		next.Artifacts[i] = ev.Artifact
-	default:
-		grown := *t.Artifacts[i]
-		grown.Parts = append(slices.Clip(grown.Parts), ev.Artifact.Parts...)
-		if ev.Artifact.Metadata != nil {
-			grown.Metadata = make(map[string]any, len(grown.Metadata)+len(ev.Artifact.Metadata))
-			maps.Copy(grown.Metadata, t.Artifacts[i].Metadata)
-			maps.Copy(grown.Metadata, ev.Artifact.Metadata)
-		}
-		next.Artifacts = slices.Clone(t.Artifacts)
-		next.Artifacts[i] = &grown
-	}
-	return &next, nil
 }
 
 // eventQueue hands a run's events to the caller who started it. It never blocks the run: events

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
@@ -14,9 +16,8 @@ var ErrTaskClosed = errors.New("task is in a terminal state")
 
 // Apply writes a status or artifact event to a task outside an a2a-go execution (the owner answering
 // an inbox task after a restart, recovery failing an interrupted task), the way a2a-go applies it
-// inside one: a new status moves the previous status message into history; an artifact event adds,
-// replaces or appends to the artifact with its id. Concurrent writers are resolved by retrying on the
-// version check.
+// inside one (WithStatus, WithArtifact), a status without a timestamp stamped now. Concurrent writers
+// are resolved by retrying on the version check.
 func (s *Store) Apply(ctx context.Context, ev a2a.Event) (*a2a.Task, error) {
 	for range 5 {
 		stored, err := s.Get(ctx, ev.TaskInfo().TaskID)
@@ -33,12 +34,11 @@ func (s *Store) Apply(ctx context.Context, ev a2a.Event) (*a2a.Task, error) {
 				now := s.now().UTC()
 				v.Status.Timestamp = &now
 			}
-			if task.Status.Message != nil {
-				task.History = append(task.History, task.Status.Message)
-			}
-			task.Status = v.Status
+			task = WithStatus(task, v)
 		case *a2a.TaskArtifactUpdateEvent:
-			applyArtifact(task, v)
+			if task, err = WithArtifact(task, v); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, fmt.Errorf("cannot apply %T to a task: %w", ev, a2a.ErrInvalidParams)
 		}
@@ -51,19 +51,48 @@ func (s *Store) Apply(ctx context.Context, ev a2a.Event) (*a2a.Task, error) {
 	return nil, fmt.Errorf("task %s kept changing under us: %w", ev.TaskInfo().TaskID, taskstore.ErrConcurrentModification)
 }
 
-func applyArtifact(task *a2a.Task, ev *a2a.TaskArtifactUpdateEvent) {
-	for i, a := range task.Artifacts {
-		if a.ID != ev.Artifact.ID {
-			continue
-		}
-		if ev.Append {
-			a.Parts = append(a.Parts, ev.Artifact.Parts...)
-		} else {
-			task.Artifacts[i] = ev.Artifact
-		}
-		return
+// WithStatus is t with ev's status, as a2a-go applies a status event: the previous status message
+// moves into history and ev's metadata is merged into the task's. t is left as it was (a stored task
+// is shared, not copied; see backend/server's executions).
+func WithStatus(t *a2a.Task, ev *a2a.TaskStatusUpdateEvent) *a2a.Task {
+	next := *t
+	if t.Status.Message != nil {
+		next.History = append(slices.Clip(t.History), t.Status.Message)
 	}
-	task.Artifacts = append(task.Artifacts, ev.Artifact)
+	if ev.Metadata != nil {
+		next.Metadata = make(map[string]any, len(t.Metadata)+len(ev.Metadata))
+		maps.Copy(next.Metadata, t.Metadata)
+		maps.Copy(next.Metadata, ev.Metadata)
+	}
+	next.Status = ev.Status
+	return &next
+}
+
+// WithArtifact is t with ev's artifact, as a2a-go applies an artifact event: added, replacing the one
+// with its id, or appended to it (its parts, and its metadata merged). t is left as it was.
+func WithArtifact(t *a2a.Task, ev *a2a.TaskArtifactUpdateEvent) (*a2a.Task, error) {
+	next := *t
+	i := slices.IndexFunc(t.Artifacts, func(a *a2a.Artifact) bool { return a.ID == ev.Artifact.ID })
+	switch {
+	case i < 0 && ev.Append:
+		return nil, fmt.Errorf("no artifact found for update")
+	case i < 0:
+		next.Artifacts = append(slices.Clip(t.Artifacts), ev.Artifact)
+	case !ev.Append:
+		next.Artifacts = slices.Clone(t.Artifacts)
+		next.Artifacts[i] = ev.Artifact
+	default:
+		grown := *t.Artifacts[i]
+		grown.Parts = append(slices.Clip(grown.Parts), ev.Artifact.Parts...)
+		if ev.Artifact.Metadata != nil {
+			grown.Metadata = make(map[string]any, len(grown.Metadata)+len(ev.Artifact.Metadata))
+			maps.Copy(grown.Metadata, t.Artifacts[i].Metadata)
+			maps.Copy(grown.Metadata, ev.Artifact.Metadata)
+		}
+		next.Artifacts = slices.Clone(t.Artifacts)
+		next.Artifacts[i] = &grown
+	}
+	return &next, nil
 }
 
 // Unfinished returns the tasks left submitted or working: after a restart nothing is running them.
