@@ -2,28 +2,38 @@ package knowledge
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"github.com/hidal-go/hidalgo/kv"
 )
 
-// nodeBucket is the one bolt bucket that holds what Cayley's kv store keeps in its node buckets.
-var nodeBucket = []byte("nodes")
+// The two bolt buckets that hold what Cayley's kv store keeps in its node buckets.
+var (
+	nodeBucket = []byte("nodes") // a node's hash → its id (Cayley's value, a uvarint)
+	refBucket  = []byte("refs")  // a node's id, 8 bytes big-endian → its reference count (Cayley's value)
+)
 
-// nodeKV is the bolt store under Cayley with Cayley's node buckets folded into nodeBucket.
+// nodeKV is the bolt store under Cayley with Cayley's node buckets laid out for writing.
 //
 // Cayley's kv store keeps, for each node, its id in bucket v<h0><h1> and its reference count in
-// bucket n<h0><h1>, both under the node's hash h: 131,072 buckets, each a few entries, which bolt
-// inlines as values of its root bucket. Adding a statement then rewrites, per node, two root leaf
-// pages (one per bucket), and each bucket touched costs a seek in the 131k-key root to open it, one
-// more to create-if-missing it on every write, and its re-encoding into the root at commit: at 1M
-// statements about a third of the graph's CPU. Here the key k of bucket <kind><i><j> is stored in
-// nodeBucket as <i><j> k <kind>: one ordinary bucket, where a node's id and reference count are
-// neighbours (Cayley's hash starts with <i><j>, so they sort by hash) and a statement's write of
-// both lands on one page. Everything else passes through unchanged.
+// bucket n<h0><h1>, both under the node's hash h: 131,072 buckets of a few entries, which bolt
+// inlines as values of its root bucket. Every statement added bumps the reference count of each of
+// its nodes, so under hashes every node it names rewrites a page chosen at random: at 1M statements
+// a batch of 1,000 new statements rewrote 2.35 pages per statement, most of the graph's CPU
+// (reading each page into Go objects, splitting and writing it back, faulting it in again).
+//
+// Here the ids stay under the hash, in nodeBucket (a node is found by its value, so that lookup is
+// by hash), but the reference counts are kept under the node's id, in refBucket. Ids are given out
+// in sequence, so the nodes a batch creates have their counts side by side on a few pages, and so
+// do nodes created together and named together later (the entities of one import, a document's
+// terms). Only a new node's id still lands on a page of its own; an existing node's is only read.
+// To find a count by hash, the id is looked up: a transaction remembers the ids it has read or
+// written (Cayley always resolves a node before it touches its count, in the same transaction).
 //
 // Cayley v0.7.7 never scans its node buckets (it reads them by key), so a scan of one, or of the
-// whole store, is refused with an error rather than answered from the folded layout.
+// whole store, is refused with an error rather than answered from this layout.
 type nodeKV struct{ kv.KV }
 
 func (s nodeKV) Tx(rw bool) (kv.Tx, error) {
@@ -31,49 +41,218 @@ func (s nodeKV) Tx(rw bool) (kv.Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nodeTx{tx}, nil
+	return &nodeTx{Tx: tx}, nil
 }
 
 // isNodeBucket says whether b names one of Cayley's node buckets: v or n, then two bytes.
 func isNodeBucket(b []byte) bool { return len(b) == 3 && (b[0] == 'v' || b[0] == 'n') }
 
-// foldKey is k's place in the folded layout (k itself when k is not in a node bucket).
-func foldKey(k kv.Key) kv.Key {
+// nodeKey says whether k is a key of one of Cayley's node buckets (and which: 'v' or 'n'), and
+// gives its hash; a key naming only the bucket (Cayley's creation of its buckets) has none.
+func nodeKey(k kv.Key) (kind byte, hash []byte, ok bool) {
 	if len(k) == 0 || !isNodeBucket(k[0]) {
-		return k
+		return 0, nil, false
 	}
-	if len(k) == 1 || len(k) == 2 && len(k[1]) == 0 {
-		return kv.Key{nodeBucket, nil} // the bucket itself (Cayley's "upfront" creation)
+	if len(k) >= 2 {
+		hash = k[1]
 	}
-	b := k[0]
-	name := make([]byte, 0, len(k[1])+3)
-	name = append(append(append(name, b[1], b[2]), k[1]...), b[0])
-	return append(kv.Key{nodeBucket, name}, k[2:]...)
+	return k[0][0], hash, true
 }
 
-type nodeTx struct{ kv.Tx }
-
-func (tx nodeTx) Get(ctx context.Context, k kv.Key) (kv.Value, error) {
-	return tx.Tx.Get(ctx, foldKey(k))
+// bucketOf is where this layout keeps what Cayley keeps in node bucket kind.
+func bucketOf(kind byte) []byte {
+	if kind == 'n' {
+		return refBucket
+	}
+	return nodeBucket
 }
 
-func (tx nodeTx) GetBatch(ctx context.Context, keys []kv.Key) ([]kv.Value, error) {
-	folded := make([]kv.Key, len(keys))
+// refKey is the key of the reference count of node id in refBucket.
+func refKey(id uint64) kv.Key {
+	return kv.Key{refBucket, binary.BigEndian.AppendUint64(make([]byte, 0, 8), id)}
+}
+
+// nodeID reads an id as Cayley writes it in its v buckets.
+func nodeID(v []byte) (uint64, error) {
+	id, n := binary.Uvarint(v)
+	if n <= 0 || id == 0 {
+		return 0, fmt.Errorf("knowledge graph: malformed node id %x", v)
+	}
+	return id, nil
+}
+
+type nodeTx struct {
+	kv.Tx
+	ids map[string]uint64 // node hash → id, as this transaction has read or written them
+}
+
+func (tx *nodeTx) remember(hash, v []byte) error {
+	id, err := nodeID(v)
+	if err != nil {
+		return err
+	}
+	if tx.ids == nil {
+		tx.ids = make(map[string]uint64)
+	}
+	tx.ids[string(hash)] = id
+	return nil
+}
+
+// idsOf gives the id of each node hash (0 for a node that has none), from what this transaction
+// remembers, then from nodeBucket in one batch.
+func (tx *nodeTx) idsOf(ctx context.Context, hashes [][]byte) ([]uint64, error) {
+	ids := make([]uint64, len(hashes))
+	var miss []kv.Key
+	var at []int
+	for i, h := range hashes {
+		if id, ok := tx.ids[string(h)]; ok {
+			ids[i] = id
+			continue
+		}
+		miss, at = append(miss, kv.Key{nodeBucket, h}), append(at, i)
+	}
+	if len(miss) == 0 {
+		return ids, nil
+	}
+	vs, err := tx.Tx.GetBatch(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	for j, v := range vs {
+		if v == nil {
+			continue
+		}
+		if err := tx.remember(hashes[at[j]], v); err != nil {
+			return nil, err
+		}
+		ids[at[j]] = tx.ids[string(hashes[at[j]])]
+	}
+	return ids, nil
+}
+
+func (tx *nodeTx) Get(ctx context.Context, k kv.Key) (kv.Value, error) {
+	vs, err := tx.GetBatch(ctx, []kv.Key{k})
+	if err != nil {
+		return nil, err
+	}
+	if vs[0] == nil {
+		return nil, kv.ErrNotFound
+	}
+	return vs[0], nil
+}
+
+// GetBatch reads every key but the reference counts in one batch, then the counts by id.
+func (tx *nodeTx) GetBatch(ctx context.Context, keys []kv.Key) ([]kv.Value, error) {
+	out := make([]kv.Value, len(keys))
+	var direct []kv.Key
+	var directAt, refsAt []int
+	var refHashes [][]byte
 	for i, k := range keys {
-		folded[i] = foldKey(k)
+		kind, hash, ok := nodeKey(k)
+		switch {
+		case !ok:
+			direct, directAt = append(direct, k), append(directAt, i)
+		case len(k) != 2:
+			// A bucket, or a key below a node's key: Cayley's node buckets hold neither.
+		case kind == 'n':
+			refsAt, refHashes = append(refsAt, i), append(refHashes, hash)
+		default:
+			direct, directAt = append(direct, kv.Key{nodeBucket, hash}), append(directAt, i)
+		}
 	}
-	return tx.Tx.GetBatch(ctx, folded)
+	if len(direct) > 0 {
+		vs, err := tx.Tx.GetBatch(ctx, direct)
+		if err != nil {
+			return nil, err
+		}
+		for j, v := range vs {
+			i := directAt[j]
+			out[i] = v
+			if kind, hash, ok := nodeKey(keys[i]); ok && kind == 'v' && v != nil {
+				if err := tx.remember(hash, v); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if len(refsAt) > 0 {
+		ids, err := tx.idsOf(ctx, refHashes)
+		if err != nil {
+			return nil, err
+		}
+		var byID []kv.Key
+		var byIDAt []int
+		for j, id := range ids {
+			if id != 0 {
+				byID, byIDAt = append(byID, refKey(id)), append(byIDAt, refsAt[j])
+			}
+		}
+		if len(byID) > 0 {
+			vs, err := tx.Tx.GetBatch(ctx, byID)
+			if err != nil {
+				return nil, err
+			}
+			for j, v := range vs {
+				out[byIDAt[j]] = v
+			}
+		}
+	}
+	return out, nil
 }
 
-func (tx nodeTx) Put(k kv.Key, v kv.Value) error { return tx.Tx.Put(foldKey(k), v) }
+// errNoNodeID refuses a reference count for a node that has no id: Cayley gives a node its id
+// before it counts its references, and deletes the count before the id.
+var errNoNodeID = errors.New("knowledge graph: reference count of a node without an id")
 
-func (tx nodeTx) Del(k kv.Key) error { return tx.Tx.Del(foldKey(k)) }
+func (tx *nodeTx) Put(k kv.Key, v kv.Value) error {
+	kind, hash, ok := nodeKey(k)
+	switch {
+	case !ok:
+		return tx.Tx.Put(k, v)
+	case hash == nil && len(k) <= 2:
+		return tx.Tx.Put(kv.Key{bucketOf(kind), nil}, v) // the bucket itself (Cayley's "upfront" creation)
+	case len(k) != 2:
+		return fmt.Errorf("knowledge graph: unexpected key %q in Cayley's node buckets", k)
+	case kind == 'v':
+		if err := tx.remember(hash, v); err != nil {
+			return err
+		}
+		return tx.Tx.Put(kv.Key{nodeBucket, hash}, v)
+	}
+	ids, err := tx.idsOf(context.Background(), [][]byte{hash})
+	if err != nil {
+		return err
+	}
+	if ids[0] == 0 {
+		return errNoNodeID
+	}
+	return tx.Tx.Put(refKey(ids[0]), v)
+}
 
-// errNodeScan refuses a scan that would see the folded layout.
+func (tx *nodeTx) Del(k kv.Key) error {
+	kind, hash, ok := nodeKey(k)
+	if !ok {
+		return tx.Tx.Del(k)
+	}
+	if len(k) != 2 {
+		return fmt.Errorf("knowledge graph: unexpected deletion of %q in Cayley's node buckets", k)
+	}
+	// Either way the id is needed, or kept: a node's count may be deleted after its id.
+	ids, err := tx.idsOf(context.Background(), [][]byte{hash})
+	if err != nil || ids[0] == 0 {
+		return err // nothing to delete
+	}
+	if kind == 'v' {
+		return tx.Tx.Del(kv.Key{nodeBucket, hash})
+	}
+	return tx.Tx.Del(refKey(ids[0]))
+}
+
+// errNodeScan refuses a scan that would see this layout.
 var errNodeScan = errors.New("knowledge graph: scanning Cayley's node buckets (or the whole store) is not supported")
 
-func (tx nodeTx) Scan(pref kv.Key) kv.Iterator {
-	if len(pref) == 0 || isNodeBucket(pref[0]) || string(pref[0]) == string(nodeBucket) {
+func (tx *nodeTx) Scan(pref kv.Key) kv.Iterator {
+	if len(pref) == 0 || isNodeBucket(pref[0]) || string(pref[0]) == string(nodeBucket) || string(pref[0]) == string(refBucket) {
 		return errIterator{errNodeScan}
 	}
 	return tx.Tx.Scan(pref)

@@ -3,6 +3,7 @@ package knowledge
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,86 +17,153 @@ import (
 	hbolt "github.com/hidal-go/hidalgo/kv/bolt"
 )
 
-// TestFoldKey: a key of Cayley's node buckets lands in nodeBucket, a node's id and reference count
-// next to each other; every other key stays where it is.
-func TestFoldKey(t *testing.T) {
-	h := []byte{7, 9, 1, 2, 3}
-	id, refs := foldKey(kv.Key{{'v', 7, 9}, h}), foldKey(kv.Key{{'n', 7, 9}, h})
-	if len(id) != 2 || !bytes.Equal(id[0], nodeBucket) || !bytes.Equal(id[1], []byte{7, 9, 7, 9, 1, 2, 3, 'v'}) {
-		t.Fatalf("id key folded to %q", id)
-	}
-	if !bytes.Equal(refs[1], []byte{7, 9, 7, 9, 1, 2, 3, 'n'}) {
-		t.Fatalf("reference count key folded to %q", refs)
-	}
-	// Nothing of another node sorts between them.
-	other := foldKey(kv.Key{{'n', 7, 9}, []byte{7, 9, 1, 2, 3, 0}})
-	if lo, hi := min(string(id[1]), string(refs[1])), max(string(id[1]), string(refs[1])); string(other[1]) > lo && string(other[1]) < hi {
-		t.Fatalf("%q sorts between %q and %q", other[1], id[1], refs[1])
-	}
-	for _, k := range []kv.Key{{[]byte("log"), {0, 0, 0, 0, 0, 0, 0, 1}}, {[]byte("sp"), h}, {[]byte("meta"), []byte("size")}, {[]byte("vx"), h}} {
-		if got := foldKey(k); got.Compare(k) != 0 {
-			t.Fatalf("%q folded to %q", k, got)
-		}
-	}
-	if got := foldKey(kv.Key{{'v', 1, 2}}); len(got) != 2 || !bytes.Equal(got[0], nodeBucket) || got[1] != nil {
-		t.Fatalf("a node bucket itself folded to %q", got)
-	}
-}
-
-// TestGraphFileHasNodeBucketsFolded: the graph's bolt file has nodeBucket and none of Cayley's
-// 131,072 node buckets, and a scan that would see them is refused, not answered wrongly.
-func TestGraphFileHasNodeBucketsFolded(t *testing.T) {
+// TestGraphFileKeepsReferenceCountsByID: the graph's bolt file has none of Cayley's 131,072 node
+// buckets, but nodeBucket (each node's id by its hash) and refBucket (its reference count by id);
+// after adds, a replace that drops a literal node and a removal, every node has exactly one count,
+// and it is the number of times the graph's quads name it, as Cayley counts. A scan that would see
+// the layout is refused, not answered wrongly.
+func TestGraphFileKeepsReferenceCountsByID(t *testing.T) {
 	dir := t.TempDir()
 	s := openIn(t, dir, openHubDB(t, dir))
 	someHistory(t, s)
 	assertGraphIsTable(t, s)
+	want := map[string]uint64{} // node hash → how many times the graph's quads name it
+	it := s.qs.QuadsAllIterator()
+	for it.Next(context.Background()) {
+		q := s.qs.Quad(it.Result())
+		for _, d := range quad.Directions {
+			if v := q.Get(d); v != nil {
+				h := quad.HashOf(v)
+				want[string(h)]++
+			}
+		}
+	}
+	it.Close()
 	s.Close()
+
 	db, err := bolt.Open(filepath.Join(dir, StoreDir, boltFile), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	ids, counts := map[string]uint64{}, map[uint64]uint64{}
 	err = db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket(nodeBucket) == nil {
-			t.Error("no node bucket")
-		}
-		return tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+		if err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
 			if isNodeBucket(name) {
 				t.Errorf("Cayley's node bucket %q in the file", name)
 			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		nodes, refs := tx.Bucket(nodeBucket), tx.Bucket(refBucket)
+		if nodes == nil || refs == nil {
+			t.Fatal("no node or reference bucket")
+		}
+		if err := nodes.ForEach(func(h, v []byte) error {
+			id, err := nodeID(v)
+			ids[string(h)] = id
+			return err
+		}); err != nil {
+			return err
+		}
+		return refs.ForEach(func(k, v []byte) error {
+			n, _ := binary.Uvarint(v)
+			counts[binary.BigEndian.Uint64(k)] = n
 			return nil
 		})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(ids) != len(want) || len(counts) != len(want) {
+		t.Fatalf("%d nodes with an id, %d with a count; the graph names %d", len(ids), len(counts), len(want))
+	}
+	for h, n := range want {
+		id, ok := ids[h]
+		if !ok {
+			t.Fatalf("node %x has no id", h)
+		}
+		if counts[id] != n {
+			t.Fatalf("node %x (id %d): count %d, named %d times", h, id, counts[id], n)
+		}
+	}
+
 	store := nodeKV{hbolt.New(db)}
 	tx, err := store.Tx(false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Close()
-	for _, pref := range []kv.Key{nil, {{'v', 1, 2}}, {nodeBucket}} {
+	for _, pref := range []kv.Key{nil, {{'v', 1, 2}}, {{'n', 1, 2}}, {nodeBucket}, {refBucket}} {
 		it := tx.Scan(pref)
 		if it.Next(context.Background()) || !errors.Is(it.Err(), errNodeScan) {
 			t.Fatalf("scan of %q: not refused (%v)", pref, it.Err())
 		}
 	}
-	it := tx.Scan(kv.Key{logBucket})
+	it2 := tx.Scan(kv.Key{logBucket})
 	n := 0
-	for it.Next(context.Background()) {
+	for it2.Next(context.Background()) {
 		n++
 	}
-	if it.Err() != nil || n < 100 {
-		t.Fatalf("scan of the log: %d entries, %v", n, it.Err())
+	if it2.Err() != nil || n < 100 {
+		t.Fatalf("scan of the log: %d entries, %v", n, it2.Err())
 	}
 }
 
-// TestGraphOfEarlierLayoutIsRebuilt: a data dir whose graph is in the layout of an earlier version
-// (Cayley's own, in indexes.bolt) gets its graph rebuilt from kg_statements in the folded layout,
-// and the old file is gone.
+// TestReferenceCountOfNodeWithoutIDIsRefused: a count is kept by the node's id, so one for a node
+// this layout has no id for is an error, not a count filed under a wrong or zero id.
+func TestReferenceCountOfNodeWithoutIDIsRefused(t *testing.T) {
+	db, err := hbolt.Open(filepath.Join(t.TempDir(), "g.bolt"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := nodeKV{db}.Tx(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	for _, b := range []byte{'v', 'n'} {
+		if err := kv.CreateBucket(t.Context(), tx, kv.Key{{b, 1, 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := []byte{1, 2, 3}
+	if err := tx.Put(kv.Key{{'n', 1, 2}, h}, []byte{1}); !errors.Is(err, errNoNodeID) {
+		t.Fatalf("count of a node without id: %v", err)
+	}
+	if err := tx.Put(kv.Key{{'v', 1, 2}, h}, binary.AppendUvarint(nil, 300)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Put(kv.Key{{'n', 1, 2}, h}, []byte{2}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := tx.Get(t.Context(), refKey(300)); err != nil || !bytes.Equal(v, []byte{2}) {
+		t.Fatalf("count under id 300: %v %v", v, err)
+	}
+	// Deleted as Cayley does it, count first; then the count is gone with its id.
+	for _, b := range []byte{'n', 'v'} {
+		if err := tx.Del(kv.Key{{b, 1, 2}, h}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vs, err := tx.GetBatch(t.Context(), []kv.Key{{{'v', 1, 2}, h}, {{'n', 1, 2}, h}})
+	if err != nil || vs[0] != nil || vs[1] != nil {
+		t.Fatalf("after deletion: %v %v", vs, err)
+	}
+}
+
+// TestGraphOfEarlierLayoutIsRebuilt: a data dir whose graph is in the file of an earlier version
+// (indexes.bolt, Cayley's own layout; graph.bolt, node buckets folded under the hash) gets its graph
+// rebuilt from kg_statements in this layout, and the old file is gone.
 func TestGraphOfEarlierLayoutIsRebuilt(t *testing.T) {
-	const oldBoltFile = "indexes.bolt"
+	for _, oldBoltFile := range []string{"indexes.bolt", "graph.bolt"} {
+		t.Run(oldBoltFile, func(t *testing.T) { graphOfEarlierLayoutIsRebuilt(t, oldBoltFile) })
+	}
+}
+
+func graphOfEarlierLayoutIsRebuilt(t *testing.T, oldBoltFile string) {
 	dir := t.TempDir()
 	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
