@@ -496,7 +496,7 @@ func (p *peerProc) read() peerReply {
 		p.other.Write(p.out.Bytes())
 		p.other.WriteByte('\n')
 	}
-	p.fail("its stdout ended (%v)", p.out.Err())
+	p.fail("its stdout ended before a reply (read error: %v)", p.out.Err())
 	return peerReply{}
 }
 
@@ -507,7 +507,7 @@ func (p *peerProc) fail(format string, args ...any) {
 		p.cmd.Process.Kill()
 		p.cmd.Wait()
 	}
-	p.b.Fatalf("memstore peer: %s\nits stdout:\n%s\nits stderr:\n%s", fmt.Sprintf(format, args...), p.other.String(), p.stderr.String())
+	p.b.Fatalf("memstore peer: %s; it ended: %v\nits stdout:\n%s\nits stderr:\n%s", fmt.Sprintf(format, args...), p.cmd.ProcessState, p.other.String(), p.stderr.String())
 }
 
 // close closes the child's stdin, on which it exits, and waits for it (killing it after 30 s, or at
