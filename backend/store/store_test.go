@@ -480,3 +480,23 @@ func TestTheCheckpointerCopiesTheWALBesideTheWriter(t *testing.T) {
 	}
 	t.Fatalf("database file is %d bytes: the checkpointer never copied the WAL", dbSize())
 }
+
+// TestWriterHasItsLargerPageCache: the writer connection runs with writerCachePages, the readers
+// with SQLite's default.
+func TestWriterHasItsLargerPageCache(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "hub.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var w, r int
+	if err := db.Writer.QueryRow(`PRAGMA cache_size`).Scan(&w); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Reader.QueryRow(`PRAGMA cache_size`).Scan(&r); err != nil {
+		t.Fatal(err)
+	}
+	if w != writerCachePages || r != -2000 {
+		t.Fatalf("cache_size: writer %d, reader %d", w, r)
+	}
+}
