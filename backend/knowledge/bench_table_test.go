@@ -313,19 +313,6 @@ type peerReply struct {
 	Err    string        `json:"err,omitempty"`
 }
 
-// benchNodes are the 300 entities the per-node rows query, drawn from PCG(9, 9). Parent and child
-// each derive them from n rather than the request carrying them: the update runs name nodes[i%300]
-// for every statement (5,000 per batched run), which a request would have to carry in full, and
-// both sides calling this one function cannot draw different lists.
-func benchNodes(n int) []string {
-	rng := rand.New(rand.NewPCG(9, 9))
-	nodes := make([]string, 300)
-	for i := range nodes {
-		nodes[i] = "ex:e" + strconv.Itoa(rng.IntN(n/10))
-	}
-	return nodes
-}
-
 // benchNew is the i-th new statement of an update row: a new subject (tag keeps the rows apart)
 // linked to one of nodes.
 func benchNew(nodes []string, i int, tag string) Statement {
@@ -349,7 +336,7 @@ func BenchmarkKnowledgePeerChild(b *testing.B) {
 func servePeer(b *testing.B, n int) {
 	ctx := context.Background()
 	mem, took := loadMemstore(b, n)
-	nodes := benchNodes(n)
+	nodes := readNodes(n)
 	enc := json.NewEncoder(os.Stdout)
 	reply := func(r peerReply) {
 		r.Peer = true
@@ -621,7 +608,7 @@ func benchKnowledgeAt(b *testing.B, n int) {
 	hubLoad := loadService(b, s, n)
 	row("load (10k statements per update)", hubLoad, memLoad)
 
-	nodes := benchNodes(n)
+	nodes := readNodes(n)
 	gql := func(q string) {
 		res := graphql.Do(graphql.Params{Schema: s.schema, Context: context.WithValue(ctx, viewKey{}, &view{}), RequestString: q})
 		if len(res.Errors) > 0 {

@@ -223,7 +223,9 @@ func readService(b *testing.B) (*Service, int) {
 	return s, n
 }
 
-// readNodes are the 300 entities BenchmarkKnowledge queries, drawn the same way.
+// readNodes are the 300 entities BenchmarkKnowledge queries, drawn from PCG(9, 9). Its memstore
+// peer (BenchmarkKnowledgePeerChild) draws the same list from n rather than each request carrying
+// the nodes it names: the update runs name nodes[i%300] for every statement of a run.
 func readNodes(n int) []string {
 	rng := rand.New(rand.NewPCG(9, 9))
 	nodes := make([]string, 300)

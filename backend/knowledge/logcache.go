@@ -90,7 +90,13 @@ type logReadTx struct {
 }
 
 func (tx *logReadTx) Get(ctx context.Context, k kv.Key) (kv.Value, error) {
-	vs, err := tx.GetBatch(ctx, []kv.Key{k})
+	return getOne(ctx, tx.GetBatch, k)
+}
+
+// getOne is a kv.Tx's Get of k answered by its GetBatch, for a transaction whose GetBatch does the
+// work.
+func getOne(ctx context.Context, getBatch func(context.Context, []kv.Key) ([]kv.Value, error), k kv.Key) (kv.Value, error) {
+	vs, err := getBatch(ctx, []kv.Key{k})
 	if err != nil {
 		return nil, err
 	}

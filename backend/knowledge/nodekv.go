@@ -131,14 +131,7 @@ func (tx *nodeTx) idsOf(ctx context.Context, hashes [][]byte) ([]uint64, error) 
 }
 
 func (tx *nodeTx) Get(ctx context.Context, k kv.Key) (kv.Value, error) {
-	vs, err := tx.GetBatch(ctx, []kv.Key{k})
-	if err != nil {
-		return nil, err
-	}
-	if vs[0] == nil {
-		return nil, kv.ErrNotFound
-	}
-	return vs[0], nil
+	return getOne(ctx, tx.GetBatch, k)
 }
 
 // GetBatch reads every key but the reference counts in one batch, then the counts by id.
