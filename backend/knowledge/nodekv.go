@@ -86,16 +86,17 @@ type nodeTx struct {
 	ids map[string]uint64 // node hash → id, as this transaction has read or written them
 }
 
-func (tx *nodeTx) remember(hash, v []byte) error {
+// remember notes that the node with this hash has the id v (as Cayley writes it), and returns it.
+func (tx *nodeTx) remember(hash, v []byte) (uint64, error) {
 	id, err := nodeID(v)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if tx.ids == nil {
 		tx.ids = make(map[string]uint64)
 	}
 	tx.ids[string(hash)] = id
-	return nil
+	return id, nil
 }
 
 // idsOf gives the id of each node hash (0 for a node that has none), from what this transaction
@@ -122,10 +123,11 @@ func (tx *nodeTx) idsOf(ctx context.Context, hashes [][]byte) ([]uint64, error) 
 		if v == nil {
 			continue
 		}
-		if err := tx.remember(hashes[at[j]], v); err != nil {
+		id, err := tx.remember(hashes[at[j]], v)
+		if err != nil {
 			return nil, err
 		}
-		ids[at[j]] = tx.ids[string(hashes[at[j]])]
+		ids[at[j]] = id
 	}
 	return ids, nil
 }
@@ -162,7 +164,7 @@ func (tx *nodeTx) GetBatch(ctx context.Context, keys []kv.Key) ([]kv.Value, erro
 			i := directAt[j]
 			out[i] = v
 			if kind, hash, ok := nodeKey(keys[i]); ok && kind == 'v' && v != nil {
-				if err := tx.remember(hash, v); err != nil {
+				if _, err := tx.remember(hash, v); err != nil {
 					return nil, err
 				}
 			}
@@ -207,7 +209,7 @@ func (tx *nodeTx) Put(k kv.Key, v kv.Value) error {
 	case len(k) != 2:
 		return fmt.Errorf("knowledge graph: unexpected key %q in Cayley's node buckets", k)
 	case kind == 'v':
-		if err := tx.remember(hash, v); err != nil {
+		if _, err := tx.remember(hash, v); err != nil {
 			return err
 		}
 		return tx.Tx.Put(kv.Key{nodeBucket, hash}, v)
@@ -230,7 +232,8 @@ func (tx *nodeTx) Del(k kv.Key) error {
 	if len(k) != 2 {
 		return fmt.Errorf("knowledge graph: unexpected deletion of %q in Cayley's node buckets", k)
 	}
-	// Either way the id is needed, or kept: a node's count may be deleted after its id.
+	// A count is found by its node's id; deleting the id looks it up too, so that it is remembered
+	// for a count deleted after it in this transaction (Cayley deletes the count first).
 	ids, err := tx.idsOf(context.Background(), [][]byte{hash})
 	if err != nil || ids[0] == 0 {
 		return err // nothing to delete
