@@ -26,7 +26,9 @@ const principalsUsage = `Usage:
                                                 loopback callers only). Off is needed to listen beyond loopback.
 
 A principal calls the hub with its key as X-Api-Key, or trades it for a bearer token at the hub's
-/oauth/token (client_id NAME, client_secret the key). These commands work while AgentHub is stopped.
+/oauth/token (client_id NAME, client_secret the key). add, rotate, remove and setting the policy
+work while AgentHub is stopped (while it runs, use Settings → Access); list and printing the policy
+work at any time.
 `
 
 // principals is `agenthub principals`. Exit codes: 0 done, 1 failed, 2 bad usage.
@@ -87,9 +89,18 @@ func principals(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	// Refuse while a hub runs on the directory: it is the one place that may change who can call it
-	// while it serves (Settings → Access), and taking its lock keeps a hub from starting mid-change.
+	// Refuse a change while a hub runs on the directory: it is the one place that may change who can
+	// call it while it serves (Settings → Access), and taking its lock keeps a hub from starting
+	// mid-change. Reading is harmless, so list and anonymous (printing the policy) read the running
+	// hub's database instead.
 	release, err := hub.LockHubDB(dir)
+	if errors.Is(err, hub.ErrInUse) && readsOnly(sub, name) {
+		if err := readRunningHub(context.Background(), sub, dir, stdout); err != nil {
+			fmt.Fprintln(stderr, "agenthub:", err)
+			return 1
+		}
+		return 0
+	}
 	if errors.Is(err, hub.ErrInUse) {
 		fmt.Fprintf(stderr, "agenthub: AgentHub is running on %s; stop it first, or manage access in Settings → Access\n", dir)
 		return 1
@@ -166,14 +177,45 @@ func runPrincipals(ctx context.Context, sub, name, dir string, stdout io.Writer)
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "PRINCIPAL\tKEY\tCREATED\tLAST USED")
-		for _, p := range list {
-			fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\n", p.ID, p.KeyPrefix, listTime(p.CreatedAt), listTime(p.LastUsedAt))
-		}
-		return tw.Flush()
+		return printPrincipals(stdout, list)
 	}
 	return nil
+}
+
+// readsOnly tells the subcommands that change nothing: list, and anonymous without a policy.
+func readsOnly(sub, name string) bool { return sub == "list" || (sub == "anonymous" && name == "") }
+
+// readRunningHub answers a read-only subcommand from the database of a hub that is running, opened
+// read-only: no migration, no writer, no checkpoint that would hold the hub's writes off.
+func readRunningHub(ctx context.Context, sub, dir string, stdout io.Writer) error {
+	db, err := store.OpenReadOnly(hub.HubDBPath(dir))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if sub == "anonymous" {
+		p, err := auth.LoadAnonymousPolicy(ctx, db)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, p)
+		return nil
+	}
+	list, err := auth.ListPrincipals(ctx, db)
+	if err != nil {
+		return err
+	}
+	return printPrincipals(stdout, list)
+}
+
+// printPrincipals writes list as a table, never with keys: only their first characters.
+func printPrincipals(w io.Writer, list []auth.Info) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PRINCIPAL\tKEY\tCREATED\tLAST USED")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%s…\t%s\t%s\n", p.ID, p.KeyPrefix, listTime(p.CreatedAt), listTime(p.LastUsedAt))
+	}
+	return tw.Flush()
 }
 
 func listTime(t time.Time) string {

@@ -238,12 +238,12 @@ func startServe(t *testing.T, dir string) (stop func()) {
 	}
 }
 
-// While a hub runs on the data directory the command refuses, plainly, and changes nothing; once the
-// hub has stopped it works, and the hub starts again over what it wrote.
+// While a hub runs on the data directory a change refuses, plainly, and changes nothing; once the
+// hub has stopped it works, and the hub starts again over what it wrote. Reading works all along.
 func TestPrincipalsCLIRefusesWhileTheHubRuns(t *testing.T) {
 	dir := t.TempDir()
 	stop := startServe(t, dir)
-	for _, args := range [][]string{{"add", "bot"}, {"list"}, {"rotate", "bot"}, {"remove", "bot"}} {
+	for _, args := range [][]string{{"add", "bot"}, {"rotate", "bot"}, {"remove", "bot"}, {"anonymous", "off"}} {
 		r := runCLI(t, append(append([]string{"principals"}, args...), "--data", dir)...)
 		want := "AgentHub is running on " + dir + "; stop it first, or manage access in Settings → Access"
 		if r.code != 1 || !strings.Contains(r.stderr, want) || r.stdout != "" {
@@ -257,7 +257,16 @@ func TestPrincipalsCLIRefusesWhileTheHubRuns(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(lastLine(t, r.stdout), "ahk_") {
 		t.Fatalf("add after the hub stopped: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	startServe(t, dir)()
+	stop = startServe(t, dir)
+	// Reading while the hub runs: its database, opened read-only, as it is now.
+	if list := runCLI(t, "principals", "list", "--data", dir); list.code != 0 || !strings.Contains(list.stdout, "agent://bot") ||
+		!strings.HasPrefix(list.stdout, "PRINCIPAL") {
+		t.Errorf("list while the hub runs: exit %d\n%s%s", list.code, list.stdout, list.stderr)
+	}
+	if r := runCLI(t, "principals", "anonymous", "--data", dir); r.code != 0 || strings.TrimSpace(r.stdout) != "send" {
+		t.Errorf("printing the policy while the hub runs: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	stop()
 	if list := runCLI(t, "principals", "list", "--data", dir); list.code != 0 || !strings.Contains(list.stdout, "agent://bot") {
 		t.Errorf("list after the hub ran again: exit %d\n%s%s", list.code, list.stdout, list.stderr)
 	}

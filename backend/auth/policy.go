@@ -98,6 +98,12 @@ func (ps *Principals) AnonymousPolicy(ctx context.Context) (AnonymousPolicy, err
 	return loadPolicy(ctx, ps.db.Reader)
 }
 
+// LoadAnonymousPolicy is the policy stored in db. It only reads, so a tool may call it on a database
+// that a running hub owns (store.OpenReadOnly).
+func LoadAnonymousPolicy(ctx context.Context, db *sql.DB) (AnonymousPolicy, error) {
+	return loadPolicy(ctx, db)
+}
+
 // SetAnonymousPolicy stores p in a stopped hub's database; the hub reads it when it starts.
 func (ps *Principals) SetAnonymousPolicy(ctx context.Context, p AnonymousPolicy) error {
 	return storePolicy(ctx, ps.db.Writer, p)

@@ -204,7 +204,13 @@ func affectedOne(res sql.Result, err error) error {
 
 // List is the active principals, by name.
 func (ps *Principals) List(ctx context.Context) ([]Info, error) {
-	rows, err := ps.db.Reader.QueryContext(ctx, `SELECT name, key_prefix, created_at, last_used_at FROM principals
+	return ListPrincipals(ctx, ps.db.Reader)
+}
+
+// ListPrincipals is the active principals in db, by name. It only reads, so a tool may call it on a
+// database that a running hub owns (store.OpenReadOnly).
+func ListPrincipals(ctx context.Context, db *sql.DB) ([]Info, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name, key_prefix, created_at, last_used_at FROM principals
 		WHERE revoked_at = 0 ORDER BY name`)
 	if err != nil {
 		return nil, err

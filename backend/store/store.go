@@ -175,6 +175,29 @@ func Open(path string) (*DB, error) {
 	return db, nil
 }
 
+// OpenReadOnly opens an existing SQLite file for reading only, without migrating it, starting a writer
+// or checkpointing on close: for a tool that reads a database another process owns and writes (the
+// CLI listing principals while a hub runs), where a second writer's checkpoint would hold the hub's
+// writes off.
+func OpenReadOnly(path string) (*sql.DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "query_only(ON)")
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return db, nil
+}
+
 // checkpoints is the checkpointer goroutine: after the writer commits, it copies the WAL into the
 // database with a PASSIVE checkpoint on its own connection, which neither waits for nor blocks the
 // writer (nor readers), at most once per checkpointEvery, so that the writer's own checkpoint at
