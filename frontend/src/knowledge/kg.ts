@@ -1,5 +1,5 @@
 // The knowledge-graph extension's own JSON-RPC methods (knowledge/query, knowledge/update,
-// knowledge/subscribe, ../../shared/specs/a2a-knowledge-graph-extension.md), reached through the
+// knowledge/subscribe; see docs/knowledge.md), reached through the
 // gateway's generic ext.call / ext.stream. `agent` is undefined for this hub, or an added agent's id
 // (its KG, through the hub). Shared by the Knowledge page's tabs: the explorer (h-kgui) and the query
 // console and import/export (h-kgconsole, who may add functions at the end of this file).
