@@ -1,5 +1,5 @@
-// Package a2a01 holds the v0.1 draft's wire shapes (specs/a2a-core-overview-zh.md,
-// specs/a2a-push-notifications.md) and their conversion from a2a-go's v1.0 model, for every package
+// Package a2a01 holds the v0.1 draft's wire shapes (as the draft's Chinese overview
+// and its push-notifications topic describe them) and their conversion from a2a-go's v1.0 model, for every package
 // that writes them: the server's draft dialect and push notifications to v0.1 webhooks. Tasks carry a
 // sessionId, parts a "type", artifacts an "index", states are lower-case words.
 package a2a01

@@ -138,7 +138,7 @@ func Streaming(card []byte) bool {
 	return json.Unmarshal(doc.Capabilities["streaming"], &streaming) == nil && streaming
 }
 
-// AgentVault reports a card in the AgentVault profile's shape (specs/agentvault-a2a-profile.md): it
+// AgentVault reports a card in the AgentVault profile's shape (AgentVault A2A Protocol Profile v0.2): it
 // carries the profile's required authSchemes or humanReadableId. Such an agent speaks the v0.1
 // method names with its own shapes, chooses its tasks' ids, and streams (SSE is part of the profile,
 // though its cards have no capabilities.streaming).

@@ -11,8 +11,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// The v0.1 draft's shapes (specs/a2a-core-overview-zh.md) as servers send them, read tolerantly: the
-// AgentVault profile (specs/agentvault-a2a-profile.md) puts text in a part's "content", writes states
+// The v0.1 draft's shapes (its Chinese overview) as servers send them, read tolerantly: the
+// AgentVault profile (AgentVault A2A Protocol Profile v0.2) puts text in a part's "content", writes states
 // in upper case, calls the agent "assistant", gives a task a top-level "state" and "messages", and
 // has artifacts {id, type, content, url, mediaType}. Unknown fields are ignored. Everything is
 // translated to a2a-go v2 types here, at the edge.

@@ -16,7 +16,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 )
 
-// avAgent is an AgentVault agent made from the profile's wire shapes (specs/agentvault-a2a-profile.md):
+// avAgent is an AgentVault agent made from the profile's wire shapes (AgentVault A2A Protocol Profile v0.2):
 // JSON-RPC at the card's url; tasks/send {id?, message} answers {id}, the agent naming new tasks;
 // tasks/sendSubscribe {id} streams named events with bare payloads; tasks/get answers {id, state,
 // messages, artifacts}; tasks/cancel answers {success, message}. "ask" makes it ask a question,

@@ -37,8 +37,8 @@ import (
 // The synthetic graph of the benchmark: entities ex:e<i> with a type (Person 50%, Organization
 // 20%, Document 20%, Topic 10%), a label, an integer ex:category 0–99 and a float ex:score, and
 // out-edges over five predicates, out-degree Pareto(2.5, min 2, cap 1000), targets Zipf-like over a
-// permutation of the entities (hubs scattered over the id space): ~10 statements per entity, as in
-// shared/notes/kg-storage.md. Deterministic for a given size.
+// permutation of the entities (hubs scattered over the id space): ~10 statements per entity, the
+// shape the storage study measured. Deterministic for a given size.
 var (
 	benchTypes = []string{"ex:Person", "ex:Person", "ex:Person", "ex:Person", "ex:Person", "ex:Organization", "ex:Organization", "ex:Document", "ex:Document", "ex:Topic"}
 	benchRels  = []string{"ex:knows", "ex:worksFor", "ex:cites", "ex:mentions", "ex:relatedTo"}

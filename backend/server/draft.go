@@ -12,7 +12,7 @@ import (
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
-// The v0.1 draft shapes (specs/a2a-core-overview-zh.md, specs/a2a-push-notifications.md): tasks carry
+// The v0.1 draft shapes (the v0.1 draft as its Chinese overview and its push-notifications topic describe it): tasks carry
 // a sessionId, parts a "type", artifacts an "index", states are lower-case words. Everything inside
 // the hub is a2a-go's v1.0 model; these types exist only at the edge.
 

@@ -1,4 +1,4 @@
-// The channels extension's objects (specs/a2a-channels-extension.md §4), as the hub's channels/*
+// The channels extension's objects (the channels extension's objects; see docs/channels.md), as the hub's channels/*
 // methods answer them. Everything may come from another hub or agent: check before trusting.
 
 export interface ChannelMember {
