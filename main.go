@@ -54,7 +54,8 @@ Usage:
   agenthub principals add|list|rotate|remove [NAME] [--data DIR]
   agenthub principals anonymous [off|read-public|send] [--data DIR]
       Manage the agents allowed to call the hub (agent://NAME) and their API keys, and what callers
-      without a key may do, while AgentHub is stopped. "add" and "rotate" print the new key once,
+      without a key may do. Changes need AgentHub stopped (while it runs, use Settings → Access);
+      "list" and printing the policy work at any time. "add" and "rotate" print the new key once,
       alone on the last line.
   agenthub version
       Print the version.
