@@ -727,8 +727,10 @@ func (b *Bridge) publishRaw(agentID, channelID string, parts []json.RawMessage, 
 		sum := sha256.Sum256([]byte(agentID + "\x00" + idem))
 		p.IdempotencyKey = "bridge-" + hex.EncodeToString(sum[:20])
 	}
+	who := auth.Remote(agentID)
+	p = fit(who.ID, p, meta.TaskID)
 	// Published under the bridge's life, not the call's: what arrived is kept even as the hub stops.
-	ctx := auth.WithPrincipal(context.WithoutCancel(b.ctx), auth.Remote(agentID))
+	ctx := auth.WithPrincipal(context.WithoutCancel(b.ctx), who)
 	if _, err := b.cfg.Channels.Publish(ctx, p); err != nil {
 		var ce *channels.Error
 		if errors.As(err, &ce) && ce.Code == channels.CodeConflict {

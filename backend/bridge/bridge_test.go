@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"iter"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -40,6 +42,16 @@ func (e *echoAgent) Send(ctx context.Context, msg *a2a.Message, _ bool) iter.Seq
 			return
 		}
 		reply := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(text))
+		switch text {
+		case "big": // 10 MiB of text, "é" (two bytes) among it so a cut may fall inside a character
+			reply = a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(strings.Repeat("abcdefghé", 10<<20/10)))
+		case "many": // 40 parts, text and data in turn so none are joined
+			var parts []*a2a.Part
+			for i := range 20 {
+				parts = append(parts, a2a.NewTextPart(fmt.Sprintf("part %d", i)), a2a.NewDataPart(map[string]any{"i": i}))
+			}
+			reply = a2a.NewMessage(a2a.MessageRoleAgent, parts...)
+		}
 		reply.ContextID = "ctx-1"
 		yield(reply, nil)
 	}
@@ -173,5 +185,52 @@ func TestBridgeCatchesUpOnDroppedEvents(t *testing.T) {
 		if text != fmt.Sprintf("m%d", i) {
 			t.Fatalf("the agent got %v, want m0…m%d once each in order", agent.got, n-1)
 		}
+	}
+}
+
+// An agent's answer is held to what a member may publish in one event: 10 MiB of text is cut to
+// channels.MaxEventJSON with a note saying so and naming the task; 40 parts are cut to
+// channels.MaxParts (the last one the note) instead of being refused and lost.
+func TestBridgeHoldsAnswersToAnEventsLimits(t *testing.T) {
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	_, _, chans, c, br := openBridge(t, agent)
+	if err := br.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+	for _, ask := range []string{"big", "many"} {
+		say(t, chans, c.ID, "@echo "+ask)
+		<-agent.more
+	}
+	var answers []*channels.MessageEvent
+	deadline := time.Now().Add(30 * time.Second)
+	for len(answers) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("answers: %d", len(answers))
+		}
+		time.Sleep(20 * time.Millisecond)
+		events, err := chans.EventsAfter(t.Context(), c.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = answers[:0]
+		for _, ev := range events {
+			if ev.Author == "remote://echo" {
+				answers = append(answers, ev)
+			}
+		}
+	}
+	big, many := answers[0], answers[1]
+	stored, _ := json.Marshal(big)
+	text := eventText(big)
+	if len(stored) > channels.MaxEventJSON || !strings.HasPrefix(text, "abcdefghé") || !strings.Contains(text, "[The agent's answer is shortened here") ||
+		!utf8.ValidString(text) {
+		t.Errorf("the 10 MiB answer was stored as %d bytes (limit %d), its text ending %q", len(stored), channels.MaxEventJSON, text[max(len(text)-300, 0):])
+	}
+	if len(stored) < channels.MaxEventJSON-64<<10 {
+		t.Errorf("the 10 MiB answer was cut to %d bytes, far below the %d an event may hold", len(stored), channels.MaxEventJSON)
+	}
+	if n := len(many.Parts); n != channels.MaxParts || !strings.Contains(string(many.Parts[n-1]), "Some parts of the agent's answer are left out") {
+		t.Errorf("the 40-part answer was stored with %d parts, the last %s", n, many.Parts[len(many.Parts)-1])
 	}
 }
