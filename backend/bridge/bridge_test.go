@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
@@ -232,5 +234,69 @@ func TestBridgeHoldsAnswersToAnEventsLimits(t *testing.T) {
 	}
 	if n := len(many.Parts); n != channels.MaxParts || !strings.Contains(string(many.Parts[n-1]), "Some parts of the agent's answer are left out") {
 		t.Errorf("the 40-part answer was stored with %d parts, the last %s", n, many.Parts[len(many.Parts)-1])
+	}
+}
+
+// The forward budget of a chain is kept in hub.db: a bridge started again (here over a chain whose
+// budget a previous run used up) forwards nothing more of it, and posts the chain's one notice
+// once, however many of its answers still mention agents.
+func TestBridgeForwardBudgetSurvivesRestart(t *testing.T) {
+	ctx := t.Context()
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	db, b, chans, _, br := openBridge(t, agent)
+	br.Close()
+	c, err := chans.Create(ctx, channels.CreateParams{Name: "pair", Members: []string{"remote://echo", "remote://peer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the previous run left: the chain of message origin-1 made its DefaultForwards sends.
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_chains(origin_id, forwards) VALUES ('origin-1', ?)`, DefaultForwards)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	br, err = Open(ctx, Config{DB: db, Bus: b, Channels: chans, Dial: func(context.Context, string) (chats.Remote, error) { return agent, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+	// Two answers of peer's in that chain, as the bridge published them, each mentioning echo.
+	text, _ := json.Marshal(map[string]string{"type": "text", "text": "@echo over to you"})
+	asPeer := auth.WithPrincipal(ctx, auth.Remote("peer"))
+	for i := range 2 {
+		meta := map[string]any{"agenthub": map[string]any{"bridge": Meta{TaskID: fmt.Sprint("t", i), State: "completed", Hop: 1, Origin: "origin-1"}}}
+		if _, err := chans.Publish(asPeer, channels.PublishParams{ChannelID: c.ID, Parts: []json.RawMessage{text}, Metadata: meta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		settled, err := br.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if settled {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bridge is still busy")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	events, err := chans.EventsAfter(ctx, c.ID, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || metaOf(events[0]).State != NoticeForwardLimit || events[0].Author != "remote://peer" {
+		t.Errorf("after the two answers: %d events, want the chain's one notice: %+v", len(events), events)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 0 {
+		t.Errorf("the agent was sent %v past the chain's budget", agent.got)
 	}
 }
