@@ -115,6 +115,7 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	cfg.DemoTick = new(time.Duration)
 	fs.DurationVar(cfg.DemoTick, "demo-tick", time.Second, "the demo agent's pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
 	fs.IntVar(&cfg.ChannelHops, "channel-hops", bridge.DefaultHops, "how many times in a row agents in a channel answer each other's @mentions before the chain stops (`N` ≥ 1)")
+	fs.IntVar(&cfg.ChannelForwards, "channel-forwards", bridge.DefaultForwards, "how many messages to agents one person's channel message may lead to in all, agents answering agents included (`N` ≥ 1)")
 	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
 	return cfg
 }

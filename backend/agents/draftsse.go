@@ -25,6 +25,10 @@ var ErrEventTooLarge = fmt.Errorf("a stream event is larger than the %d-byte lim
 type sseEvent struct {
 	name string
 	data []byte
+	// tooLarge marks an event over the limit that was passed (scanSSE with pass): data is only its
+	// head, size its whole data's length.
+	tooLarge bool
+	size     int
 }
 
 type wireStatusEvent struct {
@@ -111,12 +115,23 @@ func streamOf(resp *http.Response) iter.Seq2[sseEvent, error] {
 // readSSE parses Server-Sent Events: `event:` names the event, `data:` lines are joined with
 // newlines, a blank line ends an event, `:` lines are comments. An event larger than max is an error.
 func readSSE(r io.Reader, max int) iter.Seq2[sseEvent, error] {
+	return scanSSE(r, max, false)
+}
+
+// sseHeadBytes is how much of an event too large to carry is kept: enough for the fields a
+// placeholder names it by, which come before its payload.
+const sseHeadBytes = 64 << 10
+
+// scanSSE is readSSE; with pass, an event larger than max is not an error but read to its end and
+// yielded with tooLarge set, its size, and only the first sseHeadBytes of its data, so the stream
+// can go on past it.
+func scanSSE(r io.Reader, max int, pass bool) iter.Seq2[sseEvent, error] {
 	return func(yield func(sseEvent, error) bool) {
 		br := bufio.NewReaderSize(r, 64<<10)
 		var ev sseEvent
 		hasData := false
 		for {
-			line, err := readLine(br, max)
+			line, over, err := readLine(br, max, pass)
 			if errors.Is(err, io.EOF) {
 				if hasData { // a last event without its blank line
 					yield(ev, nil)
@@ -127,7 +142,7 @@ func readSSE(r io.Reader, max int) iter.Seq2[sseEvent, error] {
 				yield(sseEvent{}, err)
 				return
 			}
-			if len(line) == 0 {
+			if len(line) == 0 && over == 0 {
 				if hasData && !yield(ev, nil) {
 					return
 				}
@@ -143,34 +158,48 @@ func readSSE(r io.Reader, max int) iter.Seq2[sseEvent, error] {
 				if hasData {
 					ev.data = append(ev.data, '\n')
 				}
-				if len(ev.data)+len(value) > max {
+				ev.size = len(ev.data) + len(value) + over
+				if ev.size > max && !pass {
 					yield(sseEvent{}, ErrEventTooLarge)
 					return
 				}
+				ev.tooLarge = ev.tooLarge || ev.size > max
 				ev.data = append(ev.data, value...)
+				if ev.tooLarge && len(ev.data) > sseHeadBytes {
+					ev.data = append([]byte(nil), ev.data[:sseHeadBytes]...)
+				}
 				hasData = true
 			}
 		}
 	}
 }
 
-// readLine reads one line without its end (\n or \r\n), refusing lines longer than an event may be.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var line []byte
+// readLine reads one line without its end (\n or \r\n). A line longer than an event may be is
+// refused, or with readOn read to its end keeping its first bytes: over is how many were dropped.
+func readLine(br *bufio.Reader, max int, readOn bool) (line []byte, over int, err error) {
+	limit := max + len("data: \r\n")
 	for {
 		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > max+len("data: \r\n") {
-			return nil, ErrEventTooLarge
+		if len(line)+len(frag) > limit {
+			if !readOn {
+				return nil, 0, ErrEventTooLarge
+			}
+			keep := limit - len(line)
+			over += len(frag) - keep
+			frag = frag[:keep]
 		}
 		line = append(line, frag...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-			return nil, err
+			return nil, 0, err
+		}
+		if over > 0 {
+			return line, over, nil // cut: its end was dropped with the rest
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		return bytes.TrimSuffix(line, []byte("\r")), nil
+		return bytes.TrimSuffix(line, []byte("\r")), 0, nil
 	}
 }
 

@@ -310,9 +310,15 @@ func (s *ExtStream) Results() iter.Seq2[json.RawMessage, error] {
 			return
 		}
 		defer s.Close()
-		for ev, err := range readSSE(s.resp.Body, MaxSSEEvent) {
+		// A channel event too large to take in (an older hub stored a 10 MiB answer) is passed as a
+		// placeholder: ending the stream there would end it there again on every resume.
+		pass := s.method == "channels/stream"
+		for ev, err := range scanSSE(s.resp.Body, MaxSSEEvent, pass) {
 			var res json.RawMessage
-			if err == nil {
+			switch {
+			case err == nil && ev.tooLarge:
+				res = channelPlaceholder(ev)
+			case err == nil:
 				res, err = decodeResponse(s.method, ev.data)
 			}
 			if err != nil {
@@ -336,4 +342,95 @@ func (s *ExtStream) Close() error {
 		return nil
 	}
 	return s.resp.Body.Close()
+}
+
+// channelPlaceholder is the channels/stream result that stands for an event too large to take in:
+// a messageEvent with the fields the event's head names (its id, sequence, author, time), one text
+// part saying why, and metadata.agenthub.omitted {sequence, bytes, reason}, as the hub's own
+// streams send in place of an event too large for them.
+func channelPlaceholder(ev sseEvent) json.RawMessage {
+	head := eventHead(ev.data)
+	text := fmt.Sprintf("Event %d is too large to receive (%d bytes; a stream event holds %d): read it with channels/history.",
+		head.Sequence, ev.size, MaxSSEEvent)
+	head.Parts = []map[string]string{{"type": "text", "text": text}}
+	head.Metadata = map[string]any{"agenthub": map[string]any{"omitted": map[string]any{
+		"sequence": head.Sequence, "bytes": ev.size, "reason": "too large to receive"}}}
+	head.Kind = "messageEvent"
+	raw, _ := json.Marshal(map[string]any{"kind": "messageEvent", "event": head})
+	return raw
+}
+
+// placeholderEvent is a channel event as a placeholder names it.
+type placeholderEvent struct {
+	ID        string              `json:"id"`
+	ChannelID string              `json:"channelId"`
+	Sequence  int64               `json:"sequence"`
+	Timestamp int64               `json:"timestamp"`
+	Author    string              `json:"author"`
+	Parts     []map[string]string `json:"parts"`
+	Metadata  map[string]any      `json:"metadata"`
+	Kind      string              `json:"kind"`
+}
+
+// eventHead reads what it can of result.event's plain fields (id, channelId, sequence, timestamp,
+// author) from the head of a JSON-RPC response cut short, in whatever order they come before the
+// cut.
+func eventHead(data []byte) placeholderEvent {
+	var out placeholderEvent
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	// enter descends into the object at key name of the object being read.
+	enter := func(name string) bool {
+		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+			return false
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return false
+			}
+			if key == name {
+				return true
+			}
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return false
+			}
+		}
+		return false
+	}
+	if !enter("result") || !enter("event") {
+		return out
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return out
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		value, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		if d, ok := value.(json.Delim); ok && (d == '[' || d == '{') {
+			return out // the payload: what came before it is all the head holds for sure
+		}
+		n, _ := value.(json.Number)
+		str, _ := value.(string)
+		switch key {
+		case "id":
+			out.ID = str
+		case "channelId":
+			out.ChannelID = str
+		case "author":
+			out.Author = str
+		case "sequence":
+			out.Sequence, _ = n.Int64()
+		case "timestamp":
+			out.Timestamp, _ = n.Int64()
+		}
+	}
+	return out
 }

@@ -80,9 +80,12 @@ func extAgent(t *testing.T, caps string, elsewhere string) (*httptest.Server, *[
 			var p struct{ ChannelID string }
 			json.Unmarshal(req.Params, &p)
 			w.Header().Set("Content-Type", "application/json")
-			if p.ChannelID == "big" { // one event over the limit
+			if p.ChannelID == "big" { // one event over the limit, as an older hub stored it, then the next
 				w.Header().Set("Content-Type", "text/event-stream")
-				fmt.Fprintf(w, "data: %s\n\n", result(`"`+strings.Repeat("x", agents.MaxSSEEvent)+`"`))
+				fmt.Fprintf(w, "data: %s\n\ndata: %s\n\n",
+					result(`{"kind":"messageEvent","event":{"id":"ev-big","channelId":"big","sequence":7,"timestamp":5,"author":"remote://x","parts":[{"type":"text","text":"`+
+						strings.Repeat("x", agents.MaxSSEEvent)+`"}],"kind":"messageEvent"}}`),
+					result(`{"kind":"messageEvent","event":{"sequence":8}}`))
 				return
 			}
 			if p.ChannelID != "c1" { // refused before the stream opens, as JSON
@@ -179,21 +182,43 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 		t.Fatalf("the stream's error: %v", streamErr)
 	}
 
-	// An event over the limit ends the stream with an error, as it does a conversation's.
+	// An event over the limit is passed as a placeholder naming it, and the stream goes on: ended
+	// there, it would end there again on every resume.
 	st, err = clients.ExtStream(ctx, rem.ID, "channels/stream", json.RawMessage(`{"channelId":"big"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tooLarge error
-	for r, err := range st.Results() {
-		if tooLarge = err; !errors.Is(err, agents.ErrEventTooLarge) {
-			t.Fatalf("an event over %d bytes: %.100s, %v", agents.MaxSSEEvent, r, err)
-		}
+	type event struct {
+		ID       string `json:"id"`
+		Sequence int64  `json:"sequence"`
+		Author   string `json:"author"`
+		Parts    []struct {
+			Text string `json:"text"`
+		} `json:"parts"`
+		Metadata struct {
+			Agenthub struct {
+				Omitted struct {
+					Bytes int `json:"bytes"`
+				} `json:"omitted"`
+			} `json:"agenthub"`
+		} `json:"metadata"`
 	}
-	if tooLarge == nil {
-		t.Fatal("an event over the limit ended the stream without an error")
+	var passed []event
+	for r, err := range st.Results() {
+		if err != nil {
+			t.Fatalf("the stream ended at the event over %d bytes: %v", agents.MaxSSEEvent, err)
+		}
+		var item struct{ Event event }
+		if err := json.Unmarshal(r, &item); err != nil {
+			t.Fatalf("%.200s: %v", r, err)
+		}
+		passed = append(passed, item.Event)
 	}
 	st.Close()
+	if len(passed) != 2 || passed[0].Sequence != 7 || passed[0].ID != "ev-big" || passed[0].Author != "remote://x" ||
+		passed[0].Metadata.Agenthub.Omitted.Bytes <= agents.MaxSSEEvent || !strings.Contains(passed[0].Parts[0].Text, "too large") || passed[1].Sequence != 8 {
+		t.Errorf("the stream past the large event: %+v", passed)
+	}
 
 	// A redirect to another origin is refused, not followed with the key.
 	var redirect *agents.RedirectError

@@ -47,6 +47,13 @@ const Topic = "bridge"
 // after another, before the chain stops.
 const DefaultHops = 3
 
+// DefaultForwards is how many messages to agents one message of a person (or any author that is
+// not an added agent) may lead to in all, its own sends included: 16 lets a person's @all in a
+// room of four agents reach the four, and each answer reach the three others once (4 + 12), while
+// the room's chain stays linear in its size instead of growing by a power of the hop limit
+// (4 + 12 + 36 + 108 sends before). A person's own sends are always made, even beyond it.
+const DefaultForwards = 16
+
 // States of a bridged agent in a channel.
 const (
 	StateIdle          = "idle"
@@ -58,8 +65,9 @@ const (
 // Notice states: metadata.agenthub.bridge.state of the bridge's own notices, which are never
 // forwarded.
 const (
-	NoticeHopLimit = "hop-limit"
-	NoticeFailed   = "failed"
+	NoticeHopLimit     = "hop-limit"
+	NoticeForwardLimit = "forward-limit"
+	NoticeFailed       = "failed"
 )
 
 const remotePrefix = "remote://"
@@ -80,6 +88,9 @@ type Meta struct {
 	TaskID string `json:"taskId"`
 	State  string `json:"state"`
 	Hop    int    `json:"hop"`
+	// Origin is the id of the message of a person (or other author that is not an added agent)
+	// the chain of answers began with: forwards are counted against its budget.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Config configures Open.
@@ -95,6 +106,8 @@ type Config struct {
 	Name func(ctx context.Context, agentID string) string
 	// Hops is the hop limit (0: DefaultHops).
 	Hops int
+	// Forwards is the budget of messages to agents per originating message (0: DefaultForwards).
+	Forwards int
 	// Poll is the first interval of tasks/get for agents that don't stream (0: a second).
 	Poll   time.Duration
 	Logger *slog.Logger
@@ -110,9 +123,10 @@ type Bridge struct {
 	wg     sync.WaitGroup
 	sub    *bus.Subscription
 
-	mu     sync.Mutex
-	queues map[key]*queue // one worker per channel and agent: its messages go one after another
-	seen   map[string]int64
+	mu      sync.Mutex
+	queues  map[key]*queue // one worker per channel and agent: its messages go one after another
+	seen    map[string]int64
+	handled map[string]int64 // the newest event of each channel whose jobs are queued (see Settled)
 }
 
 type key struct{ channel, agent string }
@@ -124,7 +138,8 @@ type job struct {
 	event  *channels.MessageEvent
 	text   string
 	hop    int
-	answer bool // from a person or member, not an agent: it may answer the agent's open question
+	origin string // the id of the message the chain began with (Meta.Origin)
+	answer bool   // from a person or member, not an agent: it may answer the agent's open question
 	// resume, instead of a message to send, is a task that was still working when the hub stopped:
 	// it is watched again.
 	resume string
@@ -142,6 +157,9 @@ func Open(ctx context.Context, cfg Config) (*Bridge, error) {
 	if cfg.Hops <= 0 {
 		cfg.Hops = DefaultHops
 	}
+	if cfg.Forwards <= 0 {
+		cfg.Forwards = DefaultForwards
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -149,11 +167,14 @@ func Open(ctx context.Context, cfg Config) (*Bridge, error) {
 		cfg.Classify = func(err error) string { return err.Error() }
 	}
 	life, cancel := context.WithCancel(context.Background())
-	return &Bridge{cfg: cfg, now: time.Now, ctx: life, cancel: cancel, queues: map[key]*queue{}, seen: map[string]int64{}}, nil
+	return &Bridge{cfg: cfg, now: time.Now, ctx: life, cancel: cancel, queues: map[key]*queue{}, seen: map[string]int64{}, handled: map[string]int64{}}, nil
 }
 
 // Hops is the hop limit in force.
 func (b *Bridge) Hops() int { return b.cfg.Hops }
+
+// Forwards is the forward budget per originating message in force.
+func (b *Bridge) Forwards() int { return b.cfg.Forwards }
 
 // Start subscribes to the channels' events, catches up on those stored after the bridge last acted
 // (published while it was not running), and watches again the tasks still working when the hub
@@ -188,13 +209,13 @@ func (b *Bridge) Start(ctx context.Context) error {
 			if o.taskID == "" {
 				// The message may or may not have reached the agent; sending it again could do
 				// twice what it asks, so the owner decides.
-				out := &answer{b: b, k: o.key, hop: o.hop, state: StateWorking}
+				out := &answer{b: b, k: o.key, hop: o.hop, origin: o.origin, state: StateWorking}
 				b.publish(o.agent, o.channel, "Interrupted: the hub stopped before the agent answered. Mention it again to send your message again.",
-					Meta{State: NoticeFailed, Hop: o.hop}, "")
+					out.meta(NoticeFailed), "")
 				out.set(StateFailed, false)
 				continue
 			}
-			b.enqueue(o.key, job{hop: o.hop, resume: o.taskID})
+			b.enqueue(o.key, job{hop: o.hop, origin: o.origin, resume: o.taskID})
 		}
 		b.catchUp()
 		b.loop()
@@ -284,6 +305,12 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		b.seen[ev.ChannelID] = ev.Sequence
 	}
 	b.mu.Unlock()
+	// Marked handled once its jobs are queued: Settled must not see a gap between the two.
+	defer func() {
+		b.mu.Lock()
+		b.handled[ev.ChannelID] = max(b.handled[ev.ChannelID], ev.Sequence)
+		b.mu.Unlock()
+	}()
 	if done {
 		return
 	}
@@ -312,40 +339,112 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		return
 	}
 	self, fromAgent := strings.CutPrefix(ev.Author, remotePrefix)
-	hop, answer := 0, true
+	hop, answer, origin := 0, true, ev.ID
 	if fromAgent {
 		// Only the bridge publishes as remote://…: its metadata can be trusted.
 		meta := metaOf(ev)
-		if meta == nil || meta.State == NoticeHopLimit || meta.State == NoticeFailed {
+		if meta == nil || isNotice(meta.State) {
 			return
 		}
 		hop, answer = meta.Hop+1, false
+		if meta.Origin != "" { // an answer stored before chains were counted is a chain of its own
+			origin = meta.Origin
+		}
 	} else {
 		self = ""
 	}
-	targets := mentioned(text, agents, self)
+	// An agent's @all is not expanded: an agent that echoes or greets "@all" would otherwise send
+	// every answer to every other agent, and their answers to all again.
+	targets := mentioned(text, agents, self, !fromAgent)
 	if len(targets) == 0 {
 		return
 	}
-	// Acted on from here: recorded first, so a restart never acts on it again.
+	// Acted on from here: recorded first, with the chain's count, so a restart never acts on it
+	// again nor forgets what the chain has sent.
+	var sent []string
+	var stop string // why the chain stops here, when this is its first stop
 	if err := b.cfg.DB.Write(b.ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_cursors(channel_id, sequence) VALUES (?, ?)
-			ON CONFLICT(channel_id) DO UPDATE SET sequence = max(sequence, excluded.sequence)`, ev.ChannelID, ev.Sequence)
+		sent, stop = nil, ""
+		if _, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_cursors(channel_id, sequence) VALUES (?, ?)
+			ON CONFLICT(channel_id) DO UPDATE SET sequence = max(sequence, excluded.sequence)`, ev.ChannelID, ev.Sequence); err != nil {
+			return err
+		}
+		var forwards int
+		var stopped bool
+		err := tx.QueryRowContext(b.ctx, `SELECT forwards, stopped FROM bridge_chains WHERE origin_id = ?`, origin).Scan(&forwards, &stopped)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var why string
+		sent, why = b.allowed(targets, hop, forwards)
+		if len(sent) < len(targets) && !stopped {
+			stop, stopped = why, true
+		}
+		_, err = tx.ExecContext(b.ctx, `INSERT INTO bridge_chains(origin_id, forwards, stopped) VALUES (?, ?, ?)
+			ON CONFLICT(origin_id) DO UPDATE SET forwards = excluded.forwards, stopped = excluded.stopped`, origin, forwards+len(sent), stopped)
 		return err
 	}); err != nil {
 		b.cfg.Logger.Error("bridge: cannot record a channel event as handled", "channel", ev.ChannelID, "err", err)
 		return
 	}
-	if hop > b.cfg.Hops {
-		// The notice names the agents by id without '@': it mentions no one.
-		b.publish(self, ev.ChannelID, fmt.Sprintf("Not forwarded to %s: agents answering agents stop after %d hops (agenthub serve --channel-hops).",
-			strings.Join(targets, ", "), b.cfg.Hops), Meta{TaskID: metaOf(ev).TaskID, State: NoticeHopLimit, Hop: hop}, "hop:"+ev.ID)
-		return
+	if stop != "" {
+		b.noticeStop(ev, self, targets[len(sent):], stop, hop, origin)
 	}
 	body := addressed(text)
-	for _, id := range targets {
-		b.enqueue(key{ev.ChannelID, id}, job{event: ev, text: body, hop: hop, answer: answer})
+	for _, id := range sent {
+		b.enqueue(key{ev.ChannelID, id}, job{event: ev, text: body, hop: hop, origin: origin, answer: answer})
 	}
+}
+
+// allowed are the targets an event at hop may be sent to, its chain having made forwards sends so
+// far, and the notice state that says why the others are not: a person's own message reaches every
+// agent it names; an agent's answer goes on within the hop limit and the chain's forward budget.
+func (b *Bridge) allowed(targets []string, hop, forwards int) ([]string, string) {
+	switch {
+	case hop == 0:
+		return targets, ""
+	case hop > b.cfg.Hops:
+		return nil, NoticeHopLimit
+	}
+	left := max(b.cfg.Forwards-forwards, 0)
+	if left >= len(targets) {
+		return targets, ""
+	}
+	return targets[:left], NoticeForwardLimit
+}
+
+// noticeStop posts the one notice of a chain that stopped, as the agent whose answer was not
+// forwarded (further), to the agents it names by id, without '@': it mentions no one.
+func (b *Bridge) noticeStop(ev *channels.MessageEvent, self string, missed []string, state string, hop int, origin string) {
+	why := fmt.Sprintf("agents answering agents stop after %d hops (agenthub serve --channel-hops)", b.cfg.Hops)
+	if state == NoticeForwardLimit {
+		why = fmt.Sprintf("one message leads to at most %d messages to agents (agenthub serve --channel-forwards)", b.cfg.Forwards)
+	}
+	b.publish(self, ev.ChannelID, fmt.Sprintf("Not forwarded to %s: %s. The rest of this chain stops without another notice.",
+		strings.Join(missed, ", "), why), Meta{TaskID: metaOf(ev).TaskID, State: state, Hop: hop, Origin: origin}, "stop:"+origin)
+}
+
+// isNotice says whether state is one of the bridge's own notices, which are never forwarded.
+func isNotice(state string) bool {
+	return state == NoticeHopLimit || state == NoticeForwardLimit || state == NoticeFailed
+}
+
+// Settled reports whether the bridge is done with a channel for now: it has handled every event
+// stored in it, and no message for any of its agents waits or is in flight. An agent's answer is
+// stored before its worker ends, so a chain of agents answering agents is settled only at its end.
+func (b *Bridge) Settled(ctx context.Context, channelID string) (bool, error) {
+	b.mu.Lock()
+	handled := b.handled[channelID]
+	busy := false
+	for k := range b.queues {
+		busy = busy || k.channel == channelID
+	}
+	b.mu.Unlock()
+	if busy {
+		return false, nil
+	}
+	after, err := b.cfg.Channels.EventsAfter(ctx, channelID, handled, 1)
+	return len(after) == 0, err
 }
 
 // enqueue adds a job to the agent's queue in the channel, starting its worker if it has none.
@@ -381,7 +480,7 @@ func (b *Bridge) drain(k key, q *queue) {
 		q.jobs = q.jobs[1:]
 		b.mu.Unlock()
 		if j.resume != "" {
-			b.watch(k, j.hop, j.resume)
+			b.watch(k, j)
 		} else {
 			b.send(k, j)
 		}
@@ -401,7 +500,7 @@ func (b *Bridge) send(k key, j job) {
 		msg.TaskID = a2a.TaskID(row.taskID)
 	}
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
-	out := &answer{b: b, k: k, hop: j.hop, taskID: string(msg.TaskID), contextID: row.contextID}
+	out := &answer{b: b, k: k, hop: j.hop, origin: j.origin, taskID: string(msg.TaskID), contextID: row.contextID}
 	out.set(StateWorking, true)
 	remote, err := b.cfg.Dial(b.ctx, k.agent)
 	if err == nil {
@@ -411,11 +510,11 @@ func (b *Bridge) send(k key, j job) {
 }
 
 // watch follows a task that was still working when the hub stopped.
-func (b *Bridge) watch(k key, hop int, taskID string) {
-	out := &answer{b: b, k: k, hop: hop, taskID: taskID, state: StateWorking}
+func (b *Bridge) watch(k key, j job) {
+	out := &answer{b: b, k: k, hop: j.hop, origin: j.origin, taskID: j.resume, state: StateWorking}
 	remote, err := b.cfg.Dial(b.ctx, k.agent)
 	if err == nil {
-		err = chats.Watch(b.ctx, remote, a2a.TaskID(taskID), nil, b.cfg.Poll, out.on)
+		err = chats.Watch(b.ctx, remote, a2a.TaskID(j.resume), nil, b.cfg.Poll, out.on)
 	}
 	b.finish(out, err)
 }
@@ -430,7 +529,7 @@ func (b *Bridge) finish(out *answer, err error) {
 	if err != nil {
 		out.set(StateFailed, false)
 		out.flush(out.taskState)
-		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), Meta{TaskID: out.taskID, State: NoticeFailed, Hop: out.hop}, "")
+		b.publish(out.k.agent, out.k.channel, "Failed: "+b.cfg.Classify(err), out.meta(NoticeFailed), "")
 		return
 	}
 	out.set(stateOf(out.taskState), false)
@@ -464,6 +563,7 @@ type answer struct {
 	b         *Bridge
 	k         key
 	hop       int
+	origin    string
 	taskID    string
 	contextID string
 	taskState a2a.TaskState
@@ -481,7 +581,12 @@ func (a *answer) set(state string, force bool) {
 		return
 	}
 	a.state = state
-	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop)
+	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop, a.origin)
+}
+
+// meta is the bridge's metadata of an event of this answer, in state.
+func (a *answer) meta(state string) Meta {
+	return Meta{TaskID: a.taskID, State: state, Hop: a.hop, Origin: a.origin}
 }
 
 func (a *answer) on(ev a2a.Event) {
@@ -499,7 +604,7 @@ func (a *answer) on(ev a2a.Event) {
 	switch v := ev.(type) {
 	case *a2a.Message:
 		a.flush(a.taskState)
-		a.b.publishParts(a.k, v.Parts, Meta{TaskID: a.taskID, State: taskStateName(a.taskState), Hop: a.hop}, "msg:"+v.ID)
+		a.b.publishParts(a.k, v.Parts, a.meta(taskStateName(a.taskState)), "msg:"+v.ID)
 	case *a2a.Task:
 		for _, art := range v.Artifacts {
 			if art != nil {
@@ -544,7 +649,7 @@ func (a *answer) artifact(v *a2a.TaskArtifactUpdateEvent) {
 func (a *answer) status(st a2a.TaskStatus) {
 	a.taskState = st.State
 	a.flush(st.State)
-	meta := Meta{TaskID: a.taskID, State: taskStateName(st.State), Hop: a.hop}
+	meta := a.meta(taskStateName(st.State))
 	switch {
 	case st.State == a2a.TaskStateInputRequired || st.State == a2a.TaskStateAuthRequired:
 		if st.Message != nil && len(st.Message.Parts) > 0 {
@@ -575,7 +680,7 @@ func (a *answer) flush(s a2a.TaskState) {
 		}
 	}
 	for _, art := range all {
-		a.b.publishParts(a.k, art.Parts, Meta{TaskID: a.taskID, State: taskStateName(s), Hop: a.hop}, "artifact:"+a.taskID+":"+string(art.ID))
+		a.b.publishParts(a.k, art.Parts, a.meta(taskStateName(s)), "artifact:"+a.taskID+":"+string(art.ID))
 	}
 }
 
@@ -622,8 +727,10 @@ func (b *Bridge) publishRaw(agentID, channelID string, parts []json.RawMessage, 
 		sum := sha256.Sum256([]byte(agentID + "\x00" + idem))
 		p.IdempotencyKey = "bridge-" + hex.EncodeToString(sum[:20])
 	}
+	who := auth.Remote(agentID)
+	p = fit(who.ID, p, meta.TaskID)
 	// Published under the bridge's life, not the call's: what arrived is kept even as the hub stops.
-	ctx := auth.WithPrincipal(context.WithoutCancel(b.ctx), auth.Remote(agentID))
+	ctx := auth.WithPrincipal(context.WithoutCancel(b.ctx), who)
 	if _, err := b.cfg.Channels.Publish(ctx, p); err != nil {
 		var ce *channels.Error
 		if errors.As(err, &ce) && ce.Code == channels.CodeConflict {

@@ -2,16 +2,20 @@ package bridge
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
@@ -40,6 +44,16 @@ func (e *echoAgent) Send(ctx context.Context, msg *a2a.Message, _ bool) iter.Seq
 			return
 		}
 		reply := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(text))
+		switch text {
+		case "big": // 10 MiB of text, "é" (two bytes) among it so a cut may fall inside a character
+			reply = a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(strings.Repeat("abcdefghé", 10<<20/10)))
+		case "many": // 40 parts, text and data in turn so none are joined
+			var parts []*a2a.Part
+			for i := range 20 {
+				parts = append(parts, a2a.NewTextPart(fmt.Sprintf("part %d", i)), a2a.NewDataPart(map[string]any{"i": i}))
+			}
+			reply = a2a.NewMessage(a2a.MessageRoleAgent, parts...)
+		}
 		reply.ContextID = "ctx-1"
 		yield(reply, nil)
 	}
@@ -173,5 +187,116 @@ func TestBridgeCatchesUpOnDroppedEvents(t *testing.T) {
 		if text != fmt.Sprintf("m%d", i) {
 			t.Fatalf("the agent got %v, want m0…m%d once each in order", agent.got, n-1)
 		}
+	}
+}
+
+// An agent's answer is held to what a member may publish in one event: 10 MiB of text is cut to
+// channels.MaxEventJSON with a note saying so and naming the task; 40 parts are cut to
+// channels.MaxParts (the last one the note) instead of being refused and lost.
+func TestBridgeHoldsAnswersToAnEventsLimits(t *testing.T) {
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	_, _, chans, c, br := openBridge(t, agent)
+	if err := br.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+	for _, ask := range []string{"big", "many"} {
+		say(t, chans, c.ID, "@echo "+ask)
+		<-agent.more
+	}
+	var answers []*channels.MessageEvent
+	deadline := time.Now().Add(30 * time.Second)
+	for len(answers) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("answers: %d", len(answers))
+		}
+		time.Sleep(20 * time.Millisecond)
+		events, err := chans.EventsAfter(t.Context(), c.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answers = answers[:0]
+		for _, ev := range events {
+			if ev.Author == "remote://echo" {
+				answers = append(answers, ev)
+			}
+		}
+	}
+	big, many := answers[0], answers[1]
+	stored, _ := json.Marshal(big)
+	text := eventText(big)
+	if len(stored) > channels.MaxEventJSON || !strings.HasPrefix(text, "abcdefghé") || !strings.Contains(text, "[The agent's answer is shortened here") ||
+		!utf8.ValidString(text) {
+		t.Errorf("the 10 MiB answer was stored as %d bytes (limit %d), its text ending %q", len(stored), channels.MaxEventJSON, text[max(len(text)-300, 0):])
+	}
+	if len(stored) < channels.MaxEventJSON-64<<10 {
+		t.Errorf("the 10 MiB answer was cut to %d bytes, far below the %d an event may hold", len(stored), channels.MaxEventJSON)
+	}
+	if n := len(many.Parts); n != channels.MaxParts || !strings.Contains(string(many.Parts[n-1]), "Some parts of the agent's answer are left out") {
+		t.Errorf("the 40-part answer was stored with %d parts, the last %s", n, many.Parts[len(many.Parts)-1])
+	}
+}
+
+// The forward budget of a chain is kept in hub.db: a bridge started again (here over a chain whose
+// budget a previous run used up) forwards nothing more of it, and posts the chain's one notice
+// once, however many of its answers still mention agents.
+func TestBridgeForwardBudgetSurvivesRestart(t *testing.T) {
+	ctx := t.Context()
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	db, b, chans, _, br := openBridge(t, agent)
+	br.Close()
+	c, err := chans.Create(ctx, channels.CreateParams{Name: "pair", Members: []string{"remote://echo", "remote://peer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the previous run left: the chain of message origin-1 made its DefaultForwards sends.
+	if err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_chains(origin_id, forwards) VALUES ('origin-1', ?)`, DefaultForwards)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	br, err = Open(ctx, Config{DB: db, Bus: b, Channels: chans, Dial: func(context.Context, string) (chats.Remote, error) { return agent, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { br.Close() })
+	// Two answers of peer's in that chain, as the bridge published them, each mentioning echo.
+	text, _ := json.Marshal(map[string]string{"type": "text", "text": "@echo over to you"})
+	asPeer := auth.WithPrincipal(ctx, auth.Remote("peer"))
+	for i := range 2 {
+		meta := map[string]any{"agenthub": map[string]any{"bridge": Meta{TaskID: fmt.Sprint("t", i), State: "completed", Hop: 1, Origin: "origin-1"}}}
+		if _, err := chans.Publish(asPeer, channels.PublishParams{ChannelID: c.ID, Parts: []json.RawMessage{text}, Metadata: meta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		settled, err := br.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if settled {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bridge is still busy")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	events, err := chans.EventsAfter(ctx, c.ID, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || metaOf(events[0]).State != NoticeForwardLimit || events[0].Author != "remote://peer" {
+		t.Errorf("after the two answers: %d events, want the chain's one notice: %+v", len(events), events)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 0 {
+		t.Errorf("the agent was sent %v past the chain's budget", agent.got)
 	}
 }

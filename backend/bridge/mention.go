@@ -73,17 +73,18 @@ func Slug(name string) string {
 type member struct{ id, slug string }
 
 // mentioned are the added agents (agent ids, in the channel's order) that text mentions, by their
-// id, the slug of their name, or @all, leaving out self (an agent does not mention itself into a
-// loop). Two agents whose names make the same slug are both mentioned by it.
-func mentioned(text string, agents []member, self string) []string {
+// id, the slug of their name, or @all when all counts, leaving out self (an agent does not mention
+// itself into a loop). Two agents whose names make the same slug are both mentioned by it.
+func mentioned(text string, agents []member, self string, all bool) []string {
 	tokens, _, _ := mentionTokens(text)
 	want := map[string]bool{}
 	for _, t := range tokens {
 		want[t] = true
 	}
+	everyone := all && want[mentionAll]
 	var out []string
 	for _, a := range agents {
-		if a.id != self && (want[mentionAll] || want[strings.ToLower(a.id)] || a.slug != "" && want[a.slug]) {
+		if a.id != self && (everyone || want[strings.ToLower(a.id)] || a.slug != "" && want[a.slug]) {
 			out = append(out, a.id)
 		}
 	}

@@ -20,11 +20,13 @@ func TestMentions(t *testing.T) {
 		{"@all go", "", all},
 		{"@Weather-Bot, and @demo-agent: hi", "", []string{"demo", "4f1c2a9e-0b7d-4c1e-9a55-2f6b8d0c3e11"}},
 		{"@weather", "", nil},
-		{"@all go", "demo", []string{"demo-2", "4f1c2a9e-0b7d-4c1e-9a55-2f6b8d0c3e11"}},
+		// An agent (self set) does not reach everyone with @all, only those it names.
+		{"@all go", "demo", nil},
+		{"@all go, @demo-2 and @demo", "demo", []string{"demo-2"}},
 		{"@demo says @demo", "demo", nil},
 		{"@demos @alice", "", nil},
 	} {
-		if got := mentioned(c.text, agents, c.self); !slices.Equal(got, c.want) {
+		if got := mentioned(c.text, agents, c.self, c.self == ""); !slices.Equal(got, c.want) {
 			t.Errorf("mentioned(%q, self %q) = %v, want %v", c.text, c.self, got, c.want)
 		}
 	}

@@ -28,17 +28,18 @@ func (b *Bridge) context(k key) (contextRow, error) {
 
 // setState records the agent's state in the channel, with the task in hand, and the context the
 // agent named (kept once known: contextID "" leaves it as it is), then publishes the state.
-func (b *Bridge) setState(k key, state, taskID, contextID string, hop int) {
+func (b *Bridge) setState(k key, state, taskID, contextID string, hop int, origin string) {
 	now := b.now().UnixMilli()
 	// Under the bridge's life: a state reached as the hub stops is still kept.
 	ctx := context.WithoutCancel(b.ctx)
 	err := b.cfg.DB.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_contexts(channel_id, agent_id, context_id, task_id, state, hop, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_contexts(channel_id, agent_id, context_id, task_id, state, hop, origin_id, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(channel_id, agent_id) DO UPDATE SET
 				context_id = CASE WHEN excluded.context_id = '' THEN context_id ELSE excluded.context_id END,
-				task_id = excluded.task_id, state = excluded.state, hop = excluded.hop, updated_at = excluded.updated_at`,
-			k.channel, k.agent, contextID, taskID, state, hop, now)
+				task_id = excluded.task_id, state = excluded.state, hop = excluded.hop, origin_id = excluded.origin_id,
+				updated_at = excluded.updated_at`,
+			k.channel, k.agent, contextID, taskID, state, hop, origin, now)
 		return err
 	})
 	if err != nil {
@@ -56,12 +57,13 @@ type openTask struct {
 	key
 	taskID string
 	hop    int
+	origin string
 }
 
 // working are the agents that were still working when the bridge last stopped: with the task they
 // were working on, or none if the hub stopped before the agent named it.
 func (b *Bridge) working(ctx context.Context) ([]openTask, error) {
-	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop FROM bridge_contexts WHERE state = ?`, StateWorking)
+	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop, origin_id FROM bridge_contexts WHERE state = ?`, StateWorking)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +71,7 @@ func (b *Bridge) working(ctx context.Context) ([]openTask, error) {
 	var out []openTask
 	for rows.Next() {
 		var o openTask
-		if err := rows.Scan(&o.channel, &o.agent, &o.taskID, &o.hop); err != nil {
+		if err := rows.Scan(&o.channel, &o.agent, &o.taskID, &o.hop, &o.origin); err != nil {
 			return nil, err
 		}
 		out = append(out, o)

@@ -3,6 +3,8 @@ package channels
 import (
 	"sync"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Default per-principal rate of publish and history calls: generous for agents and the UI, a
@@ -57,4 +59,27 @@ func (l *limiter) allow(who string) bool {
 	}
 	b.tokens--
 	return true
+}
+
+// Event size. A member's publish is held to 8 MiB by the hub's JSON-RPC body limit
+// (server.DefaultMaxBodyBytes), and a reading hub takes at most 8 MiB as one stream event
+// (agents.MaxSSEEvent): MaxEventBytes is that 8 MiB, and MaxEventJSON what of it one event's JSON
+// may fill, leaving room for the stream item and the JSON-RPC response around it. The bridge holds
+// an agent's answer to MaxEventJSON; a stream sends an event stored larger (by an older hub's
+// bridge, or a member's text that JSON escaping grew) as a placeholder naming it.
+const (
+	MaxEventBytes = 8 << 20
+	MaxEventJSON  = MaxEventBytes - 4<<10
+)
+
+// EventJSONSize is how long the JSON of the event p would be once author publishes it, its
+// sequence and timestamp taken at their widest: what MaxEventJSON bounds.
+func EventJSONSize(author string, p PublishParams) (int, error) {
+	enc, err := encodeEvent(&MessageEvent{ID: uuid.NewString(), ChannelID: p.ChannelID, Author: author, Parts: p.Parts,
+		ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"})
+	if err != nil {
+		return 0, err
+	}
+	const widest = len(`9223372036854775807,"timestamp":9223372036854775807`)
+	return len(enc.head) + widest + len(enc.tail), nil
 }

@@ -3,6 +3,7 @@ package channels
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/agenthub/agenthub/backend/auth"
@@ -39,6 +40,31 @@ type eventItem struct {
 
 func messageItem(event json.RawMessage) eventItem {
 	return eventItem{Kind: "messageEvent", Event: event}
+}
+
+// streamable is the stream item of a stored event: the event itself, or, when its JSON is longer
+// than MaxEventJSON, a placeholder in its place. A reader takes one stream event of at most
+// MaxEventBytes (agents.MaxSSEEvent at another hub): sent whole, such an event would end the
+// reader's stream there, and every resume at it again, for ever.
+func streamable(event json.RawMessage) any {
+	if len(event) <= MaxEventJSON {
+		return messageItem(event)
+	}
+	return StreamItem{Kind: "messageEvent", Event: placeholder(event)}
+}
+
+// placeholder stands for an event too large for a stream: the same id, sequence, author and time,
+// one text part saying why, and metadata.agenthub.omitted {sequence, bytes, reason}.
+func placeholder(event json.RawMessage) *MessageEvent {
+	var ev MessageEvent
+	_ = json.Unmarshal(event, &ev) // what it holds of id, sequence, author: the stream goes on regardless
+	text := fmt.Sprintf("Event %d is too large for a stream (%d bytes; a stream carries %d): read it with channels/history.",
+		ev.Sequence, len(event), MaxEventJSON)
+	part, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	return &MessageEvent{ID: ev.ID, ChannelID: ev.ChannelID, Sequence: ev.Sequence, Timestamp: ev.Timestamp, Author: ev.Author,
+		Parts: []json.RawMessage{part}, Kind: "messageEvent",
+		Metadata: map[string]any{"agenthub": map[string]any{"omitted": map[string]any{
+			"sequence": ev.Sequence, "bytes": len(event), "reason": "too large for a stream"}}}}
 }
 
 // openStream checks the caller may read the channel (same rules as history: a private channel of
@@ -101,7 +127,7 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 				return err
 			}
 			for _, ev := range events {
-				if err := send(messageItem(ev.JSON)); err != nil {
+				if err := send(streamable(ev.JSON)); err != nil {
 					return err
 				}
 				last = ev.Sequence
@@ -150,6 +176,8 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 				// write messageItem(ch.EventJSON), compact, so the server frames it as it is.
 				item := ch.result
 				switch {
+				case len(ch.EventJSON) > MaxEventJSON:
+					item = streamable(ch.EventJSON)
 				case item != nil:
 				case ch.EventJSON != nil:
 					item = messageItem(ch.EventJSON)

@@ -354,6 +354,9 @@ type Config struct {
 	// ChannelHops is how many times in a row added agents in a channel are sent each other's
 	// answers that @mention them before the chain stops (default bridge.DefaultHops).
 	ChannelHops int
+	// ChannelForwards is how many messages to agents one channel message may lead to in all
+	// (default bridge.DefaultForwards).
+	ChannelForwards int
 }
 
 // Hub is the running hub: its own agent (with the inbox), unless disabled the demo agent, and the UI
@@ -446,7 +449,7 @@ func (h *Hub) openBridge(ctx context.Context, cfg Config) (err error) {
 		_, err := h.Agents.Get(ctx, id)
 		return err
 	})
-	h.Bridge, err = bridge.Open(ctx, bridge.Config{DB: h.Agent.DB, Bus: h.Bus, Channels: h.Channels, Hops: cfg.ChannelHops, Logger: cfg.Logger,
+	h.Bridge, err = bridge.Open(ctx, bridge.Config{DB: h.Agent.DB, Bus: h.Bus, Channels: h.Channels, Hops: cfg.ChannelHops, Forwards: cfg.ChannelForwards, Logger: cfg.Logger,
 		Name: func(ctx context.Context, id string) string {
 			r, err := h.Agents.Get(ctx, id)
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 
 // chanEvent is a channel event as channels/history returns it, with the bridge's metadata.
 type chanEvent struct {
+	ID       string `json:"id"`
 	Sequence int64  `json:"sequence"`
 	Author   string `json:"author"`
 	Parts    []struct {
@@ -220,17 +221,16 @@ func TestBridgeDemoAndJSAgentsInAChannel(t *testing.T) {
 
 	// Agents answering agents: both echo "ping @demo @JS", so each answer mentions the other agent.
 	// From each agent's first answer a chain runs demo → js → demo → js (hops 1, 2, 3); the hop-4
-	// forward is refused with one notice per chain.
+	// forward is refused with one notice: both branches began with the same message, one chain.
 	chain := publish(t, h, owner, ch, "@demo @"+js.ID+" ping @demo @"+js.ID)
-	events := waitFor(t, h, owner, ch, chain.Sequence, "two hop-limit notices", func(es []chanEvent) bool {
-		n := 0
-		for _, e := range es {
-			if m := e.Metadata.Agenthub.Bridge; m != nil && m.State == bridge.NoticeHopLimit {
-				n++
-			}
+	events := waitFor(t, h, owner, ch, chain.Sequence, "the chain's end", func(es []chanEvent) bool {
+		settled, err := h.Bridge.Settled(t.Context(), ch)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return n == 2
+		return settled && len(es) > 0
 	})
+	notices := 0
 	hops := map[string][]int{}
 	for _, e := range events {
 		m := e.Metadata.Agenthub.Bridge
@@ -238,7 +238,8 @@ func TestBridgeDemoAndJSAgentsInAChannel(t *testing.T) {
 		case m == nil:
 			t.Errorf("an event without the bridge's metadata: %+v", e)
 		case m.State == bridge.NoticeHopLimit:
-			if m.Hop != bridge.DefaultHops+1 || !strings.Contains(e.text(), "Not forwarded") {
+			notices++
+			if m.Hop != bridge.DefaultHops+1 || m.Origin != chain.ID || !strings.Contains(e.text(), "Not forwarded") {
 				t.Errorf("hop-limit notice: %+v %q", m, e.text())
 			}
 		case m.State == "completed":
@@ -249,6 +250,9 @@ func TestBridgeDemoAndJSAgentsInAChannel(t *testing.T) {
 		default:
 			t.Errorf("unexpected event in the chain: %+v %q", m, e.text())
 		}
+	}
+	if notices != 1 {
+		t.Errorf("%d hop-limit notices, want one for the chain", notices)
 	}
 	for _, member := range []string{demoMember, jsMember} {
 		if got := hops[member]; len(got) != 4 || sum(got) != 0+1+2+3 {
@@ -438,5 +442,112 @@ func waitState(t *testing.T, h *hub.Hub, channelID string, ok func(bridge.State)
 			t.Fatalf("states: %+v", states)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Four agents in a channel, each echoing what it is sent: a person's message that names them all
+// makes every answer name the three others again. From one message the bridge sends at most
+// bridge.DefaultForwards messages to agents in all, and the chain it stops ends with exactly one
+// notice. (Before the budget: 4 + 12 + 36 + 108 = 160 sends and 108 notices.) An agent's "@all" is
+// not expanded: the same message with only @all reaches the four agents once, and nothing more.
+func TestBridgeFanOutStaysWithinTheForwardBudget(t *testing.T) {
+	h, owner := bridgeHub(t, t.TempDir())
+	t.Cleanup(func() { h.Stop() })
+	handles := []string{"demo"}
+	members := []string{"remote://demo"}
+	for range 3 {
+		tick := time.Duration(0)
+		demo, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", DemoTick: &tick,
+			Version: "test", Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { demo.Stop() })
+		rem, err := h.Agents.Add(t.Context(), demo.BaseURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handles, members = append(handles, rem.ID), append(members, "remote://"+rem.ID)
+	}
+	var created struct{ Channel channels.Channel }
+	kgCall(t, h, owner, "channels/create", map[string]any{"name": "crowd", "members": members}, &created)
+	ch := created.Channel.ID
+
+	// count waits until the bridge is done with the channel, failing as soon as the agents were
+	// sent more than the budget, and returns the answers (one per message an agent was sent) and
+	// the notices after the sequence after.
+	count := func(after int64) (answers, notices []chanEvent) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			settled, err := h.Bridge.Settled(t.Context(), ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := historyAfter(t, h, owner, ch, after)
+			answers, notices = nil, nil
+			for _, e := range all {
+				switch m := e.Metadata.Agenthub.Bridge; {
+				case m == nil:
+				case m.State == bridge.NoticeHopLimit || m.State == bridge.NoticeFailed || m.State == bridge.NoticeForwardLimit:
+					notices = append(notices, e)
+				default:
+					answers = append(answers, e)
+				}
+			}
+			if len(answers) > bridge.DefaultForwards {
+				t.Fatalf("one message made %d sends to agents (and %d notices so far), want at most %d", len(answers), len(notices), bridge.DefaultForwards)
+			}
+			if settled {
+				return answers, notices
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the bridge is still busy after 60s: %d answers, %d notices", len(answers), len(notices))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	names := "@" + strings.Join(handles, " @")
+	ev := publish(t, h, owner, ch, "@all ping "+names)
+	answers, notices := count(ev.Sequence)
+	if len(answers) != bridge.DefaultForwards || len(notices) != 1 {
+		t.Errorf("one message named the four agents: %d answers and %d notices, want %d and 1", len(answers), len(notices), bridge.DefaultForwards)
+	}
+	for _, n := range notices {
+		if m := n.Metadata.Agenthub.Bridge; m.State != bridge.NoticeForwardLimit || m.Origin != ev.ID || !strings.Contains(n.text(), "Not forwarded") {
+			t.Errorf("the notice: %+v %q", m, n.text())
+		}
+	}
+	for _, a := range answers {
+		if m := a.Metadata.Agenthub.Bridge; m.Origin != ev.ID {
+			t.Errorf("an answer in the chain of %s names origin %q", ev.ID, m.Origin)
+		}
+	}
+
+	ev = publish(t, h, owner, ch, "@all hello @all")
+	answers, notices = count(ev.Sequence)
+	if len(answers) != 4 || len(notices) != 0 {
+		t.Errorf("an agent's @all was expanded: %d answers and %d notices, want 4 and none", len(answers), len(notices))
+	}
+}
+
+// historyAfter is every event of the channel after the sequence after, read page by page as the
+// owner.
+func historyAfter(t *testing.T, h *hub.Hub, owner map[string]string, channelID string, after int64) []chanEvent {
+	t.Helper()
+	var all []chanEvent
+	params := map[string]any{"channelId": channelID, "sinceSequence": after, "pageSize": 200}
+	for {
+		var page struct {
+			Events        []chanEvent
+			NextPageToken string
+		}
+		kgCall(t, h, owner, "channels/history", params, &page)
+		all = append(all, page.Events...)
+		if page.NextPageToken == "" {
+			return all
+		}
+		params = map[string]any{"channelId": channelID, "pageToken": page.NextPageToken, "pageSize": 200}
 	}
 }

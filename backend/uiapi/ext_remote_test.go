@@ -206,3 +206,80 @@ func TestExtReachesAnotherHubsChannelsAndKnowledgeGraph(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// An event stored on hub B larger than a stream carries (put there the way an older hub's bridge
+// did, straight into B's store: a 10 MiB agent answer) does not end hub A's stream of B's channel,
+// from the start or resumed: A's UI sees a placeholder naming the event's sequence and why, then
+// the events after it.
+func TestRemoteStreamPassesAnEventTooLargeToCarry(t *testing.T) {
+	a, b := startHub(t), startHub(t)
+	_, key, err := b.Auth.Principals.Add(t.Context(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui, bOwner := dial(t, a), dial(t, b)
+	var added struct {
+		ID string `json:"id"`
+	}
+	ui.result("agents.add", map[string]any{"url": b.Agent.BaseURL}, &added)
+	ui.result("agents.setCredential", map[string]any{"id": added.ID, "scheme": "apiKey", "apiKey": key}, nil)
+	var room struct {
+		Channel struct {
+			ID string `json:"id"`
+		}
+	}
+	bOwner.result("ext.call", extOn("", "channels/create", map[string]any{"name": "room", "members": []string{"agent://alice"}}), &room)
+	ch := room.Channel.ID
+
+	huge := strings.Repeat("x", 10<<20)
+	stored, _ := json.Marshal(map[string]any{"id": "ev-huge", "channelId": ch, "sequence": 1, "timestamp": 1, "author": "remote://demo",
+		"parts": []any{map[string]any{"type": "text", "text": huge}}, "kind": "messageEvent"})
+	if _, err := b.Agent.DB.Writer.ExecContext(t.Context(), `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
+		VALUES (?, 1, 'ev-huge', 1, 'remote://demo', NULL, x'', ?)`, ch, stored); err != nil {
+		t.Fatal(err)
+	}
+	bOwner.result("ext.call", extOn("", "channels/publish", map[string]any{"channelId": ch,
+		"parts": []any{map[string]any{"type": "text", "text": "after the big one"}}}), nil)
+
+	type item struct {
+		Event struct {
+			ID       string `json:"id"`
+			Sequence int64  `json:"sequence"`
+			Parts    []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+			Metadata struct {
+				Agenthub struct {
+					Omitted *struct {
+						Bytes  int    `json:"bytes"`
+						Reason string `json:"reason"`
+					} `json:"omitted"`
+				} `json:"agenthub"`
+			} `json:"metadata"`
+		} `json:"event"`
+	}
+	for _, since := range []int64{0, 0} { // a resume meets the same event again, and passes it again
+		var opened struct{ Stream string }
+		ui.result("ext.stream", extOn(added.ID, "channels/stream", map[string]any{"channelId": ch, "sinceSequence": since}), &opened)
+		var got []item
+		ui.awaitExt(opened.Stream, func(f extFrame) bool {
+			if f.Error != nil || f.End {
+				t.Fatalf("the stream of B's channel ended at the large event: %+v", f)
+			}
+			var it item
+			if len(f.Result) > 0 && json.Unmarshal(f.Result, &it) == nil && it.Event.Sequence > 0 {
+				got = append(got, it)
+			}
+			return len(got) == 2
+		})
+		ui.result("ext.close", map[string]any{"stream": opened.Stream}, nil)
+		first, next := got[0].Event, got[1].Event
+		if first.Sequence != 1 || first.ID != "ev-huge" || first.Metadata.Agenthub.Omitted == nil || first.Metadata.Agenthub.Omitted.Bytes != len(stored) ||
+			len(first.Parts) != 1 || !strings.Contains(first.Parts[0].Text, "too large") {
+			t.Errorf("the large event at A: %+v, want a placeholder naming sequence 1 and its size", first)
+		}
+		if next.Sequence != 2 || next.Parts[0].Text != "after the big one" {
+			t.Errorf("the event after it: %+v", next)
+		}
+	}
+}
