@@ -46,6 +46,7 @@ Usage:
       Open the desktop window; the hub and the demo agent run while it is open.
   agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
+      [--channel-hops 3] [--channel-forwards 16]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries the UI's access token. --addr beyond loopback (0.0.0.0:PORT)
       needs anonymous access off (agenthub principals anonymous off).
