@@ -29,7 +29,7 @@ export function GraphCanvas({
   active,
   drawMode,
   children,
-  ...now
+  ...callbacks
 }: CanvasHandlers & {
   g: ExplorerGraph;
   /** The tab is on screen (cytoscape measures its container then). */
@@ -42,8 +42,8 @@ export function GraphCanvas({
   const containerRef = useRef<HTMLDivElement>(null);
   const { cyRef, ehRef, counts } = g;
   // cytoscape's listeners are set once; they call the newest handlers.
-  const handlers = useRef<CanvasHandlers>(now);
-  handlers.current = now;
+  const handlers = useRef<CanvasHandlers>(callbacks);
+  handlers.current = callbacks;
 
   // ---- cytoscape's lifetime ----
 
