@@ -1,0 +1,426 @@
+// The Explorer's view of the graph: what is on the canvas and the commands that change it (read,
+// expand, collapse, pin, select, start over, open a saved view). It owns the cytoscape instance's
+// ref (GraphCanvas mounts it), the selection and its detail, and the status and error lines.
+// It does not edit the graph (useKnowledgeEdits does) nor follow others' changes (useLiveChanges).
+
+import type cytoscape from 'cytoscape';
+import type { Core, ElementDefinition } from 'cytoscape';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import {
+  NODE_FIELDS,
+  STATEMENT_FIELDS,
+  collapseTargets,
+  edgeElement,
+  legendOf,
+  linksOf,
+  neighbourIds,
+  nodeElement,
+  ringPositions,
+  shortId,
+  summariesOf,
+  summariesQuery,
+  type Element,
+  type GNode,
+  type GNodeDetail,
+  type GStatement,
+  type NodeData,
+} from './graph';
+import { kgErrorText, query } from './kg';
+import { LINKS_PAGE } from './NodePanel';
+import type { SavedView } from './views';
+
+/** How many nodes the first view shows. */
+const OVERVIEW_NODES = 40;
+
+export type Selection = { kind: 'node'; id: string } | { kind: 'edge'; id: string } | null;
+
+export type ExplorerGraph = ReturnType<typeof useExplorerGraph>;
+
+export function useExplorerGraph(agent: string | undefined, toast: (text: string) => void) {
+  const cyRef = useRef<Core | null>(null);
+  const ehRef = useRef<ReturnType<Core['edgehandles']> | null>(null);
+  const agentRef = useRef(agent);
+  agentRef.current = agent;
+  const expanded = useRef(new Set<string>());
+  const caps = useRef(new Map<string, number>());
+  const lastChange = useRef<string | undefined>(undefined);
+  const [, bump] = useReducer((n: number) => n + 1, 0);
+
+  const [selection, setSelection] = useState<Selection>(null);
+  const [detail, setDetail] = useState<GNodeDetail | null>(null);
+  const [detailError, setDetailError] = useState('');
+  const [status, setStatus] = useState('');
+  const [error, setError] = useState('');
+  const [legend, setLegend] = useState<ReturnType<typeof legendOf>>([]);
+  const [counts, setCounts] = useState({ nodes: 0, edges: 0 });
+  const [ready, setReady] = useState(false);
+
+  // ---- reading the graph ----
+
+  const q = useCallback(async <T,>(graphql: string, variables?: Record<string, unknown>): Promise<T> => {
+    const r = await query(agentRef.current, graphql, variables);
+    // The first answer says where the live stream starts: after the last change it had seen.
+    const id = r.queryMetadata?.changeId;
+    if (lastChange.current === undefined && typeof id === 'string') lastChange.current = id;
+    return r.data as T;
+  }, []);
+
+  const summaries = useCallback(
+    async (ids: string[]): Promise<GNode[]> => {
+      const out: GNode[] = [];
+      for (let i = 0; i < ids.length; i += 250) {
+        const part = ids.slice(i, i + 250);
+        const sq = summariesQuery(part);
+        out.push(...summariesOf(await q(sq.query, sq.variables), part));
+      }
+      return out;
+    },
+    [q],
+  );
+
+  const openDetail = useCallback(
+    async (id: string, first: number): Promise<GNodeDetail | null> => {
+      const d = await q<{ node: GNodeDetail | null }>(
+        `query Open($id: ID!, $first: Int) { node(id: $id) { ${NODE_FIELDS} attributes { ${STATEMENT_FIELDS} } out(first: $first) { ${STATEMENT_FIELDS} } in(first: $first) { ${STATEMENT_FIELDS} } } }`,
+        { id, first },
+      );
+      return d.node;
+    },
+    [q],
+  );
+
+  // ---- the view ----
+
+  const refreshCounts = useCallback(() => {
+    const cy = cyRef.current;
+    if (!cy) return;
+    setCounts({ nodes: cy.nodes().length, edges: cy.edges().length });
+    setLegend(legendOf(cy.nodes().map((n) => n.data() as NodeData)));
+  }, []);
+
+  const flash = useCallback((ids: string[]) => {
+    const cy = cyRef.current;
+    if (!cy) return;
+    const els = cy.collection();
+    for (const id of ids) els.merge(cy.getElementById(id));
+    els.addClass('flash');
+    setTimeout(() => els.removeClass('flash'), 2500);
+  }, []);
+
+  /** Adds elements not in view yet (new nodes placed around `around`, or laid out when the view was empty). */
+  const addElements = useCallback(
+    (els: Element[], around?: string) => {
+      const cy = cyRef.current;
+      if (!cy) return;
+      const wasEmpty = cy.nodes().length === 0;
+      const centre = around ? cy.getElementById(around) : null;
+      const c = centre && centre.nonempty() ? centre.position() : { x: 0, y: 0 };
+      const placedBefore = around ? Number(centre?.scratch('_kgPlaced') ?? 0) : 0;
+      const newNodes = els.filter((e) => e.group === 'nodes' && cy.getElementById(e.data.id).empty());
+      const newIds = new Set(newNodes.map((n) => n.data.id));
+      const pos = ringPositions(c.x, c.y, newNodes.length, placedBefore);
+      if (centre && centre.nonempty()) centre.scratch('_kgPlaced', placedBefore + newNodes.length);
+      const defs: ElementDefinition[] = [];
+      newNodes.forEach((n, i) => defs.push({ group: 'nodes', data: { ...n.data }, position: pos[i] }));
+      for (const e of els) {
+        if (e.group === 'nodes') {
+          const have = cy.getElementById(e.data.id);
+          if (have.nonempty()) have.data(e.data); // newer summary
+          continue;
+        }
+        // An edge needs both ends in view (a change may name a node the view has dropped meanwhile).
+        const has = (id: string) => newIds.has(id) || cy.getElementById(id).nonempty();
+        if (cy.getElementById(e.data.id).empty() && has(e.data.source) && has(e.data.target)) defs.push({ group: 'edges', data: { ...e.data } });
+      }
+      cy.batch(() => cy.add(defs));
+      if (wasEmpty && cy.nodes().length > 1) {
+        cy.layout({ name: 'fcose', animate: false, randomize: true, nodeDimensionsIncludeLabels: true } as cytoscape.LayoutOptions).run();
+        cy.fit(undefined, 40);
+      }
+      refreshCounts();
+    },
+    [refreshCounts],
+  );
+
+  const loadDetail = useCallback(
+    async (id: string) => {
+      setDetailError('');
+      try {
+        const d = await openDetail(id, caps.current.get(id) ?? LINKS_PAGE);
+        if (!d) {
+          setDetail(null);
+          setDetailError(`${id} is no longer in the graph.`);
+          return null;
+        }
+        setDetail(d);
+        return d;
+      } catch (e) {
+        setDetailError(kgErrorText(e));
+        return null;
+      }
+    },
+    [openDetail],
+  );
+
+  /** Shows a node and its links (up to its cap) and marks it expanded. */
+  const expand = useCallback(
+    async (id: string, first?: number) => {
+      if (first) caps.current.set(id, first);
+      const cap = caps.current.get(id) ?? LINKS_PAGE;
+      setStatus(`Opening ${shortId(id)}…`);
+      try {
+        const d = await openDetail(id, cap);
+        if (!d) {
+          setError(`${id} is not in the graph.`);
+          return;
+        }
+        const others = neighbourIds(d);
+        const cy = cyRef.current;
+        if (cy && cy.getElementById(id).empty()) addElements([nodeElement(d)]);
+        const known = cy ? others.filter((o) => cy.getElementById(o).nonempty()) : [];
+        const fresh = others.filter((o) => !known.includes(o));
+        const sums = await summaries(fresh);
+        const byId = new Map(sums.map((n) => [n.id, n]));
+        const els: Element[] = [nodeElement(d)];
+        for (const o of fresh) els.push(nodeElement(byId.get(o) ?? { id: o }));
+        for (const st of linksOf(d)) els.push(edgeElement(st));
+        addElements(els, id);
+        expanded.current.add(id);
+        cy?.getElementById(id).addClass('expanded');
+        if (selectionRef.current?.kind === 'node' && selectionRef.current.id === id) setDetail(d);
+        setError('');
+      } catch (e) {
+        setError(kgErrorText(e));
+      } finally {
+        setStatus('');
+      }
+    },
+    [addElements, openDetail, summaries],
+  );
+
+  const selectionRef = useRef<Selection>(null);
+  selectionRef.current = selection;
+
+  const select = useCallback(
+    (sel: Selection, center = false) => {
+      setSelection(sel);
+      const cy = cyRef.current;
+      if (!cy) return;
+      cy.elements(':selected').unselect();
+      if (sel) {
+        const el = cy.getElementById(sel.id);
+        el.select();
+        if (center && el.nonempty()) cy.animate({ center: { eles: el }, duration: 200 });
+      }
+      if (sel?.kind === 'node') void loadDetail(sel.id);
+      else setDetail(null);
+    },
+    [loadDetail],
+  );
+
+  const open = useCallback(
+    async (id: string) => {
+      await expand(id);
+      select({ kind: 'node', id }, true);
+    },
+    [expand, select],
+  );
+
+  const collapse = useCallback(
+    (id: string) => {
+      const cy = cyRef.current;
+      if (!cy) return;
+      const kept = new Set<string>([...expanded.current].filter((x) => x !== id));
+      cy.nodes('.pinned').forEach((n) => {
+        kept.add(n.id());
+      });
+      if (selectionRef.current) kept.add(selectionRef.current.id);
+      const hide = collapseTargets(
+        { nodes: cy.nodes().map((n) => n.id()), edges: cy.edges().map((e) => ({ source: e.source().id(), target: e.target().id() })) },
+        id,
+        kept,
+      );
+      cy.batch(() => {
+        for (const h of hide) cy.getElementById(h).remove();
+      });
+      expanded.current.delete(id);
+      cy.getElementById(id).removeClass('expanded').scratch('_kgPlaced', 0);
+      refreshCounts();
+      bump();
+    },
+    [refreshCounts],
+  );
+
+  const togglePin = useCallback((id: string) => {
+    const n = cyRef.current?.getElementById(id);
+    if (!n || n.empty()) return;
+    if (n.locked()) {
+      n.unlock();
+      n.removeClass('pinned');
+    } else {
+      n.lock();
+      n.addClass('pinned');
+    }
+    bump();
+  }, []);
+
+  // Bumped whenever the view is replaced as a whole (start over, a saved view, another graph): a
+  // load that was under way for the view before does not add to the new one.
+  const viewGen = useRef(0);
+
+  const loadOverview = useCallback(async () => {
+    const gen = ++viewGen.current;
+    setStatus('Loading the graph…');
+    try {
+      const d = await q<{ nodes: { items: (GNode & { out: GStatement[] })[] } }>(
+        `query Overview($first: Int) { nodes(first: $first) { items { ${NODE_FIELDS} out(first: 50) { subject predicate object graph certainty } } } }`,
+        { first: OVERVIEW_NODES },
+      );
+      if (gen !== viewGen.current) return;
+      const items = d.nodes?.items ?? [];
+      const ids = new Set(items.map((n) => n.id));
+      const els: Element[] = items.map((n) => nodeElement(n));
+      for (const n of items) for (const st of linksOf({ id: n.id, out: n.out })) if (ids.has(st.object)) els.push(edgeElement(st));
+      addElements(els);
+      setError('');
+    } catch (e) {
+      setError(kgErrorText(e));
+    } finally {
+      setStatus('');
+      setReady(true);
+    }
+  }, [q, addElements]);
+
+  // A new source: start over on its graph.
+  useEffect(() => {
+    const cy = cyRef.current;
+    cy?.elements().remove();
+    expanded.current.clear();
+    caps.current.clear();
+    lastChange.current = undefined;
+    setSelection(null);
+    setDetail(null);
+    setReady(false);
+    void loadOverview();
+  }, [agent, loadOverview]);
+
+  /** Clears the view and shows the first nodes of the graph again. */
+  const startOver = useCallback(() => {
+    cyRef.current?.elements().remove();
+    expanded.current.clear();
+    select(null);
+    void loadOverview();
+  }, [loadOverview, select]);
+
+  const fit = useCallback(() => cyRef.current?.fit(undefined, 40), []);
+
+  /** Arranges the nodes again (pinned ones stay). */
+  const relayout = useCallback(
+    () => cyRef.current?.layout({ name: 'fcose', animate: false, randomize: false, quality: 'default' } as cytoscape.LayoutOptions).run(),
+    [],
+  );
+
+  /** Brings nodes into view (the Query tab's "show in graph"), selecting the one if there is one. */
+  const showNodes = useCallback(
+    async (ids: string[]) => {
+      const sums = await summaries(ids);
+      addElements(sums.map(nodeElement));
+      const cy = cyRef.current;
+      if (cy) {
+        const els = cy.collection();
+        for (const n of sums) els.merge(cy.getElementById(n.id));
+        if (els.nonempty()) cy.animate({ fit: { eles: els, padding: 60 }, duration: 200 });
+      }
+      if (sums.length === 1) select({ kind: 'node', id: sums[0].id });
+    },
+    [addElements, select, summaries],
+  );
+
+  // ---- saved views ----
+
+  /** The nodes in view with their places, for a saved view (null when there is no canvas). */
+  const snapshot = useCallback(() => {
+    const cy = cyRef.current;
+    if (!cy) return null;
+    return cy.nodes().map((n) => ({ id: n.id(), ...n.position(), pinned: n.locked() }));
+  }, []);
+
+  /** Replaces the view with a saved one: its nodes where they were, and the links among them. */
+  const openView = async (v: SavedView) => {
+    const name = v.name;
+    const cy = cyRef.current;
+    if (!cy) return;
+    const gen = ++viewGen.current;
+    setStatus(`Opening the view “${name}”…`);
+    try {
+      const ids = v.nodes.map((n) => n.id);
+      const sums = await summaries(ids);
+      const found = new Set(sums.map((n) => n.id));
+      // The links among the view's nodes, read from each node's outgoing statements.
+      const linkEls: Element[] = [];
+      for (let i = 0; i < ids.length; i += 100) {
+        const part = ids.slice(i, i + 100).filter((id) => found.has(id));
+        if (part.length === 0) continue;
+        const vars = part.map((_, j) => `$n${j}: ID!`).join(', ');
+        const fields = part.map((_, j) => `n${j}: node(id: $n${j}) { id out(first: 1000) { subject predicate object graph certainty } }`).join(' ');
+        const d = await q<Record<string, GNodeDetail | null>>(`query ViewLinks(${vars}) { ${fields} }`, Object.fromEntries(part.map((id, j) => [`n${j}`, id])));
+        for (const n of Object.values(d)) if (n) for (const st of linksOf(n)) if (found.has(st.object)) linkEls.push(edgeElement(st));
+      }
+      if (gen !== viewGen.current) return;
+      cy.elements().remove();
+      expanded.current.clear();
+      const pos = new Map(v.nodes.map((n) => [n.id, n]));
+      cy.batch(() => {
+        cy.add(sums.map((n) => ({ group: 'nodes' as const, data: { ...nodeElement(n).data }, position: { x: pos.get(n.id)!.x, y: pos.get(n.id)!.y } })));
+        cy.add(linkEls.map((e) => ({ group: 'edges' as const, data: { ...e.data } })));
+        for (const n of v.nodes) if (n.pinned) cy.getElementById(n.id).lock().addClass('pinned');
+      });
+      cy.fit(undefined, 40);
+      refreshCounts();
+      select(null);
+      const missing = ids.length - sums.length;
+      toast(`Opened the view “${name}”${missing > 0 ? `; ${missing} of its nodes are no longer in the graph` : ''}.`);
+    } catch (e) {
+      setError(kgErrorText(e));
+    } finally {
+      setStatus('');
+    }
+  };
+
+  return {
+    cyRef,
+    ehRef,
+    agentRef,
+    expanded,
+    caps,
+    lastChange,
+    selectionRef,
+    selection,
+    detail,
+    detailError,
+    status,
+    setStatus,
+    error,
+    setError,
+    legend,
+    counts,
+    ready,
+    q,
+    summaries,
+    refreshCounts,
+    flash,
+    addElements,
+    loadDetail,
+    expand,
+    select,
+    open,
+    collapse,
+    togglePin,
+    startOver,
+    fit,
+    relayout,
+    showNodes,
+    snapshot,
+    openView,
+  };
+}
