@@ -137,7 +137,15 @@ func queryErrorData(errs []gqlerrors.FormattedError) map[string]any {
 }
 
 func (s *Service) queryGraphQL(ctx context.Context, p QueryParams) (any, error) {
+	if _, err := checkGraphQL(p.Query, p.Variables, CodeQueryError); err != nil {
+		return nil, err
+	}
+	ctx, done := withGraphQLLimits(ctx)
+	defer done()
 	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.Query, VariableValues: p.Variables, Context: ctx})
+	if err := limitError(ctx); err != nil {
+		return nil, err
+	}
 	if len(res.Errors) > 0 {
 		return nil, errorf(CodeQueryError, "graphql: "+res.Errors[0].Message, queryErrorData(res.Errors))
 	}
@@ -285,6 +293,9 @@ func (s *Service) openSubscribe(ctx context.Context, raw json.RawMessage) (func(
 			return nil, err
 		}
 		after = last
+	}
+	if _, err := checkGraphQL(p.SubscriptionQuery, p.Variables, CodeSubscriptionError); err != nil {
+		return nil, err
 	}
 	f := &changeFilter{}
 	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.SubscriptionQuery, VariableValues: p.Variables,

@@ -1,0 +1,109 @@
+package interop
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/knowledge"
+)
+
+// heapAfterGC is the live heap, in MiB, after a collection.
+func heapAfterGC() float64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return float64(m.HeapAlloc) / (1 << 20)
+}
+
+// assertHubAnswers: the hub still answers a plain query (it was not killed or wedged).
+func assertHubAnswers(t *testing.T, h *hub.Hub, hdr map[string]string) {
+	t.Helper()
+	if d := gql(t, h, hdr, `{ node(id: "agenthub:hub") { label } }`, nil); jsonOf(d) != `{"node":{"label":"AgentHub"}}` {
+		t.Fatalf("the next query: %s", jsonOf(d))
+	}
+}
+
+// TestKnowledgeGraphQLFragmentCyclesRefused: a fragment spreading itself, or two spreading each
+// other, sent to knowledge/query or knowledge/subscribe, is refused where it spreads (-32010,
+// -32012 before any stream opens); graphql-go's validation overflowed the goroutine stack on it, a
+// fatal error that killed the hub with every stream and agent. The hub answers the next request.
+func TestKnowledgeGraphQLFragmentCyclesRefused(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	for _, doc := range []struct {
+		query        string
+		line, column float64
+	}{
+		{"query { node(id: \"x\") { ...A } }\nfragment A on Node { id ...A }", 2, 25},
+		{"query { node(id: \"x\") { ...A } }\nfragment A on Node { id ...B }\nfragment B on Node { label ...A }", 3, 28},
+		{"fragment A on Node { id ...A }\nquery { node(id: \"x\") { id } }", 1, 25},
+	} {
+		d := kgError(t, h, hdr, "knowledge/query", map[string]any{"query": doc.query, "queryLanguage": "graphql"}, knowledge.CodeQueryError)
+		if d["line"] != doc.line || d["column"] != doc.column || d["errors"] == nil {
+			t.Fatalf("%q: error data %v, want line %v column %v and the errors", doc.query, d, doc.line, doc.column)
+		}
+		assertHubAnswers(t, h, hdr)
+	}
+	sub := "subscription { changes { op ...C } }\nfragment C on KnowledgeGraphChangeEvent { changeId ...C }"
+	d := kgError(t, h, hdr, "knowledge/subscribe", map[string]any{"subscriptionQuery": sub}, knowledge.CodeSubscriptionError)
+	if d["line"] != float64(2) || d["column"] != float64(52) {
+		t.Fatalf("subscription's error data %v", d)
+	}
+	assertHubAnswers(t, h, hdr)
+}
+
+// TestKnowledgeGraphQLCostLimits: a query past the limits of depth, fields (aliases counted) or
+// estimated cost is refused (-32010, saying which limit, where) before it runs; one that passes
+// them stops at the answer-size limit and at the deadline. 5,000 aliases of search(first: 1000)
+// ran 77 s, answered 17.9 MB and took the hub to 431 MB.
+func TestKnowledgeGraphQLCostLimits(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	before := heapAfterGC()
+	var aliases strings.Builder
+	aliases.WriteString("{")
+	for i := range 5000 {
+		fmt.Fprintf(&aliases, " a%d: search(text: \"a\", first: 1000) { id label types }", i)
+	}
+	aliases.WriteString(" }")
+	var fields strings.Builder
+	fields.WriteString("{")
+	for i := range 700 {
+		fmt.Fprintf(&fields, " a%d: search(text: \"a\") { id label }", i)
+	}
+	fields.WriteString(" }")
+	deep := strings.Repeat("{ a ", 25) + strings.Repeat("} ", 25) // 25 fields nested
+	for _, c := range []struct{ query, limit string }{
+		{aliases.String(), fmt.Sprint(knowledge.GraphQLMaxQueryBytes)},
+		{fields.String(), fmt.Sprint(knowledge.GraphQLMaxFields)},
+		{deep, fmt.Sprint(knowledge.GraphQLMaxDepth)},
+		{`{ nodes(first: 1000) { items { out(first: 1000) { subject predicate object } } } }`, fmt.Sprint(knowledge.GraphQLMaxCost)},
+		{`query($n: Int) { a: nodes(first: $n) { items { in(first: $n) { subject } out(first: $n) { subject } } } }`, fmt.Sprint(knowledge.GraphQLMaxCost)},
+	} {
+		_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", hdr, "knowledge/query", map[string]any{"query": c.query, "variables": map[string]any{"n": 900}})
+		if e == nil || e.Code != knowledge.CodeQueryError || !strings.Contains(e.Message, c.limit) || !strings.Contains(body, `"line"`) {
+			t.Fatalf("query of %d bytes: want -32010 naming %s with its line, got %.400s", len(c.query), c.limit, body)
+		}
+		assertHubAnswers(t, h, hdr)
+	}
+	t.Logf("heap after GC: %.1f MiB before the attacks, %.1f MiB after", before, heapAfterGC())
+
+	// Within the static limits, the answer's size and the run's time still end it.
+	defer func(b int64) { knowledge.GraphQLMaxAnswerBytes = b }(knowledge.GraphQLMaxAnswerBytes)
+	knowledge.GraphQLMaxAnswerBytes = 200
+	_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", hdr, "knowledge/query", map[string]any{"query": `{ statements(first: 1000) { items { subject predicate object value } } }`})
+	if e == nil || e.Code != knowledge.CodeQueryError || !strings.Contains(e.Message, "200 bytes") {
+		t.Fatalf("an answer past the size limit: %.400s", body)
+	}
+	knowledge.GraphQLMaxAnswerBytes = 16 << 20
+	defer func(d time.Duration) { knowledge.GraphQLTimeout = d }(knowledge.GraphQLTimeout)
+	knowledge.GraphQLTimeout = time.Nanosecond
+	_, e, body = rawRPC(t, h.Agent.BaseURL+"/a2a", hdr, "knowledge/query", map[string]any{"query": `{ statements(first: 10) { items { subject } } }`})
+	if e == nil || e.Code != knowledge.CodeQueryError || !strings.Contains(e.Message, "ran out of time") {
+		t.Fatalf("a query past its deadline: %.400s", body)
+	}
+	knowledge.GraphQLTimeout = 5 * time.Second
+	assertHubAnswers(t, h, hdr)
+}
