@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -106,4 +107,66 @@ func TestKnowledgeGraphQLCostLimits(t *testing.T) {
 	}
 	knowledge.GraphQLTimeout = 5 * time.Second
 	assertHubAnswers(t, h, hdr)
+}
+
+// gizmoDoubling is the issue's script: a string doubled 31 times (2 GiB) before a traversal.
+const gizmoDoubling = `var s="x"; for (var i=0;i<31;i++){ s=s+s }; g.V().All()`
+
+// TestKnowledgeGizmoMemoryBound: a script growing a string without end is stopped at the memory
+// limit (-32010 naming it), alone or four at once (each stopped or refused while the hub's slots
+// are full), and the hub answers the next script; the heap after GC is printed before and after.
+// Unbounded, one such script took a fresh hub from 32 MB to 718 MB, four to 1.9 GB.
+func TestKnowledgeGizmoMemoryBound(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	before := heapAfterGC()
+	gizmo := func(script string) (*rpcErr, string) {
+		_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": script})
+		return e, body
+	}
+	wantStopped := func(e *rpcErr, body string) {
+		t.Helper()
+		limit := fmt.Sprintf("memory limit (%d MiB", knowledge.GizmoMaxMemory>>20)
+		busy := fmt.Sprintf("%d scripts are already running", knowledge.GizmoMaxConcurrent)
+		if e == nil || e.Code != knowledge.CodeQueryError || !strings.Contains(e.Message, limit) && !strings.Contains(e.Message, busy) {
+			t.Fatalf("the doubling script: want -32010 naming the memory limit, got %.300s", body)
+		}
+	}
+	e, body := gizmo(gizmoDoubling)
+	wantStopped(e, body)
+	if !strings.Contains(e.Message, "memory limit") {
+		t.Fatalf("alone, the doubling script was not stopped for memory: %s", e.Message)
+	}
+	t.Logf("heap after GC: %.1f MiB before, %.1f MiB after one doubling script", before, heapAfterGC())
+	type answer struct {
+		e    *rpcErr
+		body string
+	}
+	answers := make(chan answer, 4)
+	for range 4 {
+		go func() {
+			e, body := gizmo(gizmoDoubling)
+			answers <- answer{e, body}
+		}()
+	}
+	for range 4 {
+		a := <-answers
+		wantStopped(a.e, a.body)
+	}
+	// The hub answers the next script once the stopped ones have let go of their slots.
+	var res struct{ Data []any }
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, e, body := rawRPC(t, h.Agent.BaseURL+"/a2a", hdr, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": `g.V("<agenthub:hub>").Out("<rdfs:label>").All()`})
+		if e == nil {
+			if err := json.Unmarshal([]byte(body), &struct{ Result any }{&res}); err != nil || len(res.Data) != 1 {
+				t.Fatalf("the next script: %s", body)
+			}
+			break
+		}
+		if !strings.Contains(e.Message, "already running") || time.Now().After(deadline) {
+			t.Fatalf("the next script: %s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("heap after GC: %.1f MiB before, %.1f MiB after four more at once", before, heapAfterGC())
 }

@@ -69,6 +69,7 @@ type Service struct {
 	rules  Rules
 	schema graphql.Schema
 	st     *stmts
+	gizmo  gizmoSlots // the Gizmo scripts in flight (gizmolimits.go)
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
 	// applied is the last change in the graph (under mu), synced the last one known to be on disk
@@ -121,7 +122,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
 		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{},
-		progress: make(chan struct{})}
+		progress: make(chan struct{}), gizmo: newGizmoSlots()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
