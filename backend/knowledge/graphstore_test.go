@@ -289,3 +289,30 @@ func TestRebuildCutShortIsDoneAgain(t *testing.T) {
 	defer s.Close()
 	assertGraphIsTable(t, s)
 }
+
+// TestGraphFileIsPrivate: the bolt file is created 0600, as the README promises, and one an
+// earlier version created 0644 is made 0600 when opened.
+func TestGraphFileIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	db := openHubDB(t, dir)
+	path := filepath.Join(dir, StoreDir, boltFile)
+	assertMode := func(when string) {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := fi.Mode().Perm(); m != 0o600 {
+			t.Fatalf("%s: %s is %o, want 600", when, boltFile, m)
+		}
+	}
+	s := openIn(t, dir, db)
+	s.Close()
+	assertMode("created")
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = openIn(t, dir, db)
+	s.Close()
+	assertMode("reopened")
+}
