@@ -388,13 +388,16 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 	exact := false // the query alone decides: where is one eq filter, which the SQL matches exactly
 	if eq, pred := eqFilter(where); pred != "" {
 		exact = len(where) == 1 && onlyEq(where[0])
-		// Start from the statements holding the value (index kg_statements_value), not from every
-		// node of the type: each candidate still passes through matches below.
+		// Start from the statements holding the value (index kg_statements_value_prefix, on the
+		// literal's first 64 characters, written as the index is), not from every node of the
+		// type: each candidate still passes through matches below.
 		w, wargs := v.sqlFilterOn("a")
 		values := eqValues(eq)
-		q = `SELECT DISTINCT a.subject FROM kg_statements a WHERE a.predicate = ? AND a.object_id IS NULL AND a.value_json IN (?` +
-			strings.Repeat(", ?", len(values)-1) + `) AND ` + w + ` AND a.subject > ?`
-		args = append(append([]any{pred}, values...), wargs...)
+		in := `(?` + strings.Repeat(", ?", len(values)-1) + `)`
+		prefixes := `(substr(?, 1, 64)` + strings.Repeat(", substr(?, 1, 64)", len(values)-1) + `)`
+		q = `SELECT DISTINCT a.subject FROM kg_statements a WHERE a.predicate = ? AND a.object_id IS NULL AND substr(a.value_json, 1, 64) IN ` +
+			prefixes + ` AND a.value_json IN ` + in + ` AND ` + w + ` AND a.subject > ?`
+		args = append(append(append([]any{pred}, values...), values...), wargs...)
 		args = append(args, after)
 		if typ != "" {
 			tw, targs := v.sqlFilterOn("t")

@@ -222,7 +222,7 @@ func TestMarkerFromThisBootReplaysWithoutRebuild(t *testing.T) {
 	someHistory(t, s)
 	// The crash: one update logged but not applied, the last graph commits not synced, no Close.
 	if _, _, err := s.commit(t.Context(), "hub", []Patch{{Op: OpAdd, Statement: Statement{Subject: Subject{ID: "ex:late"},
-		Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:n1"}}}}, ""); err != nil {
+		Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:n1"}}}}, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	s.stopSync()
