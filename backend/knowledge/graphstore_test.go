@@ -14,7 +14,7 @@ import (
 )
 
 // openHubDB opens dir/hub.db, closed when the test ends (after the test's own defers).
-func openHubDB(t *testing.T, dir string) *store.DB {
+func openHubDB(t testing.TB, dir string) *store.DB {
 	t.Helper()
 	db, err := store.Open(filepath.Join(dir, "hub.db"))
 	if err != nil {
