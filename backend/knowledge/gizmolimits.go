@@ -31,9 +31,9 @@ const GizmoMaxConcurrent = 2
 
 // Variables for tests.
 var (
-	GizmoMaxMemory  uint64 = 64 << 20
+	GizmoMaxMemory  uint64 = 32 << 20
 	GizmoQueueWait         = time.Second
-	gizmoWatchEvery        = 5 * time.Millisecond
+	gizmoWatchEvery        = 2 * time.Millisecond
 )
 
 var (
