@@ -125,6 +125,15 @@ func TestKnowledgeSkillAnswersMessages(t *testing.T) {
 		t.Errorf("the failed task's text %q does not say where (%s...)", text, want)
 	}
 
+	// A fragment that spreads itself fails the task where it spreads (graphql-go's validation
+	// overflowed the stack on it, which killed the hub), and the skill answers the next question.
+	_, data = answer(send(query("graphql", "query { node(id: \"x\") { ...A } }\nfragment A on Node { id ...A }", nil)), a2a.TaskStateFailed)
+	e, _ = data["error"].(map[string]any)
+	if d, _ := e["data"].(map[string]any); e["code"] != float64(knowledge.CodeQueryError) || d["line"] != float64(2) || d["column"] != float64(25) {
+		t.Fatalf("the fragment cycle's answer: %s", jsonOf(data))
+	}
+	answer(send(query("graphql", `{ node(id: "agenthub:hub") { label } }`, nil)), a2a.TaskStateCompleted)
+
 	// Scope: a statement below the certainty asked for is not seen, by a search or by a query.
 	update(t, h, hdr, "a rumour", patch("add", stmt("ex:rumour", knowledge.RDFSLabel, map[string]any{"value": "Zebra sighting"}, 0.4)))
 	if _, data := answer(send(marked("zebra", nil)), a2a.TaskStateCompleted); len(hitIDs(data)) != 1 {

@@ -108,7 +108,7 @@ func TestGraphRunsFitOneCommit(t *testing.T) {
 		for i := range ps {
 			ps[i] = Patch{Op: OpAdd, Statement: Statement{Subject: Subject{ID: fmt.Sprintf("ex:%s%d", name, i)}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:o"}}}
 		}
-		changes, _, err := s.commit(ctx, "hub", ps, "")
+		changes, _, err := s.commit(ctx, "hub", ps, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,7 +122,10 @@ func newSchema(s *Service) (graphql.Schema, error) {
 		Name:        "Node",
 		Description: "A resource of the graph, read from the Cayley store.",
 		Fields: graphql.Fields{
-			"id": &graphql.Field{Type: id, Resolve: func(p graphql.ResolveParams) (any, error) { return p.Source.(nodeRef).id, nil }},
+			"id": &graphql.Field{Type: id, Resolve: func(p graphql.ResolveParams) (any, error) {
+				n := p.Source.(nodeRef).id
+				return n, budgetOf(p.Context).charge(n)
+			}},
 			"types": &graphql.Field{Type: graphql.NewNonNull(graphql.NewList(id)), Resolve: func(p graphql.ResolveParams) (any, error) {
 				rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, RDFType, maxFirst)
 				var out []string
@@ -131,6 +134,9 @@ func newSchema(s *Service) (graphql.Schema, error) {
 						out = append(out, r.Stmt.Object.ID)
 					}
 				}
+				if err == nil {
+					err = budgetOf(p.Context).charge(out)
+				}
 				return out, err
 			}},
 			"label": &graphql.Field{Type: graphql.String, Resolve: func(p graphql.ResolveParams) (any, error) {
@@ -138,7 +144,8 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				if err != nil || len(rs) == 0 {
 					return nil, err
 				}
-				return literalText(rs[0].Stmt.Object.Value), nil
+				l := literalText(rs[0].Stmt.Object.Value)
+				return l, budgetOf(p.Context).charge(l)
 			}},
 			"attributes": &graphql.Field{Type: stmtList, Description: "Statements about the node whose object is a literal.",
 				Resolve: func(p graphql.ResolveParams) (any, error) {
@@ -274,7 +281,10 @@ func nilIfEmpty(s string) any {
 }
 
 func rowField(f func(*row) any) graphql.FieldResolveFn {
-	return func(p graphql.ResolveParams) (any, error) { return f(p.Source.(*row)), nil }
+	return func(p graphql.ResolveParams) (any, error) {
+		v := f(p.Source.(*row))
+		return v, budgetOf(p.Context).charge(v)
+	}
 }
 
 // iriOf is an IRI value's text, or "" for a literal or nil.
@@ -378,13 +388,16 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 	exact := false // the query alone decides: where is one eq filter, which the SQL matches exactly
 	if eq, pred := eqFilter(where); pred != "" {
 		exact = len(where) == 1 && onlyEq(where[0])
-		// Start from the statements holding the value (index kg_statements_value), not from every
-		// node of the type: each candidate still passes through matches below.
+		// Start from the statements holding the value (index kg_statements_value_prefix, on the
+		// literal's first 64 characters, written as the index is), not from every node of the
+		// type: each candidate still passes through matches below.
 		w, wargs := v.sqlFilterOn("a")
 		values := eqValues(eq)
-		q = `SELECT DISTINCT a.subject FROM kg_statements a WHERE a.predicate = ? AND a.object_id IS NULL AND a.value_json IN (?` +
-			strings.Repeat(", ?", len(values)-1) + `) AND ` + w + ` AND a.subject > ?`
-		args = append(append([]any{pred}, values...), wargs...)
+		in := `(?` + strings.Repeat(", ?", len(values)-1) + `)`
+		prefixes := `(substr(?, 1, 64)` + strings.Repeat(", substr(?, 1, 64)", len(values)-1) + `)`
+		q = `SELECT DISTINCT a.subject FROM kg_statements a WHERE a.predicate = ? AND a.object_id IS NULL AND substr(a.value_json, 1, 64) IN ` +
+			prefixes + ` AND a.value_json IN ` + in + ` AND ` + w + ` AND a.subject > ?`
+		args = append(append(append([]any{pred}, values...), values...), wargs...)
 		args = append(args, after)
 		if typ != "" {
 			tw, targs := v.sqlFilterOn("t")

@@ -105,11 +105,18 @@ func openGraph(dir string, nosync bool) (graph.QuadStore, *bolt.DB, bool, error)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, false, err
 	}
-	kv, err := hbolt.Open(filepath.Join(dir, boltFile), &bolt.Options{InitialMmapSize: initialMmapSize})
+	// Opened here, not by hbolt.Open, which creates the file 0644: the graph is as private as
+	// hub.db. A file an earlier version created 0644 is narrowed too.
+	path := filepath.Join(dir, boltFile)
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{InitialMmapSize: initialMmapSize})
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("open %s: %w", dir, err)
 	}
-	bdb := kv.DB()
+	if err := os.Chmod(path, 0o600); err != nil {
+		bdb.Close()
+		return nil, nil, false, err
+	}
+	kv := hbolt.New(bdb)
 	bdb.NoSync, bdb.NoGrowSync = nosync, nosync
 	cached := newLogCacheKV(nodeKV{kv})
 	created := true

@@ -14,7 +14,7 @@ import (
 )
 
 // openHubDB opens dir/hub.db, closed when the test ends (after the test's own defers).
-func openHubDB(t *testing.T, dir string) *store.DB {
+func openHubDB(t testing.TB, dir string) *store.DB {
 	t.Helper()
 	db, err := store.Open(filepath.Join(dir, "hub.db"))
 	if err != nil {
@@ -222,7 +222,7 @@ func TestMarkerFromThisBootReplaysWithoutRebuild(t *testing.T) {
 	someHistory(t, s)
 	// The crash: one update logged but not applied, the last graph commits not synced, no Close.
 	if _, _, err := s.commit(t.Context(), "hub", []Patch{{Op: OpAdd, Statement: Statement{Subject: Subject{ID: "ex:late"},
-		Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:n1"}}}}, ""); err != nil {
+		Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:n1"}}}}, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	s.stopSync()
@@ -288,4 +288,31 @@ func TestRebuildCutShortIsDoneAgain(t *testing.T) {
 	s = openIn(t, dir, db)
 	defer s.Close()
 	assertGraphIsTable(t, s)
+}
+
+// TestGraphFileIsPrivate: the bolt file is created 0600, as the README promises, and one an
+// earlier version created 0644 is made 0600 when opened.
+func TestGraphFileIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	db := openHubDB(t, dir)
+	path := filepath.Join(dir, StoreDir, boltFile)
+	assertMode := func(when string) {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := fi.Mode().Perm(); m != 0o600 {
+			t.Fatalf("%s: %s is %o, want 600", when, boltFile, m)
+		}
+	}
+	s := openIn(t, dir, db)
+	s.Close()
+	assertMode("created")
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = openIn(t, dir, db)
+	s.Close()
+	assertMode("reopened")
 }

@@ -69,6 +69,7 @@ type Service struct {
 	rules  Rules
 	schema graphql.Schema
 	st     *stmts
+	gizmo  gizmoSlots // the Gizmo scripts in flight (gizmolimits.go)
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
 	// applied is the last change in the graph (under mu), synced the last one known to be on disk
@@ -121,7 +122,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
 		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{},
-		progress: make(chan struct{})}
+		progress: make(chan struct{}), gizmo: newGizmoSlots()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -346,8 +347,15 @@ func (s *Service) Update(ctx context.Context, patches []Patch, justification str
 	if len(patches) == 0 {
 		return nil, errorf(CodeInvalidParams, "mutations must not be empty", nil)
 	}
+	if len(justification) > MaxJustificationBytes {
+		return nil, tooLarge("", &FieldTooLarge{"justification", len(justification), MaxJustificationBytes})
+	}
 	for i := range patches {
 		if err := patches[i].check(); err != nil {
+			var big *FieldTooLarge
+			if errors.As(err, &big) {
+				return nil, tooLarge(fmt.Sprintf("mutations[%d].", i), big)
+			}
 			return nil, errorf(CodeInvalidParams, fmt.Sprintf("mutations[%d]: %v", i, err), nil)
 		}
 	}
@@ -355,7 +363,12 @@ func (s *Service) Update(ctx context.Context, patches []Patch, justification str
 		return nil, errorf(CodeAlignmentError, "alignment violation: "+why,
 			map[string]any{"verificationStatus": StatusRejected, "verificationDetails": why})
 	}
-	return s.update(ctx, p.ID, patches, justification, false)
+	return s.update(ctx, p.ID, patches, justification, false, s.rules.quotaOf(p.ID))
+}
+
+// tooLarge is the refusal of a field past its limit (at a mutation, prefix).
+func tooLarge(prefix string, e *FieldTooLarge) *Error {
+	return errorf(CodeInvalidParams, prefix+e.Error(), map[string]any{"field": prefix + e.Field, "size": e.Size, "limit": e.Limit})
 }
 
 func (p *Patch) check() error {
@@ -369,7 +382,7 @@ func (p *Patch) check() error {
 
 // apply is update, returning once the graph has applied the patches too.
 func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
-	return s.update(ctx, source, patches, justification, true)
+	return s.update(ctx, source, patches, justification, true, nil)
 }
 
 // update writes the patches and their changes to hub.db in one transaction, then brings the graph
@@ -382,8 +395,8 @@ func (s *Service) apply(ctx context.Context, source string, patches []Patch, jus
 // it, and the graph applies its own changes meanwhile: an updater's next request is written to
 // hub.db while the graph applies this one (the two run on two cores). A query waits for the graph
 // to hold every update answered before it started (waitGraph), so a client reads its own writes.
-func (s *Service) update(ctx context.Context, source string, patches []Patch, justification string, graphToo bool) (*UpdateResult, error) {
-	changes, ids, err := s.commit(ctx, source, patches, justification)
+func (s *Service) update(ctx context.Context, source string, patches []Patch, justification string, graphToo bool, q *quota) (*UpdateResult, error) {
+	changes, ids, err := s.commit(ctx, source, patches, justification, q)
 	if err != nil {
 		return nil, err
 	}
@@ -559,8 +572,9 @@ func (s *Service) logged(ctx context.Context, after, upTo int64) ([]Change, erro
 }
 
 // commit writes the patches to kg_statements and their changes to kg_changes in one transaction
-// and returns the changes and the ids of the resources they touched.
-func (s *Service) commit(ctx context.Context, source string, patches []Patch, justification string) ([]Change, []string, error) {
+// and returns the changes and the ids of the resources they touched. With a quota, an update that
+// would take source's statements past it is refused (and nothing of it written).
+func (s *Service) commit(ctx context.Context, source string, patches []Patch, justification string, q *quota) ([]Change, []string, error) {
 	now := time.Now()
 	var changes []Change
 	affected := map[string]bool{}
@@ -599,6 +613,13 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 		changes, ids, affected = nil, nil, map[string]bool{} // the writer may run this again
 		change = tx.StmtContext(ctx, s.st.change)
 		find, insert, update := tx.StmtContext(ctx, s.st.findTx), tx.StmtContext(ctx, s.st.insert), tx.StmtContext(ctx, s.st.update)
+		var used usage
+		if q != nil {
+			var err error
+			if used, err = usageOf(ctx, tx, source); err != nil {
+				return err
+			}
+		}
 		for i, pt := range patches {
 			st := pt.Statement
 			if st.Certainty == nil && pt.Op != OpRemove {
@@ -661,7 +682,14 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 				}
 			}
 		}
-		return nil
+		if q == nil {
+			return nil
+		}
+		after, err := usageOf(ctx, tx, source)
+		if err != nil {
+			return err
+		}
+		return q.check(source, used, after)
 	})
 	if err != nil {
 		var kerr *Error

@@ -45,8 +45,58 @@ type Object struct {
 	Type  string `json:"type,omitempty"`
 }
 
+// Limits of one statement's fields, in bytes: each was accepted at 7 MB, and a literal is stored
+// about five times over (the row, its unique key, the log, the graph).
+const (
+	MaxIRIBytes           = 4 << 10  // subject, predicate, object id, graph, types
+	MaxLiteralBytes       = 64 << 10 // a literal's text
+	MaxProvenanceBytes    = 16 << 10 // the provenance, as JSON
+	MaxJustificationBytes = 16 << 10 // an update's justification (stored with each statement)
+)
+
+// FieldTooLarge is a field past its limit.
+type FieldTooLarge struct {
+	Field       string
+	Size, Limit int
+}
+
+func (e *FieldTooLarge) Error() string {
+	return fmt.Sprintf("%s is %d bytes, more than the limit of %d", e.Field, e.Size, e.Limit)
+}
+
+// checkSizes reports the first field of s past its limit.
+func (s *Statement) checkSizes() error {
+	for _, f := range []struct {
+		name, value string
+	}{
+		{"statement.subject.id", s.Subject.ID}, {"statement.subject.type", s.Subject.Type},
+		{"statement.predicate.id", s.Predicate.ID}, {"statement.object.id", s.Object.ID},
+		{"statement.object.type", s.Object.Type}, {"statement.graph", s.Graph},
+	} {
+		if len(f.value) > MaxIRIBytes {
+			return &FieldTooLarge{f.name, len(f.value), MaxIRIBytes}
+		}
+	}
+	if v, ok := s.Object.Value.(string); ok && len(v) > MaxLiteralBytes {
+		return &FieldTooLarge{"statement.object.value", len(v), MaxLiteralBytes}
+	}
+	if len(s.Provenance) > 0 {
+		b, err := json.Marshal(s.Provenance)
+		if err != nil {
+			return fmt.Errorf("statement.provenance: %v", err)
+		}
+		if len(b) > MaxProvenanceBytes {
+			return &FieldTooLarge{"statement.provenance", len(b), MaxProvenanceBytes}
+		}
+	}
+	return nil
+}
+
 // check reports what makes s unusable as a statement.
 func (s *Statement) check() error {
+	if err := s.checkSizes(); err != nil {
+		return err
+	}
 	switch {
 	case strings.TrimSpace(s.Subject.ID) == "":
 		return fmt.Errorf("statement.subject.id is required")

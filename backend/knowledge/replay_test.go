@@ -30,7 +30,7 @@ func TestOpenReplaysLogIntoGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The crash: logged, never applied to the graph.
-	if _, _, err := s.commit(ctx, "hub", []Patch{add("ex:logged"), {Op: OpRemove, Statement: add("ex:applied").Statement}}, ""); err != nil {
+	if _, _, err := s.commit(ctx, "hub", []Patch{add("ex:logged"), {Op: OpRemove, Statement: add("ex:applied").Statement}}, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := objects(t, s); !slices.Equal(got, []string{"<ex:applied>"}) {
@@ -80,7 +80,7 @@ func TestReplayOfReplacesKeepsTheNewValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := s.commit(ctx, "hub", set(99), ""); err != nil { // the crash
+	if _, _, err := s.commit(ctx, "hub", set(99), "", nil); err != nil { // the crash
 		t.Fatal(err)
 	}
 	s.applied, s.recorded = 0, 0 // as after a kill before applied_seq was first recorded

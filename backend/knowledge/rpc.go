@@ -11,8 +11,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/memstore"
-	"github.com/cayleygraph/cayley/query"
-	"github.com/cayleygraph/cayley/query/gizmo"
 	"github.com/cayleygraph/quad"
 	"github.com/graphql-go/graphql"
 	"github.com/graphql-go/graphql/gqlerrors"
@@ -137,7 +135,15 @@ func queryErrorData(errs []gqlerrors.FormattedError) map[string]any {
 }
 
 func (s *Service) queryGraphQL(ctx context.Context, p QueryParams) (any, error) {
+	if _, err := checkGraphQL(p.Query, p.Variables, CodeQueryError); err != nil {
+		return nil, err
+	}
+	ctx, done := withGraphQLLimits(ctx)
+	defer done()
 	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.Query, VariableValues: p.Variables, Context: ctx})
+	if err := limitError(ctx); err != nil {
+		return nil, err
+	}
 	if len(res.Errors) > 0 {
 		return nil, errorf(CodeQueryError, "graphql: "+res.Errors[0].Message, queryErrorData(res.Errors))
 	}
@@ -182,24 +188,7 @@ func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filter
 			qs = qs2
 		}
 	}
-	it, err := gizmo.NewSession(qs).Execute(ctx, script, query.Options{Collation: query.JSON, Limit: GizmoMaxResults})
-	if err != nil {
-		return nil, gizmoError(err)
-	}
-	defer it.Close()
-	ctx, cancel := context.WithTimeout(ctx, GizmoTimeout)
-	defer cancel()
-	out := []any{}
-	for it.Next(ctx) {
-		out = append(out, it.Result())
-	}
-	if ctx.Err() != nil { // Next interrupted the script
-		return nil, errorf(CodeQueryError, "gizmo: the query ran out of time ("+GizmoTimeout.String()+") or was abandoned", nil)
-	}
-	if err := it.Err(); err != nil {
-		return nil, gizmoError(err)
-	}
-	return out, nil
+	return s.gizmo.runGizmo(ctx, qs, script)
 }
 
 func gizmoError(err error) error {
@@ -285,6 +274,9 @@ func (s *Service) openSubscribe(ctx context.Context, raw json.RawMessage) (func(
 			return nil, err
 		}
 		after = last
+	}
+	if _, err := checkGraphQL(p.SubscriptionQuery, p.Variables, CodeSubscriptionError); err != nil {
+		return nil, err
 	}
 	f := &changeFilter{}
 	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.SubscriptionQuery, VariableValues: p.Variables,

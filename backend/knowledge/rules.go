@@ -25,7 +25,23 @@ type Rules struct {
 	// Writers are the principals who may update: exact ids ("agent://x", "anonymous",
 	// "user://owner") or a prefix ending in "*" ("agent://*").
 	Writers []string `json:"writers"`
+	// QuotaStatements and QuotaBytes bound what the statements one principal last wrote may hold
+	// (how many; their text, metadata included): an update that would pass either is refused
+	// (-32011). 0 or absent: the default.
+	QuotaStatements int64 `json:"quotaStatements"`
+	QuotaBytes      int64 `json:"quotaBytes"`
+	// QuotaExempt principals have no quota (exact ids or prefixes ending in "*"); absent: the
+	// owner, whose hub and disk it is (an import of a large graph goes through the owner).
+	QuotaExempt []string `json:"quotaExempt"`
 }
+
+// Default quotas: a desktop user's agents do not come near them (the hub's benchmarks load 1M
+// statements of ~150 bytes, ~150 MB), a hostile key stops there (512 MiB of text is about 2.5 GiB
+// of data dir, each statement being stored several times over).
+const (
+	DefaultQuotaStatements = 1_000_000
+	DefaultQuotaBytes      = 512 << 20
+)
 
 // DefaultRules are written to the data dir on first start.
 func DefaultRules() Rules {
@@ -35,6 +51,9 @@ func DefaultRules() Rules {
 		CertaintyFloor:      0,
 		MaxPatchSize:        1000,
 		Writers:             []string{"user://owner", "agent://*"},
+		QuotaStatements:     DefaultQuotaStatements,
+		QuotaBytes:          DefaultQuotaBytes,
+		QuotaExempt:         []string{"user://owner"},
 	}
 }
 
@@ -56,24 +75,74 @@ func LoadRules(path string) (Rules, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Rules{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if r.CertaintyFloor < 0 || r.CertaintyFloor > 1 || r.MaxPatchSize < 0 {
-		return Rules{}, fmt.Errorf("%s: certaintyFloor must be within [0, 1] and maxPatchSize >= 0", path)
+	if r.CertaintyFloor < 0 || r.CertaintyFloor > 1 || r.MaxPatchSize < 0 || r.QuotaStatements < 0 || r.QuotaBytes < 0 {
+		return Rules{}, fmt.Errorf("%s: certaintyFloor must be within [0, 1], maxPatchSize, quotaStatements and quotaBytes >= 0", path)
 	}
+	// A file written before a field existed (or leaving it 0) gets its default.
+	def := DefaultRules()
 	if r.MaxPatchSize == 0 {
-		r.MaxPatchSize = DefaultRules().MaxPatchSize
+		r.MaxPatchSize = def.MaxPatchSize
+	}
+	if r.QuotaStatements == 0 {
+		r.QuotaStatements = def.QuotaStatements
+	}
+	if r.QuotaBytes == 0 {
+		r.QuotaBytes = def.QuotaBytes
+	}
+	if r.QuotaExempt == nil {
+		r.QuotaExempt = def.QuotaExempt
 	}
 	return r, nil
 }
 
-// mayWrite says whether principal id is one of the writers.
-func (r Rules) mayWrite(id string) bool {
-	for _, w := range r.Writers {
+// matches says whether id is one of patterns: exact ids, or prefixes ending in "*".
+func matches(patterns []string, id string) bool {
+	for _, w := range patterns {
 		if p, ok := strings.CutSuffix(w, "*"); ok && strings.HasPrefix(id, p) || w == id {
 			return true
 		}
 	}
 	return false
 }
+
+// quota is what one principal's statements may hold.
+type quota struct{ statements, bytes int64 }
+
+// quotaOf is principal id's quota, nil when it has none.
+func (r Rules) quotaOf(id string) *quota {
+	if matches(r.QuotaExempt, id) {
+		return nil
+	}
+	return &quota{r.QuotaStatements, r.QuotaBytes}
+}
+
+// StatusQuotaExceeded is the verification status of an update refused for its writer's quota.
+const StatusQuotaExceeded = "Rejected - Quota Exceeded"
+
+// check refuses an update that took principal's usage from used to after past the quota; one that
+// does not grow a measure (a removal, a smaller replace) passes even over it, so that a principal
+// over its quota (lowered since) may still clean up.
+func (q *quota) check(principal string, used, after usage) error {
+	for _, m := range []struct {
+		name              string
+		limit, used, want int64
+	}{
+		{"quotaStatements", q.statements, used.statements, after.statements},
+		{"quotaBytes", q.bytes, used.bytes, after.bytes},
+	} {
+		if m.want > m.limit && m.want > m.used {
+			why := fmt.Sprintf("%s's statements would take %s to %d, past its quota of %d (it uses %d); nothing was changed",
+				principal, m.name, m.want, m.limit, m.used)
+			return errorf(CodeUpdateError, "quota exceeded: "+why, map[string]any{
+				"quota": m.name, "limit": m.limit, "used": m.used, "wouldUse": m.want, "principal": principal,
+				"verificationStatus": StatusQuotaExceeded, "verificationDetails": why})
+		}
+	}
+	return nil
+}
+
+// mayWrite says whether principal id is one of the writers.
+func (r Rules) mayWrite(id string) bool { return matches(r.Writers, id) }
 
 // check returns the first rule the request breaks, as the verification details, or "".
 func (r Rules) check(principal string, patches []Patch) string {

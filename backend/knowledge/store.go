@@ -278,3 +278,15 @@ func selectRows(ctx context.Context, q rowQuerier, query string, args ...any) ([
 	}
 	return out, rows.Err()
 }
+
+// usage is what one principal's statements hold (kg_usage, kept by triggers on kg_statements).
+type usage struct{ statements, bytes int64 }
+
+func usageOf(ctx context.Context, q querier, principal string) (usage, error) {
+	var u usage
+	err := q.QueryRowContext(ctx, `SELECT statements, bytes FROM kg_usage WHERE principal = ?`, principal).Scan(&u.statements, &u.bytes)
+	if errors.Is(err, sql.ErrNoRows) {
+		return usage{}, nil
+	}
+	return u, err
+}
