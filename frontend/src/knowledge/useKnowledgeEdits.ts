@@ -22,6 +22,10 @@ import { kgErrorText, update, type KGPatch, type KGStatement } from './kg';
 import { UndoStack, inversePatches, redoJustification, undoJustification, type Edit } from './undo';
 import type { ExplorerGraph } from './useExplorerGraph';
 
+/** How many (subject, predicate) places one query for an edit's prior statements names: 50 × 1000 items
+ * × the statement's fields stays well under the hub's GraphQL cost limit (1,000,000). */
+const PRIOR_PLACES_PER_QUERY = 50;
+
 export interface DialogState {
   title: string;
   summary?: string;
@@ -54,15 +58,22 @@ export function useKnowledgeEdits(
       const places = [...new Set(patches.map((p) => JSON.stringify([p.statement.subject.id, p.statement.predicate.id])))].map(
         (s) => JSON.parse(s) as [string, string],
       );
-      const vars = places.map((_, i) => `$s${i}: ID!, $p${i}: ID!`).join(', ');
-      const fields = places.map((_, i) => `q${i}: statements(subject: $s${i}, predicate: $p${i}, first: 1000) { items { ${STATEMENT_FIELDS} } }`).join(' ');
-      const variables: Record<string, string> = {};
-      places.forEach(([s, p], i) => {
-        variables[`s${i}`] = s;
-        variables[`p${i}`] = p;
-      });
-      const d = await q<Record<string, { items: GStatement[] }>>(`query Prior(${vars}) { ${fields} }`, variables);
-      return places.flatMap((_, i) => (d[`q${i}`]?.items ?? []).map(toKG));
+      // The hub bounds a query's estimated cost (each statements(first: 1000) counts 1000 items of
+      // every field), so an edit touching many places asks in rounds of PRIOR_PLACES_PER_QUERY.
+      const out: KGStatement[] = [];
+      for (let from = 0; from < places.length; from += PRIOR_PLACES_PER_QUERY) {
+        const round = places.slice(from, from + PRIOR_PLACES_PER_QUERY);
+        const vars = round.map((_, i) => `$s${i}: ID!, $p${i}: ID!`).join(', ');
+        const fields = round.map((_, i) => `q${i}: statements(subject: $s${i}, predicate: $p${i}, first: 1000) { items { ${STATEMENT_FIELDS} } }`).join(' ');
+        const variables: Record<string, string> = {};
+        round.forEach(([s, p], i) => {
+          variables[`s${i}`] = s;
+          variables[`p${i}`] = p;
+        });
+        const d = await q<Record<string, { items: GStatement[] }>>(`query Prior(${vars}) { ${fields} }`, variables);
+        round.forEach((_, i) => out.push(...(d[`q${i}`]?.items ?? []).map(toKG)));
+      }
+      return out;
     },
     [q],
   );
