@@ -25,7 +25,7 @@ const codeUnauthenticated = -32030
 //   - a credential that is present but wrong (unknown key, bad or expired token, two credentials) is
 //     HTTP 401 with -32030, never a fallback to anonymous;
 //   - no credential is the anonymous principal, admitted only from this computer (a loopback
-//     RemoteAddr) and only as far as the owner's anonymous policy allows: "off" is 401 (authenticate),
+//     connection that no proxy relayed, onThisComputer) and only as far as the owner's anonymous policy allows: "off" is 401 (authenticate),
 //     "read-public" is 403 (anonymous may read the public card, nothing here), "send" admits it.
 //
 // The refusal comes before the body is read, so it cannot depend on (or echo) what was sent.
@@ -44,7 +44,7 @@ func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next h
 		}
 		if p.Kind == auth.KindAnonymous {
 			switch {
-			case !loopbackRemote(r.RemoteAddr):
+			case !onThisComputer(r):
 				unauthenticated(w, tokenURL, "unauthenticated: callers that are not on this computer need an API key (X-Api-Key) or a bearer token from "+tokenURL)
 				return
 			case authn.AnonymousPolicy() == auth.AnonymousSend:

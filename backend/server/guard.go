@@ -35,6 +35,21 @@ func loopbackRemote(remoteAddr string) bool {
 	return err == nil && ip.Addr().Unmap().IsLoopback()
 }
 
+// onThisComputer reports whether a request comes from a program on this computer, which decides
+// whether a caller without a key may be admitted as anonymous and where its push configs may point.
+// A loopback connection is not enough: a reverse proxy on the same machine connects from loopback
+// for every caller it relays, so a request that names a relayed client (Forwarded, X-Forwarded-For,
+// X-Real-IP, which proxies add) or arrives under a name that is not a loopback one (the public name
+// of --public-url, which only a relayed request carries) comes from elsewhere.
+func onThisComputer(r *http.Request) bool {
+	return loopbackRemote(r.RemoteAddr) && LoopbackHost(r.Host) && !relayed(r.Header)
+}
+
+// relayed reports whether a proxy says it relayed the request for another client.
+func relayed(h http.Header) bool {
+	return h.Get("Forwarded") != "" || h.Get("X-Forwarded-For") != "" || h.Get("X-Real-Ip") != ""
+}
+
 func hostOnly(hostport string) string {
 	host, _, err := net.SplitHostPort(hostport)
 	if err != nil {

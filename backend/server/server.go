@@ -531,10 +531,10 @@ func (h boundedSend) await(ctx context.Context, id a2a.TaskID, done func(a2a.Tas
 	return ctx.Err()
 }
 
-// callerLocality marks each request's context with whether it comes from loopback, which decides
-// where its push configs may point (backend/push's target rules).
+// callerLocality marks each request's context with whether it comes from this computer
+// (onThisComputer), which decides where its push configs may point (backend/push's target rules).
 func callerLocality(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(hubpush.WithLocalCaller(r.Context(), loopbackRemote(r.RemoteAddr))))
+		h.ServeHTTP(w, r.WithContext(hubpush.WithLocalCaller(r.Context(), onThisComputer(r))))
 	})
 }
