@@ -83,6 +83,8 @@ type Principals struct {
 	// cache does not hold, and parsing it each time cost more than running it.
 	byPrefix *sql.Stmt
 	cache    *cache
+
+	revocations *revocations // the credentials open streams hold (UntilRevoked)
 }
 
 // OpenPrincipals migrates the auth tables and returns the principals kept there.
@@ -99,7 +101,9 @@ func OpenPrincipals(ctx context.Context, db *store.DB) (*Principals, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare the auth epoch read: %w", err)
 	}
-	return &Principals{db: db, now: time.Now, marked: map[string]time.Time{}, byPrefix: byPrefix, cache: c}, nil
+	ps := &Principals{db: db, now: time.Now, marked: map[string]time.Time{}, byPrefix: byPrefix, cache: c}
+	ps.revocations = newRevocations(ps)
+	return ps, nil
 }
 
 // newKey makes an API key and what is stored of it.
@@ -163,6 +167,7 @@ func (ps *Principals) Rotate(ctx context.Context, name string) (Info, string, er
 	if err := affectedOne(res, err); err != nil {
 		return Info{}, "", fmt.Errorf("rotate %s: %w", name, err)
 	}
+	ps.revocations.sweep(name) // the old key's open streams end now, not at their next request
 	ps.changed(name)
 	var info Info
 	if err := ps.db.Writer.QueryRowContext(ctx, `SELECT last_used_at FROM principals WHERE name = ?`, name).Scan(nanoTime{&info.LastUsedAt}); err != nil {
@@ -183,6 +188,7 @@ func (ps *Principals) Remove(ctx context.Context, name string) error {
 	if err := affectedOne(res, err); err != nil {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
+	ps.revocations.sweep(name) // its open streams end now, not at their next request
 	ps.forgetMarked(name)
 	ps.changed(name)
 	return nil
