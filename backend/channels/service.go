@@ -145,6 +145,8 @@ type Service struct {
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
+	// known says whether agent://NAME is an active principal (see SetPrincipals); nil: any is.
+	known atomic.Pointer[func(context.Context, string) (bool, error)]
 }
 
 // SetRemoteAgents lets the owner add added agents to channels as members remote://AGENT-ID: check
@@ -494,8 +496,11 @@ func checkPrincipal(id string) (auth.Principal, error) {
 // so others learn nothing of the owner's agents.
 func (s *Service) checkMember(ctx context.Context, who auth.Principal, id string) (auth.Principal, error) {
 	p, err := checkPrincipal(id)
-	if err != nil || p.Kind != auth.KindRemote {
+	if err != nil {
 		return p, err
+	}
+	if p.Kind != auth.KindRemote {
+		return p, s.checkKnown(ctx, p)
 	}
 	if who.Kind != auth.KindOwner {
 		return p, errorf(CodePermissionDenied, "permission denied: only the hub's owner adds an added agent (%s) to a channel", id)
@@ -880,13 +885,7 @@ func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]str
 		}
 		now := s.millis()
 		for _, id := range left {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
-				return err
-			}
-			if err := audit(ctx, tx, now, id, "", auth.Owner.ID, "removeMember:"+principal); err != nil {
+			if err := removeMembership(ctx, tx, now, id, principal); err != nil {
 				return err
 			}
 		}
@@ -961,6 +960,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	if p.RecipientID != "" {
 		peer, err := checkPrincipal(p.RecipientID)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := s.checkKnown(ctx, peer); err != nil {
 			return nil, nil, err
 		}
 		if peer.ID == who.ID {
