@@ -8,22 +8,30 @@ import (
 	"github.com/agenthub/agenthub/backend/auth"
 )
 
+// Directory is what the channels ask of the hub's principals (auth.Principals).
+type Directory interface {
+	// Known says whether agent://name is an active principal.
+	Known(ctx context.Context, name string) (bool, error)
+	// AddedAt maps each active principal's id to when its name was last added.
+	AddedAt(ctx context.Context) (map[string]time.Time, error)
+}
+
 // SetPrincipals lets the channels tell an agent://NAME that some principal holds from one nobody
-// holds: known answers whether name is an active principal. A member or recipient nobody holds is
-// refused, since accepting it would hand its access to whoever is given the name later. Without
-// it every well-formed id is taken.
-func (s *Service) SetPrincipals(known func(ctx context.Context, name string) (bool, error)) {
-	s.known.Store(&known)
+// holds, and find the other party of a direct channel named by its id. A member or recipient
+// nobody holds is refused, since accepting it would hand its access to whoever is given the name
+// later. Without it every well-formed id is taken, and only the owner is found by a direct id.
+func (s *Service) SetPrincipals(d Directory) {
+	s.directory.Store(&d)
 }
 
 // checkKnown refuses an agent://NAME that no active principal holds (-32602). The owner is always
 // known; added agents (remote://ID) are checked by checkMember.
 func (s *Service) checkKnown(ctx context.Context, p auth.Principal) error {
-	known := s.known.Load()
-	if p.Kind != auth.KindAgent || known == nil {
+	d := s.directory.Load()
+	if p.Kind != auth.KindAgent || d == nil {
 		return nil
 	}
-	ok, err := (*known)(ctx, p.Name)
+	ok, err := (*d).Known(ctx, p.Name)
 	if err != nil {
 		return err
 	}

@@ -145,8 +145,8 @@ type Service struct {
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
-	// known says whether agent://NAME is an active principal (see SetPrincipals); nil: any is.
-	known atomic.Pointer[func(context.Context, string) (bool, error)]
+	// directory knows the hub's principals (see SetPrincipals); nil: any agent://NAME is taken.
+	directory atomic.Pointer[Directory]
 }
 
 // SetRemoteAgents lets the owner add added agents to channels as members remote://AGENT-ID: check
@@ -957,6 +957,15 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		return nil, nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
 	}
 	direct := false
+	if p.RecipientID == "" && isDirect(p.ChannelID) {
+		// A direct channel named by its id, as the spec derives it, is created by its first
+		// publish too: the recipient is the principal that makes that id with the caller.
+		peer, err := s.directPeer(ctx, who, p.ChannelID)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.RecipientID = peer
+	}
 	if p.RecipientID != "" {
 		peer, err := checkPrincipal(p.RecipientID)
 		if err != nil {

@@ -475,7 +475,7 @@ func (h *Hub) openBridge(ctx context.Context, cfg Config) (err error) {
 // running (`agenthub principals remove`, perhaps `add` again) are dropped here, at start.
 func (h *Hub) tieChannelsToPrincipals(ctx context.Context) error {
 	ps := h.Agent.Auth.Principals
-	h.Channels.SetPrincipals(ps.Known)
+	h.Channels.SetPrincipals(ps)
 	ps.OnRemove(func(ctx context.Context, p auth.Principal) error {
 		_, err := h.Channels.RemoveEverywhere(context.WithoutCancel(ctx), p.ID)
 		return err
