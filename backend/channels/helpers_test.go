@@ -63,8 +63,9 @@ func (h *testHub) principal(t testing.TB, name string) *principal {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
 }
 
 type rpcResponse struct {

@@ -145,6 +145,7 @@ type Service struct {
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
+	quota  *quota // per-principal limits on stored events (quota.go)
 	// directory knows the hub's principals (see SetPrincipals); nil: any agent://NAME is taken.
 	directory atomic.Pointer[Directory]
 }
@@ -287,6 +288,9 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	if err := prepareHistory(ctx, db.Reader, s.pub); err != nil {
 		return nil, fmt.Errorf("channels: prepare history: %w", err)
+	}
+	if s.quota, err = newQuota(ctx, db.Writer); err != nil {
+		return nil, fmt.Errorf("channels: prepare quota: %w", err)
 	}
 	return s, nil
 }
@@ -1084,6 +1088,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		ev.Sequence, ev.Timestamp = seq, now
 		item := enc.item(seq, now)
 		raw := item.event()
+		if err := s.quota.check(ctx, tx, who, len(raw)); err != nil {
+			return unchanged(err)
+		}
 		var key any
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey
