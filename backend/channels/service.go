@@ -357,14 +357,27 @@ type channelRow struct {
 }
 
 // load reads channel id and the caller's role. A channel the caller may not see (missing, or
-// private and the caller not a member) is ChannelNotFound.
+// private and the caller not a member) is ChannelNotFound, decided before anything of its events
+// is read (lastSequence), so that answer costs the same for a channel that exists as for one that
+// does not, and its time does not tell a non-member which ids exist.
 func load(ctx context.Context, q queryer, id string, who auth.Principal) (*channelRow, error) {
+	c, err := loadVisible(ctx, q, id, who)
+	if err != nil {
+		return nil, err
+	}
+	if c.LastSequence, err = lastSequence(ctx, q, id); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadVisible is load without the channel's last sequence.
+func loadVisible(ctx context.Context, q queryer, id string, who auth.Principal) (*channelRow, error) {
 	var c channelRow
 	var meta []byte
 	var direct int
-	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version,
-		(SELECT COALESCE(MAX(sequence), 0) FROM channel_events e WHERE e.channel_id = channels.id)
-		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version, &c.LastSequence)
+	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version
+		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
 	}
