@@ -1,6 +1,7 @@
 package channels_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -31,5 +32,29 @@ func TestGetRefusesNonMembersBeforeReadingEvents(t *testing.T) {
 	alice.ok("channels/get", map[string]any{"channelId": c.ID}, &got)
 	if count() != 1 || got.Channel.LastSequence != 1 {
 		t.Fatalf("member's get: %d reads, lastSequence %d", count(), got.Channel.LastSequence)
+	}
+}
+
+// A channel's last sequence is found in an index of keys alone: the events' JSON is not in the
+// B-tree a search walks, where SQLite read whole records, overflow pages and all, as it passed
+// them (a get took 0.85 ms instead of 0.14 ms with five events of 900 kB).
+func TestLastSequenceReadsKeysOnly(t *testing.T) {
+	h := startHub(t, "")
+	rows, err := h.Agent.DB.Reader.Query(`EXPLAIN QUERY PLAN SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if len(plan) != 1 || !strings.Contains(plan[0], "COVERING INDEX") {
+		t.Fatalf("plan %q: want a search of a covering index (keys only)", plan)
 	}
 }

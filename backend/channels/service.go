@@ -371,12 +371,23 @@ func load(ctx context.Context, q queryer, id string, who auth.Principal) (*chann
 	return c, nil
 }
 
-// loadVisible is load without the channel's last sequence.
+// loadVisible is load without the channel's last sequence. It asks first whether the caller may see
+// the channel, in one indexed query that costs the same whether the channel is missing or private
+// to others; only then does it read the channel's metadata and members.
 func loadVisible(ctx context.Context, q queryer, id string, who auth.Principal) (*channelRow, error) {
+	var visibility string
+	var role sql.NullString
+	err := q.QueryRowContext(ctx, accessQuery, who.ID, id).Scan(&visibility, &role)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), err == nil && !role.Valid && visibility != "public":
+		return nil, notFound(id)
+	case err != nil:
+		return nil, err
+	}
 	var c channelRow
 	var meta []byte
 	var direct int
-	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version
+	err = q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version
 		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
