@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -32,39 +33,63 @@ const maxTokenRequest = 8 << 10
 // anonymous may call at all (loopback callers only) is the caller's decision. A successful API key or
 // token marks the principal used.
 func (s *Service) Resolve(r *http.Request) (Principal, error) {
+	p, _, err := s.resolve(r)
+	return p, err
+}
+
+// ResolveContext is Resolve, and r's context acting for the principal (WithPrincipal) and carrying
+// the credential it was resolved from, so that a stream can end when that credential is revoked
+// (UntilRevoked).
+func (s *Service) ResolveContext(r *http.Request) (Principal, context.Context, error) {
+	p, gen, err := s.resolve(r)
+	if err != nil {
+		return Principal{}, nil, err
+	}
+	ctx := WithPrincipal(r.Context(), p)
+	if p.Kind == KindAgent {
+		ctx = context.WithValue(ctx, credentialKey{}, credential{revocations: s.Principals.revocations, name: p.Name, generation: gen})
+	}
+	return p, ctx, nil
+}
+
+// resolve is Resolve that also returns, for an agent, the key generation its credential is of.
+func (s *Service) resolve(r *http.Request) (Principal, int64, error) {
 	keys, auths := r.Header.Values("X-Api-Key"), r.Header.Values("Authorization")
 	var p Principal
+	var gen int64
 	var err error
 	switch {
 	case len(keys) == 0 && len(auths) == 0:
-		return Anonymous, nil
+		return Anonymous, 0, nil
 	case len(keys)+len(auths) > 1:
-		return Principal{}, unauthenticated("more than one credential; send either X-Api-Key or Authorization, once")
+		return Principal{}, 0, unauthenticated("more than one credential; send either X-Api-Key or Authorization, once")
 	case len(keys) == 1:
 		if len(keys[0]) > MaxAPIKeyHeader {
-			return Principal{}, unauthenticated("X-Api-Key header too large")
+			return Principal{}, 0, unauthenticated("X-Api-Key header too large")
 		}
 		if subtle.ConstantTimeCompare([]byte(keys[0]), []byte(s.ownerKey)) == 1 {
-			return Owner, nil // the hub's own client, for the owner
+			return Owner, 0, nil // the hub's own client, for the owner
 		}
-		p, err = s.Principals.Authenticate(r.Context(), keys[0])
+		var name string
+		name, gen, err = s.Principals.authenticate(r.Context(), keys[0])
+		p = Agent(name)
 	default:
 		if len(auths[0]) > MaxAuthorizationHeader {
-			return Principal{}, unauthenticated("Authorization header too large")
+			return Principal{}, 0, unauthenticated("Authorization header too large")
 		}
 		scheme, token, _ := strings.Cut(auths[0], " ")
 		if !strings.EqualFold(scheme, "Bearer") {
-			return Principal{}, unauthenticated("unsupported Authorization scheme; use Bearer with a token from " + TokenPath)
+			return Principal{}, 0, unauthenticated("unsupported Authorization scheme; use Bearer with a token from " + TokenPath)
 		}
-		p, err = s.Verify(r.Context(), strings.TrimSpace(token))
+		p, gen, err = s.verify(r.Context(), strings.TrimSpace(token))
 	}
 	if err != nil {
-		return Principal{}, err
+		return Principal{}, 0, err
 	}
 	if err := s.Principals.MarkUsed(r.Context(), p.Name); err != nil {
 		s.cfg.Logger.Warn("recording that a principal was used", "principal", p.ID, "err", err)
 	}
-	return p, nil
+	return p, gen, nil
 }
 
 // TokenHandler is the OAuth2 token endpoint for the client credentials grant (RFC 6749 §4.4):

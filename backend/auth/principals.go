@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenthub/agenthub/backend/bus"
@@ -83,6 +84,44 @@ type Principals struct {
 	// cache does not hold, and parsing it each time cost more than running it.
 	byPrefix *sql.Stmt
 	cache    *cache
+
+	revocations *revocations // the credentials open streams hold (UntilRevoked)
+	onRemove    atomic.Pointer[func(context.Context, Principal) error]
+}
+
+// OnRemove has fn called by every Remove once the principal is revoked, so the packages that granted
+// it something (channel memberships) take it back: a name added again is someone else.
+func (ps *Principals) OnRemove(fn func(ctx context.Context, p Principal) error) {
+	ps.onRemove.Store(&fn)
+}
+
+// Known says whether agent://name is an active principal.
+func (ps *Principals) Known(ctx context.Context, name string) (bool, error) {
+	_, err := ps.generation(ctx, name)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// AddedAt maps each active principal's id to when its name was last added: grants older than that
+// were made to an earlier holder of the name.
+func (ps *Principals) AddedAt(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := ps.db.Reader.QueryContext(ctx, `SELECT name, added_at FROM principals WHERE revoked_at = 0`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var name string
+		var at time.Time
+		if err := rows.Scan(&name, nanoTime{&at}); err != nil {
+			return nil, err
+		}
+		out[Agent(name).ID] = at
+	}
+	return out, rows.Err()
 }
 
 // OpenPrincipals migrates the auth tables and returns the principals kept there.
@@ -99,7 +138,9 @@ func OpenPrincipals(ctx context.Context, db *store.DB) (*Principals, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare the auth epoch read: %w", err)
 	}
-	return &Principals{db: db, now: time.Now, marked: map[string]time.Time{}, byPrefix: byPrefix, cache: c}, nil
+	ps := &Principals{db: db, now: time.Now, marked: map[string]time.Time{}, byPrefix: byPrefix, cache: c}
+	ps.revocations = newRevocations(ps)
+	return ps, nil
 }
 
 // newKey makes an API key and what is stored of it.
@@ -130,8 +171,8 @@ func (ps *Principals) Add(ctx context.Context, name string) (Info, string, error
 		err := tx.QueryRowContext(ctx, `SELECT revoked_at FROM principals WHERE name = ?`, name).Scan(&revokedAt)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.ExecContext(ctx, `INSERT INTO principals (name, key_hash, key_prefix, created_at) VALUES (?, ?, ?, ?)`,
-				name, hash, prefix, now.UnixNano())
+			_, err = tx.ExecContext(ctx, `INSERT INTO principals (name, key_hash, key_prefix, created_at, added_at) VALUES (?, ?, ?, ?, ?)`,
+				name, hash, prefix, now.UnixNano(), now.UnixNano())
 			return err
 		case err != nil:
 			return err
@@ -140,7 +181,7 @@ func (ps *Principals) Add(ctx context.Context, name string) (Info, string, error
 		}
 		// A new generation, so tokens minted for the earlier holder of the name stay dead.
 		_, err = tx.ExecContext(ctx, `UPDATE principals SET key_hash = ?, key_prefix = ?, generation = generation + 1,
-			created_at = ?, last_used_at = 0, revoked_at = 0 WHERE name = ?`, hash, prefix, now.UnixNano(), name)
+			created_at = ?, added_at = ?, last_used_at = 0, revoked_at = 0 WHERE name = ?`, hash, prefix, now.UnixNano(), now.UnixNano(), name)
 		return err
 	})
 	if err != nil {
@@ -163,6 +204,7 @@ func (ps *Principals) Rotate(ctx context.Context, name string) (Info, string, er
 	if err := affectedOne(res, err); err != nil {
 		return Info{}, "", fmt.Errorf("rotate %s: %w", name, err)
 	}
+	ps.revocations.sweep(name) // the old key's open streams end now, not at their next request
 	ps.changed(name)
 	var info Info
 	if err := ps.db.Writer.QueryRowContext(ctx, `SELECT last_used_at FROM principals WHERE name = ?`, name).Scan(nanoTime{&info.LastUsedAt}); err != nil {
@@ -183,7 +225,16 @@ func (ps *Principals) Remove(ctx context.Context, name string) error {
 	if err := affectedOne(res, err); err != nil {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
+	ps.revocations.sweep(name) // its open streams end now, not at their next request
 	ps.forgetMarked(name)
+	if fn := ps.onRemove.Load(); fn != nil {
+		// What the principal was granted elsewhere (channel memberships) goes with it, before a
+		// new holder of the name can be added. A failure here is mended at the hub's next start
+		// (AddedAt), as is a removal by the CLI while the hub is stopped.
+		if err := (*fn)(ctx, Agent(name)); err != nil {
+			return fmt.Errorf("remove %s: it no longer works, but what it was granted stays until the hub restarts: %w", name, err)
+		}
+	}
 	ps.changed(name)
 	return nil
 }

@@ -284,26 +284,32 @@ func (s *Service) issue(p Principal, generation int64, ttl time.Duration) (strin
 // public key), an unknown or expired kid, a bad signature, a wrong iss or aud, an expired or
 // not-yet-valid token, and a token whose principal was removed or whose key was rotated since.
 func (s *Service) Verify(ctx context.Context, token string) (Principal, error) {
+	p, _, err := s.verify(ctx, token)
+	return p, err
+}
+
+// verify is Verify that also returns the key generation the token was minted under.
+func (s *Service) verify(ctx context.Context, token string) (Principal, int64, error) {
 	if len(token) > MaxTokenBytes {
-		return Principal{}, unauthenticated("token too large")
+		return Principal{}, 0, unauthenticated("token too large")
 	}
 	var c claims
 	_, err := s.parser.ParseWithClaims(token, &c, s.keyFor)
 	if err != nil {
-		return Principal{}, tokenError(err)
+		return Principal{}, 0, tokenError(err)
 	}
 	p, ok := ParseID(c.Subject)
 	if !ok || p.Kind != KindAgent {
-		return Principal{}, unauthenticated("token subject is not an agent principal")
+		return Principal{}, 0, unauthenticated("token subject is not an agent principal")
 	}
 	gen, err := s.Principals.generation(ctx, p.Name)
 	if errors.Is(err, ErrNotFound) || (err == nil && gen != c.Generation) {
-		return Principal{}, unauthenticated("token revoked: its principal was removed or its key rotated")
+		return Principal{}, 0, unauthenticated("token revoked: its principal was removed or its key rotated")
 	}
 	if err != nil {
-		return Principal{}, err
+		return Principal{}, 0, err
 	}
-	return p, nil
+	return p, gen, nil
 }
 
 var errUnknownKid = errors.New("token signed with an unknown key (kid)")

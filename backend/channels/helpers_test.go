@@ -48,6 +48,8 @@ type principal struct {
 	url string
 	key string
 	ID  string
+	// bearer, when set, is sent as Authorization: Bearer instead of the key.
+	bearer string
 }
 
 func (h *testHub) principal(t testing.TB, name string) *principal {
@@ -61,8 +63,9 @@ func (h *testHub) principal(t testing.TB, name string) *principal {
 }
 
 type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
 }
 
 type rpcResponse struct {
@@ -82,7 +85,10 @@ func (p *principal) request(ctx context.Context, method string, params any) *htt
 		p.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if p.key != "" {
+	switch {
+	case p.bearer != "":
+		req.Header.Set("Authorization", "Bearer "+p.bearer)
+	case p.key != "":
 		req.Header.Set("X-Api-Key", p.key)
 	}
 	return req
@@ -200,8 +206,14 @@ type sse struct {
 // stream opens channels/stream; a refusal before the stream opens is returned as its error.
 func (p *principal) stream(params any) (*sse, *rpcError) {
 	p.t.Helper()
+	return p.streamMethod("channels/stream", params)
+}
+
+// streamMethod opens any streaming method; a refusal before the stream opens is returned as its error.
+func (p *principal) streamMethod(method string, params any) (*sse, *rpcError) {
+	p.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req := p.request(ctx, "channels/stream", params)
+	req := p.request(ctx, method, params)
 	req.Header.Set("Accept", "text/event-stream")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -214,7 +226,7 @@ func (p *principal) stream(params any) (*sse, *rpcError) {
 		var r rpcResponse
 		raw, _ := io.ReadAll(res.Body)
 		if err := json.Unmarshal(raw, &r); err != nil || r.Error == nil {
-			p.t.Fatalf("channels/stream: neither a stream nor an error: %s", raw)
+			p.t.Fatalf("%s: neither a stream nor an error: %s", method, raw)
 		}
 		return nil, r.Error
 	}

@@ -2,11 +2,14 @@ package channels_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/store"
 )
@@ -28,9 +31,18 @@ func TestUpgradeFromFirstSchemaKeepsEventsAndAudit(t *testing.T) {
 	if err := db.Migrate(ctx, "channels", fstest.MapFS{"00001_channels.sql": {Data: first}}); err != nil {
 		t.Fatal(err)
 	}
+	// alice exists before she joins c1: at start the hub drops memberships of no principal.
+	ps, err := auth.OpenPrincipals(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := ps.Add(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []string{
 		`INSERT INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version) VALUES ('c1', 'old', 'private', 0, 1, 'agent://alice', '{}', 1)`,
-		`INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES ('c1', 'agent://alice', 'owner', 1)`,
+		fmt.Sprintf(`INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES ('c1', 'agent://alice', 'owner', %d)`, time.Now().UnixMilli()),
 		`INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json) VALUES
 			('c1', 1, 'e1', 10, 'agent://alice', NULL, x'00', '{"id":"e1","channelId":"c1","sequence":1,"timestamp":10,"author":"agent://alice","parts":[{"type":"text","text":"one"}],"kind":"messageEvent"}'),
 			('c1', 2, 'e2', 11, 'agent://alice', 'k', x'01', '{"id":"e2","channelId":"c1","sequence":2,"timestamp":11,"author":"agent://alice","parts":[{"type":"text","text":"two"}],"idempotencyKey":"k","kind":"messageEvent"}')`,
@@ -46,7 +58,7 @@ func TestUpgradeFromFirstSchemaKeepsEventsAndAudit(t *testing.T) {
 	}
 
 	h := startHub(t, dir)
-	alice := h.principal(t, "alice")
+	alice := &principal{t: t, url: h.URL, key: key, ID: "agent://alice"}
 	p := alice.history(map[string]any{"channelId": "c1"})
 	if len(p.Events) != 2 || p.Events[0].ID != "e1" || p.Events[1].ID != "e2" || p.Events[1].IdempotencyKey != "k" {
 		t.Fatalf("history after the upgrade: %+v", p.Events)

@@ -231,7 +231,8 @@ func TestOwnerUsesTheSameRules(t *testing.T) {
 	if err != nil || ev.Sequence != 2 || ev.Author != "user://owner" {
 		t.Fatalf("owner's publish: %+v %v", ev, err)
 	}
-	alice.fails(codeDenied, "channels/addMember", map[string]any{"channelId": c.ID, "principalId": "agent://mallory"})
+	mallory := h.principal(t, "mallory")
+	alice.fails(codeDenied, "channels/addMember", map[string]any{"channelId": c.ID, "principalId": mallory.ID})
 	other := alice.create(map[string]any{"name": "alice's"})
 	var e *channels.Error
 	if _, err := h.Channels.Get(ctx, other.ID); !errorsAs(err, &e) || e.Code != codeNotFound {

@@ -145,6 +145,9 @@ type Service struct {
 	// remote says whether an agent id names an agent the owner added that may join a channel as
 	// remote://ID (see SetRemoteAgents); nil: none may.
 	remote atomic.Pointer[func(context.Context, string) error]
+	quota  *quota // per-principal limits on stored events (quota.go)
+	// directory knows the hub's principals (see SetPrincipals); nil: any agent://NAME is taken.
+	directory atomic.Pointer[Directory]
 }
 
 // SetRemoteAgents lets the owner add added agents to channels as members remote://AGENT-ID: check
@@ -286,6 +289,9 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	if err := prepareHistory(ctx, db.Reader, s.pub); err != nil {
 		return nil, fmt.Errorf("channels: prepare history: %w", err)
 	}
+	if s.quota, err = newQuota(ctx, db.Writer); err != nil {
+		return nil, fmt.Errorf("channels: prepare quota: %w", err)
+	}
 	return s, nil
 }
 
@@ -351,14 +357,38 @@ type channelRow struct {
 }
 
 // load reads channel id and the caller's role. A channel the caller may not see (missing, or
-// private and the caller not a member) is ChannelNotFound.
+// private and the caller not a member) is ChannelNotFound, decided before anything of its events
+// is read (lastSequence), so that answer costs the same for a channel that exists as for one that
+// does not, and its time does not tell a non-member which ids exist.
 func load(ctx context.Context, q queryer, id string, who auth.Principal) (*channelRow, error) {
+	c, err := loadVisible(ctx, q, id, who)
+	if err != nil {
+		return nil, err
+	}
+	if c.LastSequence, err = lastSequence(ctx, q, id); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loadVisible is load without the channel's last sequence. It asks first whether the caller may see
+// the channel, in one indexed query that costs the same whether the channel is missing or private
+// to others; only then does it read the channel's metadata and members.
+func loadVisible(ctx context.Context, q queryer, id string, who auth.Principal) (*channelRow, error) {
+	var visibility string
+	var role sql.NullString
+	err := q.QueryRowContext(ctx, accessQuery, who.ID, id).Scan(&visibility, &role)
+	switch {
+	case errors.Is(err, sql.ErrNoRows), err == nil && !role.Valid && visibility != "public":
+		return nil, notFound(id)
+	case err != nil:
+		return nil, err
+	}
 	var c channelRow
 	var meta []byte
 	var direct int
-	err := q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version,
-		(SELECT COALESCE(MAX(sequence), 0) FROM channel_events e WHERE e.channel_id = channels.id)
-		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version, &c.LastSequence)
+	err = q.QueryRowContext(ctx, `SELECT id, name, visibility, direct, created_at, created_by, metadata, version
+		FROM channels WHERE id = ?`, id).Scan(&c.ID, &c.Name, &c.Visibility, &direct, &c.CreatedAt, &c.CreatedBy, &meta, &c.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound(id)
 	}
@@ -494,8 +524,11 @@ func checkPrincipal(id string) (auth.Principal, error) {
 // so others learn nothing of the owner's agents.
 func (s *Service) checkMember(ctx context.Context, who auth.Principal, id string) (auth.Principal, error) {
 	p, err := checkPrincipal(id)
-	if err != nil || p.Kind != auth.KindRemote {
+	if err != nil {
 		return p, err
+	}
+	if p.Kind != auth.KindRemote {
+		return p, s.checkKnown(ctx, p)
 	}
 	if who.Kind != auth.KindOwner {
 		return p, errorf(CodePermissionDenied, "permission denied: only the hub's owner adds an added agent (%s) to a channel", id)
@@ -880,13 +913,7 @@ func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]str
 		}
 		now := s.millis()
 		for _, id := range left {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
-				return err
-			}
-			if err := audit(ctx, tx, now, id, "", auth.Owner.ID, "removeMember:"+principal); err != nil {
+			if err := removeMembership(ctx, tx, now, id, principal); err != nil {
 				return err
 			}
 		}
@@ -958,9 +985,21 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		return nil, nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
 	}
 	direct := false
+	if p.RecipientID == "" && isDirect(p.ChannelID) {
+		// A direct channel named by its id, as the spec derives it, is created by its first
+		// publish too: the recipient is the principal that makes that id with the caller.
+		peer, err := s.directPeer(ctx, who, p.ChannelID)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.RecipientID = peer
+	}
 	if p.RecipientID != "" {
 		peer, err := checkPrincipal(p.RecipientID)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := s.checkKnown(ctx, peer); err != nil {
 			return nil, nil, err
 		}
 		if peer.ID == who.ID {
@@ -1073,6 +1112,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		ev.Sequence, ev.Timestamp = seq, now
 		item := enc.item(seq, now)
 		raw := item.event()
+		if err := s.quota.check(ctx, tx, who, len(raw)); err != nil {
+			return unchanged(err)
+		}
 		var key any
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey

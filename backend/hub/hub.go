@@ -442,6 +442,9 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 // openBridge lets the owner add added agents to channels, and starts the bridge that speaks for
 // them there, with the same connections and credentials as the owner's conversations.
 func (h *Hub) openBridge(ctx context.Context, cfg Config) (err error) {
+	if err := h.tieChannelsToPrincipals(ctx); err != nil {
+		return err
+	}
 	h.Channels.SetRemoteAgents(func(ctx context.Context, id string) error {
 		if id == HubID {
 			return errors.New("the hub itself is not one of its channels' agents")
@@ -467,6 +470,25 @@ func (h *Hub) openBridge(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	return h.Bridge.Start(ctx)
+}
+
+// tieChannelsToPrincipals makes channel memberships follow the principals: only an active principal
+// can be made a member or a direct recipient, and a removed one leaves every channel at once, so a
+// name added again starts with nothing. Memberships left by a removal made while the hub was not
+// running (`agenthub principals remove`, perhaps `add` again) are dropped here, at start.
+func (h *Hub) tieChannelsToPrincipals(ctx context.Context) error {
+	ps := h.Agent.Auth.Principals
+	h.Channels.SetPrincipals(ps)
+	ps.OnRemove(func(ctx context.Context, p auth.Principal) error {
+		_, err := h.Channels.RemoveEverywhere(context.WithoutCancel(ctx), p.ID)
+		return err
+	})
+	added, err := ps.AddedAt(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = h.Channels.ForgetFormer(ctx, added)
+	return err
 }
 
 // pinLocal registers the hub's own agent and the demo agent with the registry under their ids, so the

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -11,9 +12,11 @@ import (
 )
 
 // Authenticator says who a request acts for (backend/auth's Service): the holder of its API key or
-// bearer token, or auth.Anonymous when it carries none; and what anonymous callers may do.
+// bearer token, or auth.Anonymous when it carries none, with r's context acting for it and carrying
+// its credential (so a stream can end when the credential is revoked, auth.UntilRevoked); and what
+// anonymous callers may do.
 type Authenticator interface {
-	Resolve(r *http.Request) (auth.Principal, error)
+	ResolveContext(r *http.Request) (auth.Principal, context.Context, error)
 	AnonymousPolicy() auth.AnonymousPolicy
 }
 
@@ -31,7 +34,7 @@ const codeUnauthenticated = -32030
 // The refusal comes before the body is read, so it cannot depend on (or echo) what was sent.
 func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := authn.Resolve(r)
+		p, ctx, err := authn.ResolveContext(r)
 		var refused *auth.AuthError
 		switch {
 		case errors.As(err, &refused):
@@ -57,7 +60,7 @@ func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next h
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -208,7 +209,22 @@ func (rt *router) stream(ctx context.Context, m method, req *request, w http.Res
 			}
 		}
 	}()
+	// A stream outlives the authentication of its request: it ends, with -32030 as its last event,
+	// once the key or token it was opened with is revoked.
+	ctx, stop := auth.UntilRevoked(ctx)
+	defer stop()
 	m.stream(ctx, req, sw)
+	if errors.Is(context.Cause(ctx), auth.ErrRevoked) && strings.HasPrefix(sw.Header().Get("Content-Type"), "text/event-stream") {
+		endRevoked(sw, req.ID)
+	}
+}
+
+// endRevoked writes a stream's last event: the credential it was opened with no longer works.
+func endRevoked(sw *streamWriter, id json.RawMessage) {
+	b := marshal(errorResponse(id, &rpcError{Code: codeUnauthenticated, Message: auth.ErrRevoked.Error()}))
+	if _, err := fmt.Fprintf(sw, "data: %s\n\n", b); err == nil {
+		sw.Flush()
+	}
 }
 
 func (rt *router) serveBatch(w http.ResponseWriter, r *http.Request, body []byte) {

@@ -155,6 +155,9 @@ func TestExtCallsAndStreamsTheHubsChannelsAsTheOwner(t *testing.T) {
 func TestExtStreamEndsWithTheExtensionsError(t *testing.T) {
 	h := startHub(t)
 	c := dial(t, h)
+	if _, _, err := h.Auth.Principals.Add(t.Context(), "alice"); err != nil { // members must be principals
+		t.Fatal(err)
+	}
 	var created struct {
 		Channel struct {
 			ID string `json:"id"`
