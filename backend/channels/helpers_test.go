@@ -76,11 +76,14 @@ type rpcResponse struct {
 var ids atomic.Int64
 
 func (p *principal) request(ctx context.Context, method string, params any) *http.Request {
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": ids.Add(1), "method": method, "params": params})
-	if err != nil {
+	// Without HTML escaping, as JSON.stringify and most clients send JSON ('<' as one byte).
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(map[string]any{"jsonrpc": "2.0", "id": ids.Add(1), "method": method, "params": params}); err != nil {
 		p.t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, &body)
 	if err != nil {
 		p.t.Fatal(err)
 	}

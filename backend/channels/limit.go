@@ -66,7 +66,8 @@ func (l *limiter) allow(who string) bool {
 // (agents.MaxSSEEvent): MaxEventBytes is that 8 MiB, and MaxEventJSON what of it one event's JSON
 // may fill, leaving room for the stream item and the JSON-RPC response around it. The bridge holds
 // an agent's answer to MaxEventJSON; a stream sends an event stored larger (by an older hub's
-// bridge, or a member's text that JSON escaping grew) as a placeholder naming it.
+// bridge) as a placeholder naming it; a member's publish whose JSON would be larger (JSON escaping
+// grows text: '<' is stored as six bytes) is refused.
 const (
 	MaxEventBytes = 8 << 20
 	MaxEventJSON  = MaxEventBytes - 4<<10
@@ -80,6 +81,11 @@ func EventJSONSize(author string, p PublishParams) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return enc.widest(), nil
+}
+
+// widest is the length of the event's JSON with its sequence and timestamp at their widest.
+func (e eventJSON) widest() int {
 	const widest = len(`9223372036854775807,"timestamp":9223372036854775807`)
-	return len(enc.head) + widest + len(enc.tail), nil
+	return len(e.head) + widest + len(e.tail)
 }

@@ -464,6 +464,14 @@ func TestLimitsAndRateLimit(t *testing.T) {
 	alice.fails(codeLimit, "channels/publish", map[string]any{"channelId": c.ID, "parts": []any{text}, "idempotencyKey": strings.Repeat("k", 129)})
 	alice.ok("channels/publish", map[string]any{"channelId": c.ID, "parts": []any{text}, "idempotencyKey": strings.Repeat("k", 128)}, nil)
 	alice.fails(codeLimit, "channels/publish", map[string]any{"channelId": c.ID, "parts": []any{text}, "metadata": map[string]any{"big": strings.Repeat("m", 16*1024)}})
+	// Within the 8 MiB body, but stored JSON escapes each '<' as six bytes: a 9 MiB event no stream
+	// could carry whole is refused, and nothing is stored.
+	before := alice.history(map[string]any{"channelId": c.ID})
+	alice.fails(codeLimit, "channels/publish", map[string]any{"channelId": c.ID,
+		"parts": []any{map[string]any{"type": "text", "text": strings.Repeat("<", 1536*1024)}}})
+	if after := alice.history(map[string]any{"channelId": c.ID}); len(after.Events) != len(before.Events) {
+		t.Fatalf("a refused publish stored an event: %d events, then %d", len(before.Events), len(after.Events))
+	}
 	alice.fails(codeBadParams, "channels/publish", map[string]any{"channelId": c.ID, "parts": []any{}})
 	alice.fails(codeBadParams, "channels/publish", map[string]any{"channelId": c.ID, "parts": "nope"})
 	alice.fails(codeBadParams, "channels/create", map[string]any{"visibility": "secret"})

@@ -1055,6 +1055,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	if err != nil {
 		return nil, nil, invalid("%v", err)
 	}
+	if size := enc.widest(); size > MaxEventJSON {
+		return nil, nil, errorf(CodeLimitExceeded, "limit exceeded: this event would be %d bytes of JSON, more than the %d one event may be", size, MaxEventJSON)
+	}
 	var out *MessageEvent // ev, or the original event of an idempotent retry
 	var outJSON []byte
 	// Lean: a publish that fails before it changes anything (no access, an idempotent conflict)
