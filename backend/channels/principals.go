@@ -86,14 +86,3 @@ func (s *Service) ForgetFormer(ctx context.Context, addedAt map[string]time.Time
 	})
 	return len(stale), err
 }
-
-// removeMembership takes principal out of channel id on the hub's own authority, as part of tx.
-func removeMembership(ctx context.Context, tx *sql.Tx, now int64, id, principal string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM channel_members WHERE channel_id = ? AND principal_id = ?`, id, principal); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE channels SET version = version + 1 WHERE id = ?`, id); err != nil {
-		return err
-	}
-	return audit(ctx, tx, now, id, "", auth.Owner.ID, "removeMember:"+principal)
-}
