@@ -1,0 +1,285 @@
+package channels
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/server"
+	"github.com/agenthub/agenthub/backend/store"
+)
+
+// publishStmts are the statements of the publish path, prepared once on the writer connection and
+// used inside each write transaction (tx.StmtContext): parsing them on every publish was half of the
+// writer's time, and the writer is what bounds publishes per second.
+type publishStmts struct {
+	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
+	// On the reader pool, for channels/history and streams: the caller's access, a page without an
+	// author filter (the common shape), and a stream's backlog.
+	readAccess, page, backlog *sql.Stmt
+}
+
+func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
+	var st publishStmts
+	var errs []error
+	p := func(dst **sql.Stmt, query string) {
+		s, err := db.PrepareContext(ctx, query)
+		*dst = s
+		errs = append(errs, err)
+	}
+	// access is what load and requireMember decide for a publish, in one query: the channel's
+	// visibility and the caller's role (NULL: not a member).
+	p(&st.access, accessQuery)
+	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
+	p(&st.lastSeq, `SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`)
+	p(&st.insertEvent, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	p(&st.audit, `INSERT INTO channel_audit(at, channel_id, event_id, actor, action) VALUES (?, ?, ?, ?, ?)`)
+	return &st, errors.Join(errs...)
+}
+
+// batch is the state the publishes of one writer transaction share. The group-commit writer runs
+// the fns of concurrent callers one after another in one transaction, so a publish that finds the
+// batch of its own transaction reuses the statements already bound to it and the access already
+// checked for its channel and author (one check per channel and author per transaction, instead of
+// one per publish). Any other write of this package forgets the batch first (write), so a
+// membership or visibility change in the same transaction is always seen by the publishes after it.
+type batch struct {
+	tx                                              *sql.Tx
+	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
+	members                                         map[memberKey]bool // known members of a channel, in this transaction
+}
+
+type memberKey struct{ channel, principal string }
+
+// batchOf is the batch of transaction tx, started if tx is a new transaction. It runs on the
+// writer goroutine. The statements are bound without the caller's context: they serve the other
+// publishes of the transaction too, which a caller that goes away must not fail.
+func (s *Service) batchOf(tx *sql.Tx) *batch {
+	if s.batch != nil && s.batch.tx == tx {
+		return s.batch
+	}
+	ctx := context.Background()
+	s.batch = &batch{tx: tx, access: tx.StmtContext(ctx, s.pub.access), idempotent: tx.StmtContext(ctx, s.pub.idempotent),
+		lastSeq: tx.StmtContext(ctx, s.pub.lastSeq), insertEvent: tx.StmtContext(ctx, s.pub.insertEvent),
+		audit: tx.StmtContext(ctx, s.pub.audit), members: map[memberKey]bool{}}
+	return s.batch
+}
+
+// PublishParams are channels/publish's params.
+type PublishParams struct {
+	ChannelID string `json:"channelId"`
+	// RecipientID names the other party of a direct channel: the channel chan:direct:… of the
+	// caller and the recipient is created on first publish. ChannelID may then be omitted; if
+	// given, it must be that direct channel's id.
+	RecipientID    string            `json:"recipientId"`
+	Parts          []json.RawMessage `json:"parts"`
+	ArtifactRefs   []string          `json:"artifactRefs"`
+	IdempotencyKey string            `json:"idempotencyKey"`
+	Metadata       map[string]any    `json:"metadata"`
+}
+
+// requestHash is the digest of what a publish carries, in a canonical form (object keys sorted), so
+// a retry with the same content under the same idempotency key matches whatever its key order.
+func requestHash(p PublishParams) ([]byte, error) {
+	canon := func(v any) (any, error) {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		var out any
+		err = json.Unmarshal(raw, &out)
+		return out, err
+	}
+	parts, err := canon(p.Parts)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(map[string]any{"parts": parts, "artifactRefs": p.ArtifactRefs, "metadata": p.Metadata})
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(doc)
+	return sum[:], nil
+}
+
+// Publish stores a message event in the channel with the next sequence, and publishes it on the
+// bus once it is durable. A repeated idempotency key returns the original event.
+func (s *Service) Publish(ctx context.Context, p PublishParams) (*MessageEvent, error) {
+	ev, _, err := s.publish(ctx, p)
+	return ev, err
+}
+
+// publish is Publish, also returning the event as stored (JSON), for an answer that need not
+// encode it again.
+func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, json.RawMessage, error) {
+	who := caller(ctx)
+	if err := mustWrite(who); err != nil {
+		return nil, nil, err
+	}
+	if !s.limiter.allow(who.ID) {
+		return nil, nil, errorf(CodeRateLimit, "rate limit: too many publish and history calls from %s; retry shortly", who.ID)
+	}
+	direct := false
+	if p.RecipientID == "" && isDirect(p.ChannelID) {
+		// A direct channel named by its id, as the spec derives it, is created by its first
+		// publish too: the recipient is the principal that makes that id with the caller.
+		peer, err := s.directPeer(ctx, who, p.ChannelID)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.RecipientID = peer
+	}
+	if p.RecipientID != "" {
+		peer, err := checkPrincipal(p.RecipientID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := s.checkKnown(ctx, peer); err != nil {
+			return nil, nil, err
+		}
+		if peer.ID == who.ID {
+			return nil, nil, invalid("a direct channel is between two different principals")
+		}
+		if peer.Kind == auth.KindRemote {
+			return nil, nil, invalid("an added agent (%s) has no direct channel: the owner adds it to a channel", peer.ID)
+		}
+		id := DirectID(who.ID, peer.ID)
+		if p.ChannelID != "" && p.ChannelID != id {
+			return nil, nil, invalid("channelId %s is not the direct channel with %s (%s)", p.ChannelID, peer.ID, id)
+		}
+		p.ChannelID, direct = id, true
+	}
+	if p.ChannelID == "" {
+		return nil, nil, invalid("channelId (or recipientId for a direct channel) is required")
+	}
+	if len(p.Parts) == 0 {
+		return nil, nil, invalid("parts must hold at least one part")
+	}
+	if len(p.Parts) > MaxParts {
+		return nil, nil, errorf(CodeLimitExceeded, "limit exceeded: at most %d parts per publish, this has %d", MaxParts, len(p.Parts))
+	}
+	for i, part := range p.Parts {
+		if len(part) == 0 || part[0] != '{' || !json.Valid(part) {
+			return nil, nil, invalid("parts[%d] is not an object", i)
+		}
+	}
+	if utf8.RuneCountInString(p.IdempotencyKey) > MaxIdempotencyKeyLen {
+		return nil, nil, errorf(CodeLimitExceeded, "limit exceeded: an idempotency key is at most %d characters", MaxIdempotencyKeyLen)
+	}
+	if p.Metadata != nil {
+		if _, err := checkMetadata(p.Metadata); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The request's digest tells a retry from another message under the same idempotency key; a
+	// publish without a key can never be compared, so it stores none (and skips the canonical
+	// encoding, a tenth of a publish's CPU).
+	hash := []byte{}
+	if p.IdempotencyKey != "" {
+		var err error
+		if hash, err = requestHash(p); err != nil {
+			return nil, nil, invalid("%v", err)
+		}
+	}
+	// The event is made and encoded before the writer, which only fills in its sequence and
+	// timestamp: encoding it there was a tenth of the writer's time per publish. A fn that runs
+	// again (its batch broken by another write) stores the same event.
+	ev := &MessageEvent{ID: uuid.NewString(), ChannelID: p.ChannelID, Author: who.ID, Parts: p.Parts,
+		ArtifactRefs: p.ArtifactRefs, Metadata: p.Metadata, IdempotencyKey: p.IdempotencyKey, Kind: "messageEvent"}
+	enc, err := encodeEvent(ev)
+	if err != nil {
+		return nil, nil, invalid("%v", err)
+	}
+	if size := enc.widest(); size > MaxEventJSON {
+		return nil, nil, errorf(CodeLimitExceeded, "limit exceeded: this event would be %d bytes of JSON, more than the %d one event may be", size, MaxEventJSON)
+	}
+	var out *MessageEvent // ev, or the original event of an idempotent retry
+	var outJSON []byte
+	// Lean: a publish that fails before it changes anything (no access, an idempotent conflict)
+	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
+	// others again without it.
+	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+		// Once the writer runs it, the publish goes to its end whatever its caller does: a
+		// statement interrupted midway would take the whole batch's transaction down with it.
+		ctx := context.WithoutCancel(ctx)
+		created := false // the direct channel, by this publish
+		b := s.batchOf(tx)
+		now := s.millis()
+		id := p.ChannelID
+		member := memberKey{id, who.ID}
+		if direct && !b.members[member] {
+			var err error
+			if created, err = s.ensureDirect(ctx, tx, id, who.ID, p.RecipientID, now); err != nil {
+				return err
+			}
+		}
+		// unchanged marks an error returned before this publish changed anything.
+		unchanged := func(err error) error {
+			if err == nil || created {
+				return err
+			}
+			return store.NothingWritten(err)
+		}
+		if !b.members[member] {
+			if err := mayPublish(ctx, b.access, id, who); err != nil {
+				return unchanged(err)
+			}
+			b.members[member] = true
+		}
+		if p.IdempotencyKey != "" {
+			var stored, storedHash []byte
+			err := b.idempotent.QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
+			switch {
+			case err == nil:
+				if string(storedHash) != string(hash) {
+					return unchanged(errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey))
+				}
+				out, outJSON = &MessageEvent{}, stored
+				return unchanged(json.Unmarshal(stored, out))
+			case !errors.Is(err, sql.ErrNoRows):
+				return unchanged(err)
+			}
+		}
+		seq, known := s.seqs[id]
+		if !known {
+			if err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq); err != nil {
+				return unchanged(err)
+			}
+		}
+		seq++
+		ev.Sequence, ev.Timestamp = seq, now
+		item := enc.item(seq, now)
+		raw := item.event()
+		if err := s.quota.check(ctx, tx, who, len(raw)); err != nil {
+			return unchanged(err)
+		}
+		var key any
+		if p.IdempotencyKey != "" {
+			key = p.IdempotencyKey
+		}
+		if _, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
+			return err
+		}
+		if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
+			return err
+		}
+		s.seqs[id] = seq
+		if created {
+			s.announce(id, &Change{Created: true})
+		}
+		s.announce(id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item), result: server.RawResult(item)})
+		out, outJSON = ev, raw
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, outJSON, nil
+}
