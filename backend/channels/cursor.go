@@ -1,8 +1,11 @@
 package channels
 
 import (
+	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -52,4 +55,23 @@ func (s *Service) openCursor(token string) (cursor, error) {
 		return c, errBadToken
 	}
 	return c, nil
+}
+
+// tokenKey is the hub's random key for page tokens, made on first open and kept in the table so
+// tokens survive a restart, and a token of another hub is refused.
+func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
+	var key []byte
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO channel_settings(name, value) VALUES ('page_token_key', ?)`, key)
+		return err
+	})
+	return key, err
 }

@@ -7,12 +7,26 @@ import (
 	"github.com/google/uuid"
 )
 
+// Limits of the spec's section 8.
+const (
+	MaxNameLen           = 128       // characters
+	MaxMetadataBytes     = 16 * 1024 // serialized JSON
+	MaxParts             = 32
+	MaxIdempotencyKeyLen = 128 // characters
+	DefaultPageSize      = 50
+	MaxPageSize          = 200
+)
+
 // Default per-principal rate of publish and history calls: generous for agents and the UI, a
 // brake on a runaway loop.
 const (
 	DefaultRate  = 2000 // calls per second
 	DefaultBurst = 4000
 )
+
+// SetRateLimit sets how many publish and history calls per second each principal may make, with
+// a burst of that many at once.
+func (s *Service) SetRateLimit(perSecond float64, burst int) { s.limiter.set(perSecond, burst) }
 
 // limiter is a token bucket per principal.
 type limiter struct {

@@ -7,17 +7,12 @@ package channels
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -32,19 +27,6 @@ var migrations embed.FS
 // Topic is the bus topic of channel changes; the event's Key is the channel id and its Data a
 // *Change.
 const Topic = "channel"
-
-// Limits of the spec's section 8.
-const (
-	MaxNameLen           = 128       // characters
-	MaxMetadataBytes     = 16 * 1024 // serialized JSON
-	MaxParts             = 32
-	MaxIdempotencyKeyLen = 128 // characters
-	DefaultPageSize      = 50
-	MaxPageSize          = 200
-)
-
-// DirectPrefix starts the id of every direct channel.
-const DirectPrefix = "chan:direct:"
 
 // Change is what the service publishes on the bus after a write is durable: a new event, the
 // channel created, a member added or removed (their streams end), the channel updated or deleted
@@ -100,37 +82,6 @@ type Service struct {
 	directory atomic.Pointer[Directory]
 }
 
-// write runs fn through the group-commit writer (in its own savepoint) for every change but a
-// publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
-// deletion) is checked afresh by any publish after it in the same transaction.
-func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
-		s.batch = nil
-		return fn(tx)
-	})
-}
-
-// announce records, in a writer fn that is about to succeed, a change for the bus: it is published
-// when the transaction commits, by the writer, in the order the fns ran. So every subscriber hears
-// a channel's events in sequence order and after changes that came before them (a removal before
-// the events stored after it), and an event is never heard before it is durable.
-func (s *Service) announce(channelID string, c *Change) {
-	e := bus.Event{Topic: Topic, Source: s.source, Key: channelID, Data: c}
-	if c.Event != nil {
-		e.Seq = c.Event.Sequence
-	}
-	s.changes = append(s.changes, e)
-}
-
-// announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
-func (s *Service) announceCommitted() {
-	for _, e := range s.changes {
-		s.bus.Publish(e)
-	}
-	clear(s.changes) // do not pin the events
-	s.changes = s.changes[:0]
-}
-
 // Open migrates the channels tables in db and returns the service; changes are published on b
 // with source as their Source.
 func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slog.Logger) (*Service, error) {
@@ -163,39 +114,38 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	return s, nil
 }
 
-// SetRateLimit sets how many publish and history calls per second each principal may make, with
-// a burst of that many at once.
-func (s *Service) SetRateLimit(perSecond float64, burst int) { s.limiter.set(perSecond, burst) }
-
-// tokenKey is the hub's random key for page tokens, made on first open and kept in the table so
-// tokens survive a restart, and a token of another hub is refused.
-func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
-	var key []byte
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		key = make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO channel_settings(name, value) VALUES ('page_token_key', ?)`, key)
-		return err
+// write runs fn through the group-commit writer (in its own savepoint) for every change but a
+// publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
+// deletion) is checked afresh by any publish after it in the same transaction.
+func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.db.Tx(ctx, func(tx *sql.Tx) error {
+		s.batch = nil
+		return fn(tx)
 	})
-	return key, err
+}
+
+// announce records, in a writer fn that is about to succeed, a change for the bus: it is published
+// when the transaction commits, by the writer, in the order the fns ran. So every subscriber hears
+// a channel's events in sequence order and after changes that came before them (a removal before
+// the events stored after it), and an event is never heard before it is durable.
+func (s *Service) announce(channelID string, c *Change) {
+	e := bus.Event{Topic: Topic, Source: s.source, Key: channelID, Data: c}
+	if c.Event != nil {
+		e.Seq = c.Event.Sequence
+	}
+	s.changes = append(s.changes, e)
+}
+
+// announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
+func (s *Service) announceCommitted() {
+	for _, e := range s.changes {
+		s.bus.Publish(e)
+	}
+	clear(s.changes) // do not pin the events
+	s.changes = s.changes[:0]
 }
 
 func (s *Service) millis() int64 { return s.now().UnixMilli() }
-
-// DirectID is the id of the direct channel between a and b: sha256 of the two ids sorted and
-// joined by a comma, its first 24 hex digits.
-func DirectID(a, b string) string {
-	ids := []string{a, b}
-	sort.Strings(ids)
-	sum := sha256.Sum256([]byte(ids[0] + "," + ids[1]))
-	return DirectPrefix + hex.EncodeToString(sum[:])[:24]
-}
 
 // caller is the principal ctx acts for; anonymous callers may only read public channels.
 func caller(ctx context.Context) auth.Principal {
@@ -208,56 +158,4 @@ func mustWrite(p auth.Principal) error {
 		return errorf(CodePermissionDenied, "permission denied: callers without a key may only read public channels")
 	}
 	return nil
-}
-
-func audit(ctx context.Context, tx *sql.Tx, at int64, channelID, eventID, actor, action string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO channel_audit(at, channel_id, event_id, actor, action) VALUES (?, ?, ?, ?, ?)`,
-		at, channelID, eventID, actor, action)
-	return err
-}
-
-// AuditEntry is one audit row.
-type AuditEntry struct {
-	At        int64  `json:"at"`
-	ChannelID string `json:"channelId"`
-	EventID   string `json:"eventId,omitempty"`
-	Actor     string `json:"actor"`
-	Action    string `json:"action"`
-}
-
-// Audit lists the audit rows of a channel, oldest first (for the owner's UI).
-func (s *Service) Audit(ctx context.Context, channelID string) ([]AuditEntry, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT at, channel_id, event_id, actor, action FROM channel_audit WHERE channel_id = ? ORDER BY id`, channelID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
-		var a AuditEntry
-		if err := rows.Scan(&a.At, &a.ChannelID, &a.EventID, &a.Actor, &a.Action); err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
-}
-
-// ensureDirect creates the direct channel of a and b if it does not exist yet, and says whether it
-// did.
-func (s *Service) ensureDirect(ctx context.Context, tx *sql.Tx, id, a, b string, now int64) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
-		VALUES (?, '', 'private', 1, ?, ?, '{}', 1)`, id, now, a)
-	if err != nil {
-		return false, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
-	}
-	for _, m := range []string{a, b} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'member', ?)`, id, m, now); err != nil {
-			return false, err
-		}
-	}
-	return true, audit(ctx, tx, now, id, "", a, "createDirect")
 }
