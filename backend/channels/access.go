@@ -17,6 +17,8 @@ type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
+// accessQuery is channel ?2's visibility and the role of caller ?1 in it (NULL: not a member), the
+// one question behind every access check; no row: the channel does not exist.
 const accessQuery = `SELECT c.visibility, m.role FROM channels c
 		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = ? WHERE c.id = ?`
 

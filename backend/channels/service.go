@@ -1,8 +1,3 @@
-// Package channels is the hub's channels extension (see docs/channels.md): durable
-// multi-agent channels with ordered message events, implicit direct channels, history pages and
-// live streams with resume. It owns its tables in hub.db and serves its JSON-RPC methods through
-// the server's Extension interface; every rule (membership, visibility, limits, ordering,
-// idempotency) lives here, so the UI gateway gets the same answers as a remote agent.
 package channels
 
 import (
