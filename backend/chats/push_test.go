@@ -39,7 +39,9 @@ type proxy struct {
 func newProxy(t *testing.T, target string) *proxy {
 	p := &proxy{calls: map[string]int{}}
 	u, _ := url.Parse(target)
-	rp := httputil.NewSingleHostReverseProxy(u)
+	// A tap on this computer, not a relay of other clients: it adds no X-Forwarded-For, which would
+	// make the hub's calls look relayed to the agent (and their loopback push targets refused).
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			body, _ := io.ReadAll(r.Body)
