@@ -157,7 +157,57 @@ func (d *draftClient) vaultStream(ctx context.Context, p draftSendParams, isNew 
 		return
 	}
 	d.sessions.put(sent.ID, p.SessionID)
-	d.events(ctx, "tasks/sendSubscribe", draftIDParams{ID: sent.ID}, a2a.TaskInfo{TaskID: a2a.TaskID(sent.ID), ContextID: p.SessionID}, yield)
+	info := a2a.TaskInfo{TaskID: a2a.TaskID(sent.ID), ContextID: p.SessionID}
+	resp, err := d.post(ctx, "tasks/sendSubscribe", draftIDParams{ID: sent.ID}, true)
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	defer resp.Body.Close()
+	// The profile's subscription carries real-time updates only: what the agent did between
+	// tasks/send's answer and the subscription (all of it, for an agent that answers at once, as one
+	// answering a question in place does) went to nobody. Ask once, now that the subscription is
+	// open, and pass that on as the events a stream would have carried.
+	caught, final, err := d.vaultCatchUp(ctx, info)
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	for _, ev := range caught {
+		if !yield(ev, nil) {
+			return
+		}
+	}
+	if !final {
+		d.read(resp, info, yield)
+	}
+}
+
+// vaultCatchUp is what an AgentVault task did since the client's last message, read with tasks/get,
+// as stream events: the agent's messages since then, its artifacts, and its status (the question
+// as the message of one that waits for the client). final reports a state that ends a stream.
+func (d *draftClient) vaultCatchUp(ctx context.Context, info a2a.TaskInfo) (evs []a2a.Event, final bool, err error) {
+	task, err := d.getTask(ctx, info.TaskID)
+	if err != nil {
+		return nil, false, err
+	}
+	since := 0
+	for i, m := range task.History {
+		if m.Role == a2a.MessageRoleUser {
+			since = i + 1
+		}
+	}
+	for _, m := range task.History[since:] {
+		if m != task.Status.Message { // the question goes with its status, as a stream carries it
+			evs = append(evs, m)
+		}
+	}
+	for _, a := range task.Artifacts {
+		evs = append(evs, &a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: a, LastChunk: true})
+	}
+	evs = append(evs, &a2a.TaskStatusUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Status: task.Status})
+	state := task.Status.State
+	return evs, state.Terminal() || waitsForClient(state), nil
 }
 
 func (d *draftClient) getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {

@@ -69,6 +69,11 @@ func (d *draftClient) events(ctx context.Context, method string, params any, inf
 		return
 	}
 	defer resp.Body.Close()
+	d.read(resp, info, yield)
+}
+
+// read passes on the events of an open stream (see events).
+func (d *draftClient) read(resp *http.Response, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
 	var said *a2a.Message // the agent's last message in this stream
 	for ev, err := range streamOf(resp) {
 		if err != nil {

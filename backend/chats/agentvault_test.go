@@ -20,7 +20,9 @@ import (
 // JSON-RPC at the card's url; tasks/send {id?, message} answers {id}, the agent naming new tasks;
 // tasks/sendSubscribe {id} streams named events with bare payloads; tasks/get answers {id, state,
 // messages, artifacts}; tasks/cancel answers {success, message}. "ask" makes it ask a question,
-// "slow" keeps it working until canceled; anything else is echoed.
+// "slow" keeps it working until canceled; anything else is echoed. Like the profile's server, it does
+// the work of tasks/send before answering, and a subscription carries real-time updates only: what
+// happened before tasks/sendSubscribe went to nobody.
 type avAgent struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
@@ -31,7 +33,15 @@ type avAgent struct {
 type avTask struct {
 	state    string
 	messages []any
-	events   chan string // SSE events for the subscriber
+	subs     map[chan string]bool // open subscriptions, each getting the events from its start on
+}
+
+// emit sends ev to the task's open subscriptions; with none, it is lost, as the profile's real-time
+// updates are.
+func (t *avTask) emit(ev string) {
+	for sub := range t.subs {
+		sub <- ev
+	}
 }
 
 func newAVAgent(t *testing.T) *avAgent {
@@ -112,7 +122,7 @@ func (a *avAgent) serve(w http.ResponseWriter, r *http.Request) {
 		id := req.Params.ID
 		if task == nil {
 			id = fmt.Sprintf("task-%d", len(a.tasks)+1)
-			task = &avTask{events: make(chan string, 16)}
+			task = &avTask{subs: map[chan string]bool{}}
 			a.tasks[id] = task
 		}
 		text := ""
@@ -121,26 +131,26 @@ func (a *avAgent) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		task.messages = append(task.messages, map[string]any{"role": "user", "parts": []any{map[string]any{"type": "text", "content": text}}})
 		task.state = "WORKING"
-		task.events <- a.status(id, "WORKING")
+		task.emit(a.status(id, "WORKING"))
 		switch text {
 		case "ask":
 			task.state = "INPUT_REQUIRED"
 			task.messages = append(task.messages, avText("Which city?"))
-			task.events <- avEvent("task_message", map[string]any{"taskId": id, "message": avText("Which city?")})
-			task.events <- a.status(id, "INPUT_REQUIRED")
+			task.emit(avEvent("task_message", map[string]any{"taskId": id, "message": avText("Which city?")}))
+			task.emit(a.status(id, "INPUT_REQUIRED"))
 		case "slow":
 		case "file":
 			task.state = "COMPLETED"
 			file := map[string]any{"role": "assistant", "parts": []any{map[string]any{"type": "file", "url": "https://example.com/f",
 				"mediaType": "application/pdf", "filename": "invoice\u202Efdp.exe"}}}
 			task.messages = append(task.messages, file)
-			task.events <- avEvent("task_message", map[string]any{"taskId": id, "message": file})
-			task.events <- a.status(id, "COMPLETED")
+			task.emit(avEvent("task_message", map[string]any{"taskId": id, "message": file}))
+			task.emit(a.status(id, "COMPLETED"))
 		default:
 			task.state = "COMPLETED"
 			task.messages = append(task.messages, avText("echo: "+text))
-			task.events <- avEvent("task_message", map[string]any{"taskId": id, "message": avText("echo: " + text)})
-			task.events <- a.status(id, "COMPLETED")
+			task.emit(avEvent("task_message", map[string]any{"taskId": id, "message": avText("echo: " + text)}))
+			task.emit(a.status(id, "COMPLETED"))
 		}
 		a.mu.Unlock()
 		reply(map[string]any{"id": id}, 0, "")
@@ -156,15 +166,23 @@ func (a *avAgent) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		task.state = "CANCELED"
-		task.events <- a.status(req.Params.ID, "CANCELED")
+		task.emit(a.status(req.Params.ID, "CANCELED"))
 		a.mu.Unlock()
 		reply(map[string]any{"success": true, "message": "Cancellation request received."}, 0, "")
 	case "tasks/sendSubscribe":
-		a.mu.Unlock()
 		if r.Header.Get("Accept") != "text/event-stream" {
+			a.mu.Unlock()
 			reply(nil, -32600, "Invalid Request: Accept: text/event-stream is required")
 			return
 		}
+		events := make(chan string, 16)
+		task.subs[events] = true
+		a.mu.Unlock()
+		defer func() {
+			a.mu.Lock()
+			delete(task.subs, events)
+			a.mu.Unlock()
+		}()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)
@@ -173,7 +191,7 @@ func (a *avAgent) serve(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
 				return
-			case ev := <-task.events:
+			case ev := <-events:
 				fmt.Fprint(w, ev)
 				w.(http.Flusher).Flush()
 				for _, end := range []string{"INPUT_REQUIRED", "COMPLETED", "CANCELED", "FAILED"} {
@@ -198,8 +216,9 @@ func TestAgentVaultConversation(t *testing.T) {
 
 	send(t, w.h.Chats, c.ID, chats.Outgoing{Text: "hello"})
 	entries := w.waitFor(c.ID, "the echo", reached(a2a.TaskStateCompleted))
-	if av.called("tasks/sendSubscribe") != 1 || av.called("tasks/get") != 0 {
-		t.Fatalf("sendSubscribe %d times, tasks/get %d times: want the task streamed, not polled", av.called("tasks/sendSubscribe"), av.called("tasks/get"))
+	if av.called("tasks/sendSubscribe") != 1 || av.called("tasks/get") != 1 {
+		t.Fatalf("sendSubscribe %d times, tasks/get %d times: want the task streamed, and asked once for what came before the subscription",
+			av.called("tasks/sendSubscribe"), av.called("tasks/get"))
 	}
 	echoed := slices.ContainsFunc(entries, func(e chats.Entry) bool {
 		m, ok := e.Event.(*a2a.Message)
@@ -261,5 +280,25 @@ func TestFileNamesAreRecordedWithoutFormatCharacters(t *testing.T) {
 	}
 	if fmt.Sprint(names) != "[photogpj.exe invoicefdp.exe]" {
 		t.Fatalf("file names recorded as %q (entry %d is the owner's)", names, out.Seq)
+	}
+}
+
+// An AgentVault question answered in place: the owner's answer goes to the same task, and the
+// agent's reply to it (made before the hub's subscription opened) shows in the conversation.
+func TestAgentVaultQuestionAnsweredInPlace(t *testing.T) {
+	w := newWorld(t)
+	av := newAVAgent(t)
+	c := w.conversation(av.srv.URL)
+	send(t, w.h.Chats, c.ID, chats.Outgoing{Text: "ask"})
+	entries := w.waitFor(c.ID, "the question", reached(a2a.TaskStateInputRequired))
+	taskID := a2a.TaskID(entries[len(entries)-1].TaskID)
+	sent := send(t, w.h.Chats, c.ID, chats.Outgoing{Text: "London", Task: taskID})
+	entries = w.waitFor(c.ID, "the reply to the answer", func(es []chats.Entry) bool { return reached(a2a.TaskStateCompleted)(es[sent.Seq:]) })
+	replied := slices.ContainsFunc(entries[sent.Seq:], func(e chats.Entry) bool {
+		m, ok := e.Event.(*a2a.Message)
+		return ok && e.Direction == chats.In && e.TaskID == string(taskID) && m.Parts[0].Text() == "echo: London"
+	})
+	if !replied {
+		t.Fatalf("the agent's reply to the answer is not in the conversation:\n%s", dump(entries))
 	}
 }

@@ -44,8 +44,21 @@ func (s *Service) watch(ctx context.Context, id string, remote Remote, taskID a2
 	}
 	err := Watch(ctx, remote, taskID, known, s.poll, func(ev a2a.Event) { s.recordIn(ctx, id, ev) })
 	if err != nil && ctx.Err() == nil {
-		s.fail(ctx, id, taskID, err)
+		s.lose(ctx, id, taskID, err)
 	}
+}
+
+// lose gives up following a task: the agent no longer knows it, or did not answer maxPollFailures
+// asks in a row. It records why, and the task as failed, saying the hub lost contact with the
+// agent: left "working", the conversation would show it running forever, and every start of the
+// hub would ask again.
+func (s *Service) lose(ctx context.Context, id string, taskID a2a.TaskID, err error) {
+	s.fail(ctx, id, taskID, err)
+	why := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("lost contact with the agent: "+s.classify(err).Message))
+	why.TaskID = taskID
+	e := Entry{ConversationID: id, Direction: Local, TaskID: string(taskID), Kind: "status", Final: true,
+		Event: &a2a.TaskStatusUpdateEvent{TaskID: taskID, Status: a2a.TaskStatus{State: a2a.TaskStateFailed, Message: why}}}
+	s.store(ctx, &e)
 }
 
 // diff is what happened between two answers of tasks/get, as the events a stream would have carried:

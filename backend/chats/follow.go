@@ -2,6 +2,7 @@ package chats
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -54,7 +55,9 @@ func Watch(ctx context.Context, remote Remote, taskID a2a.TaskID, known *a2a.Tas
 			return ctx.Err()
 		}
 		if err != nil {
-			if failures++; failures >= maxPollFailures {
+			// An agent that no longer knows the task (it restarted and lost it) will not know it
+			// on the next ask either.
+			if failures++; failures >= maxPollFailures || errors.Is(err, a2a.ErrTaskNotFound) {
 				return err
 			}
 			wait = min(wait*2, 5*time.Second)

@@ -2,6 +2,7 @@ package chats
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -64,8 +65,8 @@ func (s *Service) watchPushed(ctx context.Context, id string, remote Remote, tas
 				return true
 			}
 			if err != nil {
-				if failures++; failures >= maxPollFailures {
-					s.fail(ctx, id, taskID, err)
+				if failures++; failures >= maxPollFailures || errors.Is(err, a2a.ErrTaskNotFound) {
+					s.lose(ctx, id, taskID, err)
 					return true
 				}
 				ask.Reset(s.pushFallback)

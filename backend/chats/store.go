@@ -238,7 +238,8 @@ func (s *Service) record(ctx context.Context, e *Entry) error {
 	}
 	state, hasState := stateOf(e.Event)
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
-		if e.TaskID != "" && e.Direction == In && hasState {
+		// The agent's reports, and the hub's own (a task it lost contact with), set the task's state.
+		if e.TaskID != "" && e.Direction != Out && hasState {
 			var was string
 			err := tx.QueryRowContext(ctx, `SELECT state FROM chat_tasks WHERE conversation_id = ? AND task_id = ?`, e.ConversationID, e.TaskID).Scan(&was)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -259,7 +260,7 @@ func (s *Service) record(ctx context.Context, e *Entry) error {
 			now, contextID, e.ConversationID); err != nil {
 			return err
 		}
-		if e.TaskID != "" && e.Direction == In && hasState {
+		if e.TaskID != "" && e.Direction != Out && hasState {
 			_, err := tx.ExecContext(ctx, `INSERT INTO chat_tasks(conversation_id, task_id, state, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
 				ON CONFLICT(conversation_id, task_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
 				e.ConversationID, e.TaskID, string(state), now, now)

@@ -316,12 +316,9 @@ func TestKill9KeepsAcknowledgedTasks(t *testing.T) {
 	t.Run("the hub inbox task was resumed and still waits for the owner", func(t *testing.T) {
 		sameJSON(t, "hub inbox task", after["hub inbox task"], before["hub inbox task"])
 		requireState(t, "hub inbox task after the restart", after["hub inbox task"], "TASK_STATE_WORKING")
-		// Resubscribing replays the waiting task and stays open: nothing ended it.
+		// Subscribing opens with the waiting task as it is now and stays open: nothing ended it.
 		s := openStream(t, hub, "SubscribeToTask", byID(inboxID))
-		for _, want := range inboxEvents {
-			got := decode(t, s.mustNext())
-			sameJSON(t, "replayed hub inbox event", got, want)
-		}
+		sameJSON(t, "the subscription's first event", decode(t, s.mustNext()), map[string]any{"task": after["hub inbox task"]})
 		s.close()
 	})
 }
@@ -454,7 +451,7 @@ func readAllV03(t *testing.T, s *sseStream, wantFinal string) []any {
 	return evs
 }
 
-func TestResubscribeReplaysEventLogAfterRestart(t *testing.T) {
+func TestSubscribeAfterRestartOpensWithTheTaskAsItIs(t *testing.T) {
 	data := t.TempDir()
 	p1 := startServe(t, "first serve", data)
 	demo := p1.DemoRPC()
@@ -488,12 +485,17 @@ func TestResubscribeReplaysEventLogAfterRestart(t *testing.T) {
 	p2 := startServe(t, "restarted serve", data)
 	demo = p2.DemoRPC()
 
-	t.Run("SubscribeToTask replays a task waiting for input, then the stream closes", func(t *testing.T) {
-		replay := readAllV1(t, openStream(t, demo, "SubscribeToTask", byID(askID)), "TASK_STATE_INPUT_REQUIRED")
-		sameJSON(t, "replayed ask stream", replay, liveAsk)
+	// A subscription opens with the task as it is now (v1.0 §3.1.6), the same after a restart as
+	// GetTask answers it; a task whose state ends a stream ends the subscription there.
+	t.Run("SubscribeToTask opens with a task waiting for input as it is, then the stream closes", func(t *testing.T) {
+		evs := openStream(t, demo, "SubscribeToTask", byID(askID)).all()
+		if len(evs) != 1 {
+			t.Fatalf("%d events, want the task alone", len(evs))
+		}
+		sameJSON(t, "the subscription's task", decode(t, evs[0]), map[string]any{"task": decode(t, call(t, demo, "GetTask", byID(askID)))})
+		requireState(t, "the subscription's task", at(decode(t, evs[0]), "task"), "TASK_STATE_INPUT_REQUIRED")
 	})
 
-	// v1.0: a task that has ended takes no subscription (UnsupportedOperationError, -32004), at once.
 	t.Run("SubscribeToTask on ended tasks answers -32004", func(t *testing.T) {
 		for name, id := range map[string]string{"completed echo task": echoID, "failed slow task": slowID} {
 			if e := streamRefused(t, demo, "SubscribeToTask", byID(id)); e.Code != -32004 {
@@ -502,100 +504,62 @@ func TestResubscribeReplaysEventLogAfterRestart(t *testing.T) {
 		}
 	})
 
-	t.Run("tasks/resubscribe replays the ended v1.0 echo task's log, in v0.3 shapes", func(t *testing.T) {
-		replay := readAllV03(t, openStream(t, demo, "tasks/resubscribe", byID(echoID)), "completed")
-		var got, want []summary
-		for _, ev := range replay {
-			got = append(got, summarizeV03(t, ev))
+	// v0.3's tasks/resubscribe opens the same way, with the task in v0.3's shape; an ended task ends
+	// the stream there.
+	onlyV03Task := func(t *testing.T, id, state string) any {
+		t.Helper()
+		evs := openStream(t, demo, "tasks/resubscribe", byID(id)).all()
+		if len(evs) != 1 {
+			t.Fatalf("%d events, want the task alone", len(evs))
 		}
-		for _, ev := range liveEcho {
-			want = append(want, summarizeV1(t, ev))
+		task := decode(t, evs[0])
+		if str(task, "kind") != "task" || str(task, "id") != id || str(task, "status", "state") != state {
+			t.Fatalf("tasks/resubscribe opens with %s, want the %s task %s", pretty(task), state, id)
 		}
-		for _, s := range want {
-			if s.TaskID != echoID || s.ContextID == "" || (s.Kind == "artifact") != (s.ArtifactID != "") {
-				t.Fatalf("live echo event summarized badly: %+v", s)
-			}
+		return task
+	}
+	t.Run("tasks/resubscribe opens with the ended v1.0 echo task as it is, in v0.3 shape", func(t *testing.T) {
+		task := onlyV03Task(t, echoID, "completed")
+		var text strings.Builder
+		for _, a := range list(task, "artifacts") {
+			text.WriteString(textOf(list(a, "parts")))
 		}
-		sameJSON(t, "replayed echo events", got, want)
-	})
-
-	t.Run("tasks/resubscribe replays the interrupted slow task up to its failure", func(t *testing.T) {
-		replay := readAllV03(t, openStream(t, demo, "tasks/resubscribe", byID(slowID)), "failed")
-		if len(replay) < len(liveSlow)+1 {
-			t.Fatalf("replay has %d events, want the %d acknowledged ones and the failure:\n%s", len(replay), len(liveSlow), pretty(replay))
-		}
-		var got, want []summary
-		for _, ev := range replay[:len(liveSlow)] {
-			got = append(got, summarizeV03(t, ev))
-		}
-		for _, ev := range liveSlow {
-			want = append(want, summarizeV1(t, ev))
-		}
-		sameJSON(t, "replayed acknowledged slow events", got, want)
-		last := replay[len(replay)-1]
-		if msg := textOf(list(last, "status", "message", "parts")); !strings.Contains(msg, restartedText) {
-			t.Errorf("final status message %q does not say the %s", msg, restartedText)
-		}
-		// Whatever the agent stored after the last acknowledged update is progress, nothing else.
-		for _, ev := range replay[len(liveSlow) : len(replay)-1] {
-			if str(ev, "kind") != "status-update" || str(ev, "status", "state") != "working" {
-				t.Errorf("unexpected event between the acknowledged ones and the failure:\n%s", pretty(ev))
-			}
+		if text.String() != "hello replay" {
+			t.Errorf("the task's artifacts say %q, want %q", text.String(), "hello replay")
 		}
 	})
 
-	t.Run("tasks/resubscribe replays the v0.3 task as it was streamed", func(t *testing.T) {
-		replay := readAllV03(t, openStream(t, demo, "tasks/resubscribe", byID(v03ID)), "completed")
-		sameJSON(t, "replayed v0.3 stream", replay, liveV03)
+	t.Run("tasks/resubscribe opens with the interrupted slow task, failed", func(t *testing.T) {
+		task := onlyV03Task(t, slowID, "failed")
+		if msg := textOf(list(task, "status", "message", "parts")); !strings.Contains(msg, restartedText) {
+			t.Errorf("status message %q does not say the %s", msg, restartedText)
+		}
 	})
 
-	t.Run("tasks/resubscribe replays draft-1 in the v0.1 shape", func(t *testing.T) {
+	t.Run("tasks/resubscribe opens with the v0.3 task as tasks/get answers it", func(t *testing.T) {
+		sameJSON(t, "the v0.3 task", onlyV03Task(t, v03ID, "completed"), decode(t, call(t, demo, "tasks/get", byID(v03ID))))
+	})
+
+	// The draft has no whole-task event: its resubscription opens with the task's artifacts so far,
+	// whole, then its status.
+	t.Run("tasks/resubscribe opens with draft-1 as it is, in the v0.1 shape", func(t *testing.T) {
 		var evs []any
 		for _, raw := range openStream(t, demo, "tasks/resubscribe", byID("draft-1")).all() {
 			evs = append(evs, decode(t, raw))
 		}
-		if len(evs) < 3 {
-			t.Fatalf("%d events, want status, artifact chunks and a final status:\n%s", len(evs), pretty(evs))
+		if len(evs) != 2 {
+			t.Fatalf("%d events, want the artifact and the final status:\n%s", len(evs), pretty(evs))
 		}
-		var text strings.Builder
-		var states []string
-		for i, ev := range evs {
-			if str(ev, "id") != "draft-1" {
-				t.Fatalf("event %d is not about draft-1:\n%s", i, pretty(ev))
-			}
-			switch {
-			case has(ev, "status"):
-				if len(keys(ev)) != 3 || !has(ev, "final") {
-					t.Fatalf("event %d is not a draft status event {id, status, final}:\n%s", i, pretty(ev))
-				}
-				if final, _ := at(ev, "final").(bool); final != (i == len(evs)-1) {
-					t.Fatalf("event %d of %d has final=%v:\n%s", i, len(evs), final, pretty(evs))
-				}
-				states = append(states, str(ev, "status", "state"))
-			case has(ev, "artifact"):
-				if len(keys(ev)) != 2 {
-					t.Fatalf("event %d is not a draft artifact event {id, artifact}:\n%s", i, pretty(ev))
-				}
-				if idx, ok := at(ev, "artifact", "index").(float64); !ok || idx != 0 {
-					t.Fatalf("event %d: artifact index %v, want 0:\n%s", i, at(ev, "artifact", "index"), pretty(ev))
-				}
-				for _, p := range list(ev, "artifact", "parts") {
-					if str(p, "type") != "text" {
-						t.Fatalf("event %d: part is not a draft text part: %s", i, pretty(p))
-					}
-				}
-				text.WriteString(textOf(list(ev, "artifact", "parts")))
-			default:
-				t.Fatalf("event %d is neither a draft status nor artifact event:\n%s", i, pretty(ev))
-			}
+		art, status := evs[0], evs[1]
+		if str(art, "id") != "draft-1" || len(keys(art)) != 2 || textOf(list(art, "artifact", "parts")) != "hello draft" {
+			t.Fatalf("first event is not draft-1's artifact {id, artifact}:\n%s", pretty(art))
 		}
-		if strings.Join(states, ",") != "submitted,working,completed" {
-			t.Errorf("replayed states %v, want submitted, working, completed", states)
+		if idx, ok := at(art, "artifact", "index").(float64); !ok || idx != 0 {
+			t.Fatalf("artifact index %v, want 0", at(art, "artifact", "index"))
 		}
-		if text.String() != "hello draft" {
-			t.Errorf("replayed artifact chunks make %q, want %q", text.String(), "hello draft")
+		if final, _ := at(status, "final").(bool); str(status, "id") != "draft-1" || len(keys(status)) != 3 || !final || str(status, "status", "state") != "completed" {
+			t.Fatalf("second event is not draft-1's final status {id, status, final}:\n%s", pretty(status))
 		}
-		sameJSON(t, "draft-1 artifacts", list(decode(t, call(t, demo, "tasks/get", byID("draft-1"))), "artifacts"), list(draft, "artifacts"))
 	})
 }
 

@@ -76,35 +76,40 @@ func TestGoV1ClientAgainstDemoAgent(t *testing.T) {
 		}
 	})
 
-	t.Run("resubscribe mid-flight replays the log, then follows live", func(t *testing.T) {
+	t.Run("subscribe mid-flight opens with the task as it is now, then follows live", func(t *testing.T) {
 		var id a2a.TaskID
-		var firstStream []a2a.Event
 		for ev, err := range client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 3"))}) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			firstStream = append(firstStream, ev)
 			if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && s.Status.State == a2a.TaskStateWorking {
 				id = s.TaskID
 				break // the client goes away; the task keeps running
 			}
 		}
-		var replayed []a2a.Event
+		var events []a2a.Event
 		for ev, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			replayed = append(replayed, ev)
+			events = append(events, ev)
 		}
-		if len(replayed) < len(firstStream)+2 {
-			t.Fatalf("replayed %d events, first stream saw %d", len(replayed), len(firstStream))
+		// v1.0 §3.1.6: the stream begins with the task's current state, not its creation.
+		first, ok := events[0].(*a2a.Task)
+		if !ok || first.ID != id || first.Status.State != a2a.TaskStateWorking {
+			t.Fatalf("the subscription opens with %#v, want the task as it is now (working)", events[0])
 		}
-		if _, ok := replayed[0].(*a2a.Task); !ok {
-			t.Fatalf("replay starts with %T", replayed[0])
+		for i, ev := range events[1:] {
+			if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && s.Status.State == a2a.TaskStateSubmitted {
+				t.Fatalf("event %d goes back to submitted: %#v", i+1, s)
+			}
+			if _, ok := ev.(*a2a.Task); ok {
+				t.Fatalf("event %d is a second whole task", i+1)
+			}
 		}
-		last, ok := replayed[len(replayed)-1].(*a2a.TaskStatusUpdateEvent)
+		last, ok := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
 		if !ok || last.Status.State != a2a.TaskStateCompleted {
-			t.Fatalf("replay ends with %#v", replayed[len(replayed)-1])
+			t.Fatalf("the subscription ends with %#v", events[len(events)-1])
 		}
 	})
 
@@ -255,8 +260,10 @@ func TestGoV03ClientAgainstDemoAgent(t *testing.T) {
 		}
 		replayed = append(replayed, ev)
 	}
-	if len(replayed) < 4 {
-		t.Fatalf("resubscribe replayed %d events", len(replayed))
+	// The stream opens with the task as it is now (here: completed, its answer with it), not with its
+	// creation.
+	if now, ok := replayed[0].(*legacy.Task); !ok || now.Status.State != legacy.TaskStateCompleted || len(now.Artifacts) == 0 {
+		t.Fatalf("resubscribe opens with %#v, want the completed task", replayed[0])
 	}
 	if _, err := client.GetTask(ctx, &legacy.TaskQueryParams{ID: "no-such-task"}); !errors.Is(err, legacy.ErrTaskNotFound) {
 		t.Fatalf("unknown task: %v", err)

@@ -32,9 +32,9 @@ const (
 	// "Authorization: Bearer" (as the draft's samples read it) unless the config brings credentials
 	// of its own for that header.
 	SignatureHeader = "A2A-Push-Signature"
-	// The config's token: a2a-go v1.0 sends it as A2A-Notification-Token, v0.3 as
-	// X-A2A-Notification-Token; v0.1 configs get the latter too (the draft names no header, and v0.2
-	// settled on it).
+	// The config's token: a2a-go v1.0 sends it as A2A-Notification-Token, v0.3 and the JS and
+	// Python SDKs (every version) as X-A2A-Notification-Token. Every config gets the latter (the v0.1
+	// draft names no header, and v0.2 settled on it); v1.0 configs get both.
 	TokenHeaderV1  = "A2A-Notification-Token"
 	TokenHeaderV03 = "X-A2A-Notification-Token"
 )
@@ -131,11 +131,12 @@ func (o *Outbox) request(ctx context.Context, h *head, cfg *a2a.PushConfig) (*ht
 	req.Header.Set(SignatureHeader, token)
 	req.Header.Set("Authorization", "Bearer "+token)
 	if cfg.Token != "" {
-		name := TokenHeaderV03
+		req.Header.Set(TokenHeaderV03, cfg.Token)
 		if h.dialect == tasks.DialectV1 {
-			name = TokenHeaderV1
+			// a2a-go v2 reads A2A-Notification-Token; the JS and Python SDKs read the
+			// X- name in every version, so a v1.0 config gets both.
+			req.Header.Set(TokenHeaderV1, cfg.Token)
 		}
-		req.Header.Set(name, cfg.Token)
 	}
 	if cfg.Auth != nil && cfg.Auth.Credentials != "" {
 		// The receiver's own credentials: a v1.0 scheme, or the v0.1 draft's list joined with commas.

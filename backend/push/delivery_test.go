@@ -105,7 +105,7 @@ func TestV1NotificationsSignedAndInOrder(t *testing.T) {
 	set := fetchJWKS(t, a.BaseURL)
 	jtis := map[any]bool{}
 	for i, r := range got {
-		if r.Path != "/v1" || r.Header.Get(push.TokenHeaderV1) != "tok-v1" || r.Header.Get("Content-Type") != "application/json" {
+		if r.Path != "/v1" || r.Header.Get(push.TokenHeaderV1) != "tok-v1" || r.Header.Get(push.TokenHeaderV03) != "tok-v1" || r.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("notification %d: path %s, headers %v", i, r.Path, r.Header)
 		}
 		c := verifiedClaims(t, set, r, a.BaseURL, url)

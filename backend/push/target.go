@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -16,9 +17,11 @@ import (
 // Who may make the hub POST where. A push config makes the hub send requests to a URL of the
 // caller's choosing, so a caller must not be able to aim it at what only the hub can reach: its own
 // loopback services, the private network it sits in, or a cloud metadata endpoint. A caller on this
-// computer (a loopback request; later also the owner) can reach those itself, so it may target them:
-// that is how a local client receives notifications. Everyone else may target public addresses
-// only. The rule is checked when the config is set, so a refused target is an error to the caller
+// computer (a loopback request; later also the owner) can reach loopback and the private network
+// itself, so it may target them: that is how a local client receives notifications. Everyone else
+// may target public addresses only. Link-local addresses and the cloud metadata services are refused
+// to everyone: no notification receiver lives there, and the metadata service hands out the
+// machine's cloud credentials, which even a local key holder has no business making the hub fetch. The rule is checked when the config is set, so a refused target is an error to the caller
 // (-32602 with the reason), and again on every connection a delivery makes, because DNS may have
 // changed since.
 
@@ -29,6 +32,25 @@ var ErrTargetRefused = errors.New("push notification target refused")
 // (100.100.100.200).
 var sharedSpace = netip.MustParsePrefix("100.64.0.0/10")
 
+// metadataAddrs are cloud metadata services outside the link-local ranges (which are refused
+// whole): AWS's IPv6 endpoint (inside the private fc00::/7) and Alibaba Cloud's (inside 100.64.0.0/10).
+var metadataAddrs = map[netip.Addr]bool{
+	netip.MustParseAddr("fd00:ec2::254"):   true,
+	netip.MustParseAddr("100.100.100.200"): true,
+}
+
+// metadataNames are the host names of cloud metadata services. They resolve to addresses refused
+// anyway, but only where the cloud's DNS answers; refusing the names says why at set time.
+var metadataNames = map[string]bool{
+	"metadata.google.internal":   true, // Google Cloud
+	"metadata.goog":              true, // Google Cloud
+	"metadata":                   true, // Google Cloud's short name
+	"instance-data":              true, // AWS
+	"instance-data.ec2.internal": true, // AWS
+	"metadata.azure.com":         true, // Azure
+	"metadata.tencentyun.com":    true, // Tencent Cloud
+}
+
 // checkAddr says whether a config set by a local (loopback) caller or not may connect to ip.
 func checkAddr(ip netip.Addr, local bool) error {
 	ip = ip.Unmap()
@@ -36,14 +58,16 @@ func checkAddr(ip netip.Addr, local bool) error {
 	switch {
 	case ip.IsUnspecified(), ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
 		why = "is not a unicast address"
+	case ip.IsLinkLocalUnicast():
+		why = "is a link-local address (where cloud metadata services live); no push target may use one"
+	case metadataAddrs[ip]:
+		why = "is a cloud metadata service; no push target may use one"
 	case local:
 		return nil
 	case ip.IsLoopback():
 		why = "is a loopback address; only a caller on this computer may use one"
 	case ip.IsPrivate():
 		why = "is a private network address; only a caller on this computer may use one"
-	case ip.IsLinkLocalUnicast():
-		why = "is a link-local address (where cloud metadata services live); only a caller on this computer may use one"
 	case sharedSpace.Contains(ip):
 		why = "is in the shared address space 100.64.0.0/10 (where some cloud metadata services live); only a caller on this computer may use one"
 	default:
@@ -70,17 +94,21 @@ func CheckTarget(ctx context.Context, rawURL string, local bool) error {
 		return refuse("must not carry credentials; use the config's token or authentication")
 	}
 	host := u.Hostname()
+	if metadataNames[strings.TrimSuffix(strings.ToLower(host), ".")] {
+		return fmt.Errorf("%w: %s is a cloud metadata service; no push target may use one (url %q): %w",
+			ErrTargetRefused, host, rawURL, a2a.ErrInvalidParams)
+	}
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
-	} else if local {
-		return nil // a local caller may name any host; the connection is still checked
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 		defer cancel()
-		if addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
+		addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		if (err != nil || len(addrs) == 0) && !local {
 			return refuse(fmt.Sprintf("host %s does not resolve", host))
 		}
+		// A local caller may name a host that does not resolve yet; the connection is checked.
 	}
 	for _, ip := range addrs {
 		if err := checkAddr(ip, local); err != nil {

@@ -16,24 +16,28 @@ import (
 func TestCheckTarget(t *testing.T) {
 	ctx := context.Background()
 	remoteRefused := map[string]string{
-		"http://127.0.0.1:9/hook":                 "loopback",
-		"http://[::1]:9/hook":                     "loopback",
-		"http://[::ffff:127.0.0.1]:9/hook":        "loopback",
-		"http://localhost:9/hook":                 "loopback",
-		"http://10.1.2.3/hook":                    "private",
-		"http://172.16.0.1/hook":                  "private",
-		"http://192.168.1.10/hook":                "private",
-		"http://[fd00:ec2::254]/latest/meta-data": "private",
-		"http://169.254.169.254/latest/meta-data": "link-local",
-		"http://[fe80::1]/hook":                   "link-local",
-		"http://100.100.100.200/latest/meta-data": "shared address space",
+		"http://127.0.0.1:9/hook":          "loopback",
+		"http://[::1]:9/hook":              "loopback",
+		"http://[::ffff:127.0.0.1]:9/hook": "loopback",
+		"http://localhost:9/hook":          "loopback",
+		"http://10.1.2.3/hook":             "private",
+		"http://172.16.0.1/hook":           "private",
+		"http://192.168.1.10/hook":         "private",
 	}
 	alwaysRefused := map[string]string{
-		"http://0.0.0.0:9/hook":          "not a unicast",
-		"http://224.0.0.1/hook":          "not a unicast",
-		"ftp://example.com/hook":         "absolute http or https",
-		"/relative":                      "absolute http or https",
-		"http://user:pass@example.com/x": "credentials",
+		"http://169.254.169.254/latest/meta-data":            "link-local",
+		"http://169.254.170.2/v2/credentials":                "link-local",
+		"http://[fe80::1]/hook":                              "link-local",
+		"http://[::ffff:169.254.169.254]/latest/meta-data":   "link-local",
+		"http://[fd00:ec2::254]/latest/meta-data":            "cloud metadata",
+		"http://100.100.100.200/latest/meta-data":            "cloud metadata",
+		"http://metadata.google.internal/computeMetadata/v1": "cloud metadata",
+		"http://METADATA.google.internal./computeMetadata":   "cloud metadata",
+		"http://0.0.0.0:9/hook":                              "not a unicast",
+		"http://224.0.0.1/hook":                              "not a unicast",
+		"ftp://example.com/hook":                             "absolute http or https",
+		"/relative":                                          "absolute http or https",
+		"http://user:pass@example.com/x":                     "credentials",
 	}
 	check := func(url string, local bool, want string) {
 		t.Helper()
@@ -57,6 +61,8 @@ func TestCheckTarget(t *testing.T) {
 		check(url, true, why)
 	}
 	check("http://93.184.216.34/hook", false, "") // a public address, for anyone
+	check("http://100.64.0.1/hook", false, "shared address space")
+	check("http://100.64.0.1/hook", true, "")
 	check("https://[2001:4860:4860::8888]/hook", false, "")
 }
 
@@ -115,6 +121,19 @@ func TestSetRefusesTargetsPerDialect(t *testing.T) {
 				t.Errorf("%s to %s from a remote caller: %+v, want -32602 saying %q", c.name, target.url, e, target.why)
 			}
 		}
+		// Link-local addresses and cloud metadata services are refused to a loopback caller too.
+		for _, target := range []struct{ url, why string }{
+			{"http://169.254.169.254/latest/meta-data", "link-local"},
+			{"http://[fe80::1]/hook", "link-local"},
+			{"http://[fd00:ec2::254]/latest/meta-data", "cloud metadata"},
+			{"http://100.100.100.200/latest/meta-data", "cloud metadata"},
+			{"http://metadata.google.internal/computeMetadata/v1", "cloud metadata"},
+		} {
+			_, e := rpc(t, local, c.method, c.params(target.url))
+			if e == nil || e.Code != -32602 || !strings.Contains(e.Message, target.why) {
+				t.Errorf("%s to %s from a loopback caller: %+v, want -32602 saying %q", c.name, target.url, e, target.why)
+			}
+		}
 		if c.method == "tasks/send" { // refused before the task was created: nothing is left behind
 			if _, e := rpc(t, local, "tasks/get", map[string]any{"id": "draft-send-hook"}); e == nil || e.Code != -32001 {
 				t.Errorf("a refused tasks/send left its task behind: tasks/get answered %+v, want -32001", e)
@@ -157,5 +176,33 @@ func TestDeliveryChecksTheAddressItConnectsTo(t *testing.T) {
 	}
 	if got := hook.requests(); len(got) != 0 {
 		t.Fatalf("the refused webhook got %d requests", len(got))
+	}
+}
+
+// A config a loopback caller set is still refused at delivery when its address turns out to be
+// link-local (here: its URL now names one, as when the name it gave resolves to one since): the
+// dial is refused before any byte is sent, and the notifications fail at once with the reason.
+func TestDeliveryRefusesLinkLocalForALoopbackCaller(t *testing.T) {
+	a := startAgent(t, hub.PushOptions{})
+	rpcURL := a.BaseURL + "/a2a"
+	var asked struct {
+		Task struct{ ID, ContextID string } `json:"task"`
+	}
+	mustJSON(t, mustRPC(t, rpcURL, "SendMessage", map[string]any{"message": map[string]any{"messageId": "a", "role": "ROLE_USER",
+		"parts": []any{map[string]any{"text": "ask"}}}}), &asked)
+	hook := newWebhook(t, nil)
+	mustRPC(t, rpcURL, "CreateTaskPushNotificationConfig", map[string]any{"taskId": asked.Task.ID, "id": "c", "url": hook.URL})
+	metadata := "http://169.254.169.254:80/latest/meta-data"
+	if _, err := a.DB.Writer.Exec(`UPDATE push_configs SET config_json = json_set(config_json, '$.url', ?) WHERE task_id = ?`, metadata, asked.Task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.DB.Writer.Exec(`UPDATE push_targets SET url = ? WHERE task_id = ?`, metadata, asked.Task.ID); err != nil {
+		t.Fatal(err)
+	}
+	mustRPC(t, rpcURL, "SendMessage", map[string]any{"message": map[string]any{"messageId": "b", "role": "ROLE_USER",
+		"taskId": asked.Task.ID, "contextId": asked.Task.ContextID, "parts": []any{map[string]any{"text": "blue"}}}})
+	st := settled(t, a, a2a.TaskID(asked.Task.ID))
+	if st[0].Failed == 0 || st[0].Delivered != 0 || !strings.Contains(st[0].LastError, "refused") || !strings.Contains(st[0].LastError, "link-local") {
+		t.Fatalf("status %+v, want failed: target refused, link-local", st)
 	}
 }

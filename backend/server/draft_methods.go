@@ -163,12 +163,17 @@ func (d *draftDialect) resubscribe(ctx context.Context, r *request, w http.Respo
 		return
 	}
 	d.streamEvents(ctx, r, w, artifactIndexes{}, func(yield func(a2a.Event, error) bool) {
-		for l, err := range d.store.Stream(ctx, a2a.TaskID(p.ID)) {
-			var ev a2a.Event
-			if l != nil {
-				ev = l.Event
+		for ev, err := range currentThenLive(ctx, d.store, a2a.TaskID(p.ID)) {
+			if task, ok := ev.(*a2a.Task); ok {
+				// The draft streams no whole task: the current state is its artifacts so far, then
+				// its status.
+				for _, a := range task.Artifacts {
+					if !yield(&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID, Artifact: a, LastChunk: true}, nil) {
+						return
+					}
+				}
 			}
-			if !yield(ev, err) {
+			if !yield(ev, err) || err != nil {
 				return
 			}
 		}

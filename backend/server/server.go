@@ -347,7 +347,7 @@ func openTaskGuard(store *tasks.Store, path ...string) func(ctx context.Context,
 
 // durableSubscribe serves SubscribeToTask (and v0.3 tasks/resubscribe) from the SQLite event log
 // instead of a2a-go's in-memory queue, which only knows executions running in this process: a stream
-// can be resubscribed after a dropped connection or a restart, and replays what happened.
+// can be resubscribed after a dropped connection or a restart.
 type durableSubscribe struct {
 	a2asrv.RequestHandler
 	store *tasks.Store
@@ -359,12 +359,34 @@ func (h durableSubscribe) SubscribeToTask(ctx context.Context, req *a2a.Subscrib
 			yield(nil, a2a.ErrInvalidParams)
 			return
 		}
-		for l, err := range h.store.Stream(ctx, req.ID) {
+		for ev, err := range currentThenLive(ctx, h.store, req.ID) {
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// currentThenLive is a subscription to a task: the task as it stands now, then each event logged
+// after that version, until one ends the stream. v1.0 (§3.1.6) says a subscription begins with the
+// task's current state; replaying the log from the task's creation would open with a stale
+// "submitted" task and run the client's view backwards. What came before is in the first task.
+func currentThenLive(ctx context.Context, store *tasks.Store, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		stored, err := store.Get(ctx, id)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if !yield(stored.Task, nil) {
+			return
+		}
+		for l, err := range store.Stream(ctx, id) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if !yield(l.Event, nil) {
+			if l.Version > stored.Version && !yield(l.Event, nil) {
 				return
 			}
 		}
@@ -427,20 +449,8 @@ func (h followUpHandler) SendStreamingMessage(ctx context.Context, req *a2a.Send
 			}
 			return
 		}
-		stored, err := h.store.Get(ctx, req.Message.TaskID)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		if !yield(stored.Task, nil) {
-			return
-		}
-		for l, err := range h.store.Stream(ctx, stored.Task.ID) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if l.Version > stored.Version && !yield(l.Event, nil) {
+		for ev, err := range currentThenLive(ctx, h.store, req.Message.TaskID) {
+			if !yield(ev, err) || err != nil {
 				return
 			}
 		}
