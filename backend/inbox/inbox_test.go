@@ -170,13 +170,9 @@ func TestInboxTaskWaitsAcrossRestartAndOwnerCanStillAnswer(t *testing.T) {
 			events <- ev
 		}
 	}()
-	if first := <-events; first.(*a2a.Task).ID != id {
-		t.Fatalf("replay starts with %#v", first)
-	}
-	for ev := range events {
-		if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && s.Status.State == a2a.TaskStateWorking {
-			break
-		}
+	// The subscription opens with the task as it is now: waiting for the owner.
+	if first, ok := (<-events).(*a2a.Task); !ok || first.ID != id || first.Status.State != a2a.TaskStateWorking {
+		t.Fatalf("the subscription opens with %#v, want the task, working", first)
 	}
 	if err := h.Inbox.Act(t.Context(), id, inbox.Reject, "Not today."); err != nil {
 		t.Fatal(err)
@@ -268,10 +264,9 @@ func TestBlockingSendsToTheInboxReturnWhileTheOwnerThinks(t *testing.T) {
 				events <- ev
 			}
 		}()
-		for ev := range events {
-			if st, ok := ev.(*legacy.TaskStatusUpdateEvent); ok && st.Status.State == legacy.TaskStateWorking {
-				break
-			}
+		// The subscription opens with the task as it is now: waiting for the owner.
+		if first, ok := (<-events).(*legacy.Task); !ok || first.Status.State != legacy.TaskStateWorking {
+			t.Fatalf("the resubscription opens with %#v, want the task, working", first)
 		}
 		if err := h.Inbox.Act(t.Context(), a2a.TaskID(task.ID), inbox.Complete, "v0.3 answer"); err != nil {
 			t.Fatal(err)
@@ -319,10 +314,15 @@ func TestBlockingSendsToTheInboxReturnWhileTheOwnerThinks(t *testing.T) {
 	})
 }
 
+// untilWorking reads a subscription until it shows the task working: the task it opens with, as it
+// is now, or a later status.
 func untilWorking(t *testing.T, events <-chan a2a.Event) {
 	t.Helper()
 	for ev := range events {
 		if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && st.Status.State == a2a.TaskStateWorking {
+			return
+		}
+		if task, ok := ev.(*a2a.Task); ok && task.Status.State == a2a.TaskStateWorking {
 			return
 		}
 	}
