@@ -29,6 +29,7 @@ var (
 	_ tasks.Resumer        = hubExecutor{}
 	_ server.FollowUps     = hubExecutor{}
 	_ server.BlockingBound = hubExecutor{}
+	_ server.Admitter      = hubExecutor{}
 )
 
 func (e hubExecutor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
@@ -55,3 +56,8 @@ func (e hubExecutor) FollowUp(ctx context.Context, msg *a2a.Message) (bool, erro
 
 // BlockingWait bounds a blocking send as the inbox needs; a knowledge question ends its turn first.
 func (e hubExecutor) BlockingWait() time.Duration { return e.inbox.BlockingWait() }
+
+// Admit holds every caller to the inbox's quota, knowledge questions included: each is a task kept.
+func (e hubExecutor) Admit(ctx context.Context, msg *a2a.Message) error {
+	return e.inbox.Admit(ctx, msg)
+}

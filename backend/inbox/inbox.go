@@ -66,6 +66,7 @@ type Inbox struct {
 	mu           sync.Mutex
 	waiters      map[a2a.TaskID]*waiter // executions running in this process, waiting for the owner
 	blockingWait time.Duration
+	quota        Quota // what one caller may leave here (quota.go)
 }
 
 type waiter struct {
@@ -87,7 +88,8 @@ func Open(ctx context.Context, db *store.DB, ts *tasks.Store) (*Inbox, error) {
 	if err := db.Migrate(ctx, "inbox", sub); err != nil {
 		return nil, err
 	}
-	return &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}, blockingWait: DefaultBlockingWait}, nil
+	return &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}, blockingWait: DefaultBlockingWait,
+		quota: DefaultQuota}, nil
 }
 
 // BlockingWait is how long a blocking send to the inbox waits for the owner to end the turn before it

@@ -24,6 +24,7 @@ type draftDialect struct {
 	handler   a2asrv.RequestHandler
 	store     *tasks.Store
 	keepAlive time.Duration
+	admit     Admitter // nil: every message is taken (see Admitter)
 }
 
 type draftSendParams struct {
@@ -79,6 +80,13 @@ func (d *draftDialect) prepareSend(ctx context.Context, raw json.RawMessage) (*a
 	stored, err := d.store.Get(ctx, a2a.TaskID(p.ID))
 	switch {
 	case errors.Is(err, a2a.ErrTaskNotFound):
+		// The draft's client names the task, so its row is made here, before the handler (and its
+		// admission) sees the message: a new task is admitted first.
+		if d.admit != nil {
+			if err := d.admit.Admit(ctx, msg); err != nil {
+				return nil, nil, err
+			}
+		}
 		sessionID := p.SessionID
 		if sessionID == "" {
 			sessionID = uuid.NewString()

@@ -117,11 +117,15 @@ func New(cfg Config) (*Server, error) {
 	if b, ok := cfg.Executor.(BlockingBound); ok {
 		handler = boundedSend{RequestHandler: handler, store: cfg.Store, wait: b.BlockingWait}
 	}
+	admit, admits := cfg.Executor.(Admitter)
+	if admits {
+		handler = admitHandler{RequestHandler: handler, admit: admit}
+	}
 	transport := []a2asrv.TransportOption{a2asrv.WithTransportKeepAlive(cfg.KeepAlive),
 		a2asrv.WithTransportPanicHandler(recoverer(cfg.Logger, "json-rpc transport"))}
 	v1 := a2asrv.NewJSONRPCHandler(handler, transport...)
 	v03 := a2av0.NewJSONRPCHandler(handler, transport...)
-	draft := &draftDialect{handler: handler, store: cfg.Store, keepAlive: cfg.KeepAlive}
+	draft := &draftDialect{handler: handler, store: cfg.Store, keepAlive: cfg.KeepAlive, admit: admit}
 
 	rt := &router{methods: map[string]method{}, shared: map[string]map[tasks.Dialect]method{}, maxBody: cfg.MaxBodyBytes, log: cfg.Logger,
 		dialectOf: cfg.Store.DialectOf, bodyTimeout: cfg.BodyReadTimeout, writeTimeout: cfg.StreamWriteTimeout,
