@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // Clients hands out one connection per registered agent, built from its card as last fetched, with
@@ -20,7 +22,7 @@ import (
 type Clients struct {
 	registry *Registry
 	secrets  Secrets
-	wire     Wire
+	wire     wirelog.Recorder
 
 	mu    sync.Mutex
 	conns map[string]cachedConn
@@ -35,7 +37,7 @@ type cachedConn struct {
 }
 
 // NewClients returns the connection cache. wire may be nil.
-func NewClients(registry *Registry, secrets Secrets, wire Wire) *Clients {
+func NewClients(registry *Registry, secrets Secrets, wire wirelog.Recorder) *Clients {
 	return &Clients{registry: registry, secrets: secrets, wire: wire, conns: map[string]cachedConn{}}
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // dialectClient is one endpoint's client, speaking one dialect; results are always a2a-go v2 types.
@@ -35,7 +37,7 @@ type Conn struct {
 	push      bool // the card says it sends push notifications
 	// masker, when the Conn was dialed with NewHTTPClient's client, masks the agent's secrets in
 	// everything the Conn returns.
-	masker func() (*masker, error)
+	masker func() (*wirelog.Masker, error)
 	// ReturnImmediately asks agents (v1.0 and v0.3) to answer a non-streaming send as soon as the task
 	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it
 	// before the first call.

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // Extension calls: the methods of the channels and knowledge-graph extensions (`channels/*`,
@@ -119,7 +121,7 @@ func extEndpoint(card []byte) (string, error) {
 type extTarget struct {
 	url    string
 	hc     *http.Client
-	masker func() (*masker, error) // nil: nothing to mask
+	masker func() (*wirelog.Masker, error) // nil: nothing to mask
 }
 
 func (c *Clients) extTarget(ctx context.Context, agentID, method string) (extTarget, error) {
@@ -141,7 +143,7 @@ func (c *Clients) extTarget(ctx context.Context, agentID, method string) (extTar
 	return t, nil
 }
 
-// mask hides the agent's secrets in raw JSON (through masker.text, which keeps it JSON).
+// mask hides the agent's secrets in raw JSON (through wirelog.Masker.Text, which keeps it JSON).
 func (t extTarget) mask(raw json.RawMessage) (json.RawMessage, error) {
 	if t.masker == nil || raw == nil {
 		return raw, nil
@@ -150,7 +152,7 @@ func (t extTarget) mask(raw json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(m.text(string(raw))), nil
+	return json.RawMessage(m.Text(string(raw))), nil
 }
 
 // maskErr hides the agent's secrets in an error: in an RPCError's message and data, else in the
@@ -165,9 +167,9 @@ func (t extTarget) maskErr(err error) error {
 	}
 	var rpc *RPCError
 	if errors.As(err, &rpc) {
-		out := &RPCError{Code: rpc.Code, Message: m.text(rpc.Message)}
+		out := &RPCError{Code: rpc.Code, Message: m.Text(rpc.Message)}
 		if rpc.Data != nil {
-			out.Data = json.RawMessage(m.text(string(rpc.Data)))
+			out.Data = json.RawMessage(m.Text(string(rpc.Data)))
 		}
 		return out
 	}

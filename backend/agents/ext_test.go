@@ -13,24 +13,25 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // memWire keeps what the client records.
 type memWire struct {
 	mu      sync.Mutex
-	entries []agents.WireEntry
+	entries []wirelog.Entry
 }
 
-func (w *memWire) Record(e agents.WireEntry) {
+func (w *memWire) Record(e wirelog.Entry) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.entries = append(w.entries, e)
 }
 
-func (w *memWire) all() []agents.WireEntry {
+func (w *memWire) all() []wirelog.Entry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]agents.WireEntry(nil), w.entries...)
+	return append([]wirelog.Entry(nil), w.entries...)
 }
 
 const extKey = "ext-secret-key-0123456789"
@@ -107,7 +108,7 @@ func extAgent(t *testing.T, caps string, elsewhere string) (*httptest.Server, *[
 	return s, &calls
 }
 
-func extClients(t *testing.T, wire agents.Wire) (*agents.Registry, *agents.Clients) {
+func extClients(t *testing.T, wire wirelog.Recorder) (*agents.Registry, *agents.Clients) {
 	t.Helper()
 	dir := t.TempDir()
 	reg, db := openRegistry(t, filepath.Join(dir, "hub.db"))

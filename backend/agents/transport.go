@@ -17,6 +17,8 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // Timeouts of the connection to an agent. There is no overall timeout: a stream may last hours.
@@ -32,7 +34,7 @@ const (
 // credential saved later applies to the next call), records the traffic to wire (may be nil) with
 // every secret masked, and turns a 401/403 into an *AuthError. An OAuth2 token is cached until it
 // expires; a 401 drops it, and the request is retried once with a fresh one.
-func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire Wire) *http.Client {
+func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire wirelog.Recorder) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -47,7 +49,7 @@ func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire Wire) *htt
 		needs:   CardAuth(card),
 		secrets: secrets,
 		agentID: agentID,
-		tap:     &wireTap{agentID: agentID, wire: wire, base: base},
+		tap:     wirelog.NewTap(agentID, wire, base),
 		tokens:  map[string]*tokenCache{},
 	}
 	for _, s := range t.needs.Schemes {
@@ -87,7 +89,7 @@ type authTransport struct {
 	agentID     string
 	needs       AuthNeeds
 	secrets     Secrets
-	tap         *wireTap
+	tap         *wirelog.Tap
 	tokens      map[string]*tokenCache // per OAuth2 scheme; fixed after construction
 	tokenClient *http.Client
 }
@@ -122,10 +124,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		used, err := t.apply(ctx, out, alt, saved)
 		m := t.masker(saved) // after apply: it knows the access token just fetched
 		if err != nil {
-			t.tap.failed(callID, method, out, time.Now(), err, m)
+			t.tap.Failed(callID, method, out, time.Now(), err, m)
 			return nil, err
 		}
-		resp, err := t.tap.do(out, body, callID, method, m)
+		resp, err := t.tap.Do(out, body, callID, method, m)
 		if err != nil {
 			return nil, err
 		}
@@ -281,21 +283,21 @@ func (t *authTransport) missing(saved map[string]Secret) ([]string, map[string]s
 	return best, hints
 }
 
-func (t *authTransport) tokenError(s Scheme, err error, m *masker) error {
+func (t *authTransport) tokenError(s Scheme, err error, m *wirelog.Masker) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
 		detail := strings.TrimSpace(re.ErrorCode + ": " + re.ErrorDescription)
 		if re.ErrorCode == "" {
-			detail = clipBody(m.text(strings.TrimSpace(string(re.Body))), 0, 300)
+			detail = wirelog.ClipBody(m.Text(strings.TrimSpace(string(re.Body))), 0, 300)
 		}
 		return &AuthError{Status: re.Response.StatusCode, Scheme: s.Name, Detail: strings.Trim(detail, ": "), tokenURL: s.TokenURL}
 	}
-	return fmt.Errorf("fetch an OAuth2 token from %s: %s", s.TokenURL, m.text(err.Error()))
+	return fmt.Errorf("fetch an OAuth2 token from %s: %s", s.TokenURL, m.Text(err.Error()))
 }
 
 // masker hides every secret this agent's traffic may carry: the saved ones and the access tokens
 // fetched with them.
-func (t *authTransport) masker(saved map[string]Secret) *masker {
+func (t *authTransport) masker(saved map[string]Secret) *wirelog.Masker {
 	var values, headers, query []string
 	for _, sec := range saved {
 		values = append(values, sec.Values()...)
@@ -311,7 +313,7 @@ func (t *authTransport) masker(saved map[string]Secret) *masker {
 			query = append(query, s.ParamName)
 		}
 	}
-	return newMasker(values, headers, query)
+	return wirelog.NewMasker(values, headers, query)
 }
 
 // tokenTripper records the token endpoint traffic under the call that needed the token.
@@ -325,11 +327,11 @@ func (tt tokenTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	callID, _ := req.Context().Value(callIDKey{}).(string)
-	m, ok := req.Context().Value(maskerKey{}).(*masker)
+	m, ok := req.Context().Value(maskerKey{}).(*wirelog.Masker)
 	if !ok {
-		m = newMasker(nil, nil, nil)
+		m = wirelog.NewMasker(nil, nil, nil)
 	}
-	return tt.t.tap.do(out, body, callID, "token", m)
+	return tt.t.tap.Do(out, body, callID, "token", m)
 }
 
 // tokenCache holds one scheme's access token until it expires or the agent refuses it.
@@ -384,7 +386,7 @@ func (c *tokenCache) recent() []string {
 
 // refusalDetail reads what the agent said when it refused: a JSON-RPC error message, an OAuth-style
 // error description, the WWW-Authenticate header, or the start of a text body.
-func refusalDetail(resp *http.Response, m *masker) string {
+func refusalDetail(resp *http.Response, m *wirelog.Masker) string {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var doc struct {
@@ -415,5 +417,40 @@ func refusalDetail(resp *http.Response, m *masker) string {
 	if detail == "" && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("<")) {
 		detail, _, _ = strings.Cut(strings.TrimSpace(string(raw)), "\n")
 	}
-	return clipBody(m.text(strings.TrimSpace(detail)), 0, 300)
+	return wirelog.ClipBody(m.Text(strings.TrimSpace(detail)), 0, 300)
+}
+
+// drainRequestBody reads the request body whole, so it can be recorded and sent again; RoundTrip must
+// close it in every case.
+func drainRequestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read the request body: %w", err)
+	}
+	return body, nil
+}
+
+// jsonrpcMethodOf names the JSON-RPC method(s) of a request body; "" when it is not JSON-RPC.
+func jsonrpcMethodOf(body []byte) string {
+	var one struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return ""
+	}
+	names := make([]string, 0, len(batch))
+	for _, b := range batch {
+		names = append(names, b.Method)
+	}
+	return strings.Join(names, ",")
 }

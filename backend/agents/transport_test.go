@@ -21,6 +21,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 )
@@ -163,7 +164,7 @@ func (a *credAgent) tokens() []string {
 }
 
 // client is the official SDK client over the hub's http.Client for this agent.
-func (a *credAgent) client(secrets agents.Secrets, wire agents.Wire) *a2aclient.Client {
+func (a *credAgent) client(secrets agents.Secrets, wire wirelog.Recorder) *a2aclient.Client {
 	a.t.Helper()
 	hc := agents.NewHTTPClient("agent-1", a.cardJSON, secrets, wire)
 	c, err := a2aclient.NewFromCard(context.Background(), a.card, a2aclient.WithJSONRPCTransport(hc))
@@ -441,9 +442,9 @@ func TestWireLogRecordsEveryStepOfAStreamingCallWithNoSecretInAnyRow(t *testing.
 		})
 	db := credStore(t)
 	b := bus.New()
-	sub := b.Subscribe(func(e bus.Event) bool { return e.Topic == agents.WireTopic }, 256)
+	sub := b.Subscribe(func(e bus.Event) bool { return e.Topic == wirelog.Topic }, 256)
 	defer sub.Close()
-	wire, err := agents.OpenWireLog(context.Background(), db, b)
+	wire, err := wirelog.Open(context.Background(), db, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +550,7 @@ func TestWireLogRecordsEveryStepOfAStreamingCallWithNoSecretInAnyRow(t *testing.
 			if e.Key != "agent-1" {
 				t.Errorf("bus event key = %q", e.Key)
 			}
-			if _, ok := e.Data.(agents.WireEntry); !ok {
+			if _, ok := e.Data.(wirelog.Entry); !ok {
 				t.Errorf("bus event data is %T", e.Data)
 			}
 		case <-deadline:

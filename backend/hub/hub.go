@@ -25,6 +25,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
@@ -382,7 +383,7 @@ type Hub struct {
 	Bridge *bridge.Bridge
 
 	gateway *uiapi.Gateway
-	wire    *agents.WireLog
+	wire    *wirelog.Log
 }
 
 // openClients opens what the hub needs to talk to remote agents: their registry, the owner's saved
@@ -400,7 +401,7 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	if h.wire, err = agents.OpenWireLog(ctx, db, h.Bus); err != nil {
+	if h.wire, err = wirelog.Open(ctx, db, h.Bus); err != nil {
 		return err
 	}
 	h.Clients = agents.NewClients(h.Agents, secrets, h.wire)

@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/tasks"
@@ -96,7 +97,7 @@ func chatEntryOf(e chats.Entry) ChatEntry {
 	return out
 }
 
-func wireEntryOf(e agents.WireEntry) WireEntry {
+func wireEntryOf(e wirelog.Entry) WireEntry {
 	h := e.Header
 	if h == nil {
 		h = map[string]string{}
