@@ -11,6 +11,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 )
 
 // draftClient speaks the v0.1 draft: tasks/send, tasks/sendSubscribe, tasks/get, tasks/cancel and
@@ -280,18 +282,18 @@ func (d *draftClient) post(ctx context.Context, method string, params any, strea
 	if err != nil {
 		return nil, err
 	}
-	return postJSONRPC(ctx, d.hc, d.url, body, stream, func(body []byte) error {
+	return jsonrpc.Post(ctx, d.hc, d.url, body, stream, func(body []byte) error {
 		var r rpcResponse
 		if json.Unmarshal(body, &r) == nil && r.Error != nil {
-			return r.Error.toA2AError()
+			return r.Error.ToA2AError()
 		}
 		return nil
 	})
 }
 
 type rpcResponse struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcErrorObject `json:"error"`
+	Result json.RawMessage      `json:"result"`
+	Error  *jsonrpc.ErrorObject `json:"error"`
 }
 
 // call sends a request and returns its result, or its error as an a2a-go error.
@@ -301,7 +303,7 @@ func (d *draftClient) call(ctx context.Context, method string, params any) (json
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp)
+	body, err := jsonrpc.ReadBody(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +312,7 @@ func (d *draftClient) call(ctx context.Context, method string, params any) (json
 		return nil, fmt.Errorf("%w: %s answer is not a JSON-RPC response: %v", a2a.ErrInvalidAgentResponse, method, err)
 	}
 	if r.Error != nil {
-		return nil, r.Error.toA2AError()
+		return nil, r.Error.ToA2AError()
 	}
 	if len(r.Result) == 0 || string(r.Result) == "null" {
 		return nil, fmt.Errorf("%w: %s answer has no result", a2a.ErrInvalidAgentResponse, method)

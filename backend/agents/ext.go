@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
@@ -19,8 +20,8 @@ import (
 // `knowledge/*`), called on an added agent's JSON-RPC endpoint, so the owner can browse and edit
 // another hub's channels and knowledge graph through their own. They go through the same HTTP
 // client as the agent's conversations (its saved credentials, the wire log with every secret
-// masked, cross-origin redirects refused), under the same limits (MaxJSONBody for an answer,
-// MaxSSEEvent for one stream event). The methods' params and results are the extensions' own;
+// masked, cross-origin redirects refused), under the same limits (jsonrpc.MaxJSONBody for an answer,
+// jsonrpc.MaxSSEEvent for one stream event). The methods' params and results are the extensions' own;
 // they are passed through as JSON, never reinterpreted here.
 
 // The extensions an agent may offer, by method prefix.
@@ -178,12 +179,12 @@ func (t extTarget) maskErr(err error) error {
 
 // extResponse is a JSON-RPC response as an agent sends it.
 type extResponse struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcErrorObject `json:"error"`
+	Result json.RawMessage      `json:"result"`
+	Error  *jsonrpc.ErrorObject `json:"error"`
 }
 
-// rpcError turns the agent's error object into an RPCError, with its own code.
-func (e *rpcErrorObject) rpcError() *RPCError {
+// rpcErrorOf turns the agent's error object into an RPCError, with its own code.
+func rpcErrorOf(e *jsonrpc.ErrorObject) *RPCError {
 	code, err := e.Code.Int64()
 	if err != nil {
 		// Not a number: still the agent's answer, which the caller sees as an internal error.
@@ -208,10 +209,10 @@ func (t extTarget) post(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, fmt.Errorf("params are not JSON: %w", err)
 	}
-	return postJSONRPC(ctx, t.hc, t.url, body, stream, func(body []byte) error {
+	return jsonrpc.Post(ctx, t.hc, t.url, body, stream, func(body []byte) error {
 		var r extResponse
 		if json.Unmarshal(body, &r) == nil && r.Error != nil {
-			return r.Error.rpcError()
+			return rpcErrorOf(r.Error)
 		}
 		return nil
 	})
@@ -224,7 +225,7 @@ func decodeResponse(method string, body []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("the agent's answer to %s is not a JSON-RPC response: %v", method, err)
 	}
 	if r.Error != nil {
-		return nil, r.Error.rpcError()
+		return nil, rpcErrorOf(r.Error)
 	}
 	if len(r.Result) == 0 {
 		return nil, fmt.Errorf("the agent's answer to %s has neither a result nor an error", method)
@@ -253,7 +254,7 @@ func (t extTarget) call(ctx context.Context, method string, params json.RawMessa
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp)
+	body, err := jsonrpc.ReadBody(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -281,11 +282,11 @@ func (c *Clients) ExtStream(ctx context.Context, agentID, method string, params 
 		return nil, t.maskErr(err)
 	}
 	s := &ExtStream{t: t, method: method, resp: resp}
-	if !isEventStream(resp.Header) {
+	if !jsonrpc.IsEventStream(resp.Header) {
 		// One JSON document: an error refusing the stream (answered with HTTP 200), or an agent that
 		// does not stream and answered once.
 		defer resp.Body.Close()
-		body, err := readBody(resp)
+		body, err := jsonrpc.ReadBody(resp)
 		if err != nil {
 			return nil, t.maskErr(err)
 		}
@@ -315,13 +316,13 @@ func (s *ExtStream) Results() iter.Seq2[json.RawMessage, error] {
 		// A channel event too large to take in (an older hub stored a 10 MiB answer) is passed as a
 		// placeholder: ending the stream there would end it there again on every resume.
 		pass := s.method == "channels/stream"
-		for ev, err := range scanSSE(s.resp.Body, MaxSSEEvent, pass) {
+		for ev, err := range jsonrpc.ScanSSE(s.resp.Body, jsonrpc.MaxSSEEvent, pass) {
 			var res json.RawMessage
 			switch {
-			case err == nil && ev.tooLarge:
+			case err == nil && ev.TooLarge:
 				res = channelPlaceholder(ev)
 			case err == nil:
-				res, err = decodeResponse(s.method, ev.data)
+				res, err = decodeResponse(s.method, ev.Data)
 			}
 			if err != nil {
 				yield(nil, s.t.maskErr(err))
@@ -350,13 +351,13 @@ func (s *ExtStream) Close() error {
 // a messageEvent with the fields the event's head names (its id, sequence, author, time), one text
 // part saying why, and metadata.agenthub.omitted {sequence, bytes, reason}, as the hub's own
 // streams send in place of an event too large for them.
-func channelPlaceholder(ev sseEvent) json.RawMessage {
-	head := eventHead(ev.data)
+func channelPlaceholder(ev jsonrpc.Event) json.RawMessage {
+	head := eventHead(ev.Data)
 	text := fmt.Sprintf("Event %d is too large to receive (%d bytes; a stream event holds %d): read it with channels/history.",
-		head.Sequence, ev.size, MaxSSEEvent)
+		head.Sequence, ev.Size, jsonrpc.MaxSSEEvent)
 	head.Parts = []map[string]string{{"type": "text", "text": text}}
 	head.Metadata = map[string]any{"agenthub": map[string]any{"omitted": map[string]any{
-		"sequence": head.Sequence, "bytes": ev.size, "reason": "too large to receive"}}}
+		"sequence": head.Sequence, "bytes": ev.Size, "reason": "too large to receive"}}}
 	head.Kind = "messageEvent"
 	raw, _ := json.Marshal(map[string]any{"kind": "messageEvent", "event": head})
 	return raw

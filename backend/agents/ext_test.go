@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
@@ -85,7 +86,7 @@ func extAgent(t *testing.T, caps string, elsewhere string) (*httptest.Server, *[
 				w.Header().Set("Content-Type", "text/event-stream")
 				fmt.Fprintf(w, "data: %s\n\ndata: %s\n\n",
 					result(`{"kind":"messageEvent","event":{"id":"ev-big","channelId":"big","sequence":7,"timestamp":5,"author":"remote://x","parts":[{"type":"text","text":"`+
-						strings.Repeat("x", agents.MaxSSEEvent)+`"}],"kind":"messageEvent"}}`),
+						strings.Repeat("x", jsonrpc.MaxSSEEvent)+`"}],"kind":"messageEvent"}}`),
 					result(`{"kind":"messageEvent","event":{"sequence":8}}`))
 				return
 			}
@@ -207,7 +208,7 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 	var passed []event
 	for r, err := range st.Results() {
 		if err != nil {
-			t.Fatalf("the stream ended at the event over %d bytes: %v", agents.MaxSSEEvent, err)
+			t.Fatalf("the stream ended at the event over %d bytes: %v", jsonrpc.MaxSSEEvent, err)
 		}
 		var item struct{ Event event }
 		if err := json.Unmarshal(r, &item); err != nil {
@@ -217,7 +218,7 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 	}
 	st.Close()
 	if len(passed) != 2 || passed[0].Sequence != 7 || passed[0].ID != "ev-big" || passed[0].Author != "remote://x" ||
-		passed[0].Metadata.Agenthub.Omitted.Bytes <= agents.MaxSSEEvent || !strings.Contains(passed[0].Parts[0].Text, "too large") || passed[1].Sequence != 8 {
+		passed[0].Metadata.Agenthub.Omitted.Bytes <= jsonrpc.MaxSSEEvent || !strings.Contains(passed[0].Parts[0].Text, "too large") || passed[1].Sequence != 8 {
 		t.Errorf("the stream past the large event: %+v", passed)
 	}
 
