@@ -1,4 +1,4 @@
-package agents
+package draft
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ type wireMessageEvent struct {
 
 // events opens a streaming call and yields its events as a2a-go types until the stream ends, a
 // final status arrives, or an error (yielded once). info names the task the stream is about.
-func (d *draftClient) events(ctx context.Context, method string, params any, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
+func (d *Client) events(ctx context.Context, method string, params any, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
 	resp, err := d.post(ctx, method, params, true)
 	if err != nil {
 		yield(nil, err)
@@ -60,7 +60,7 @@ func (d *draftClient) events(ctx context.Context, method string, params any, inf
 }
 
 // read passes on the events of an open stream (see events).
-func (d *draftClient) read(resp *http.Response, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
+func (d *Client) read(resp *http.Response, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
 	var said *a2a.Message // the agent's last message in this stream
 	for ev, err := range streamOf(resp) {
 		if err != nil {
