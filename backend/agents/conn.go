@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/agents/draft"
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
@@ -36,7 +37,7 @@ type Conn struct {
 	clients   []dialectClient // one per endpoint, same order
 	streaming bool
 	push      bool // the card says it sends push notifications
-	// masker, when the Conn was dialed with NewHTTPClient's client, masks the agent's secrets in
+	// masker, when the Conn was dialed with credentials.NewHTTPClient's client, masks the agent's secrets in
 	// everything the Conn returns.
 	masker func() (*wirelog.Masker, error)
 	// ReturnImmediately asks agents (v1.0 and v0.3) to answer a non-streaming send as soon as the task
@@ -58,9 +59,7 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 	}
 	vault := AgentVault(card)
 	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault, push: PushNotifications(card)}
-	if t, ok := transportOf(hc).(*authTransport); ok {
-		c.masker = t.eventMasker
-	}
+	c.masker = credentials.MaskerOf(hc)
 	hc = guardedClient(hc)
 	for _, ep := range endpoints {
 		var dc dialectClient
@@ -73,14 +72,6 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 		c.clients = append(c.clients, dc)
 	}
 	return c, nil
-}
-
-// transportOf is hc's transport (nil for a nil client).
-func transportOf(hc *http.Client) http.RoundTripper {
-	if hc == nil {
-		return nil
-	}
-	return hc.Transport
 }
 
 // Dialect is the dialect in use now; it changes when a method-not-found answer moves the Conn on.

@@ -14,15 +14,6 @@ import (
 // What a Conn returns is masked by the wire log's own rule (wirelog.Masker.Text), so nothing the hub keeps
 // or shows of an agent's answers carries the owner's secrets.
 
-// eventMasker returns the masker for the agent's saved secrets and recent access tokens now.
-func (t *authTransport) eventMasker() (*wirelog.Masker, error) {
-	saved, err := t.load()
-	if err != nil {
-		return nil, err
-	}
-	return t.masker(saved), nil
-}
-
 // maskEvent returns ev with every secret masked: through its JSON form, where the masker knows
 // every encoding a secret may take. ev itself is not changed.
 func maskEvent[T a2a.Event](m *wirelog.Masker, ev T) (T, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
@@ -137,11 +138,7 @@ func (c *Clients) extTarget(ctx context.Context, agentID, method string) (extTar
 	if err != nil {
 		return extTarget{}, err
 	}
-	t := extTarget{url: u, hc: hc}
-	if at, ok := transportOf(hc).(*authTransport); ok {
-		t.masker = at.eventMasker
-	}
-	return t, nil
+	return extTarget{url: u, hc: hc, masker: credentials.MaskerOf(hc)}, nil
 }
 
 // mask hides the agent's secrets in raw JSON (through wirelog.Masker.Text, which keeps it JSON).
@@ -194,7 +191,7 @@ func rpcErrorOf(e *jsonrpc.ErrorObject) *RPCError {
 }
 
 // post sends one JSON-RPC request for method to the target. A non-200 answer that carries a JSON-RPC
-// error is that error; one that does not is an HTTP status error (a 401/403 is an *AuthError, from
+// error is that error; one that does not is an HTTP status error (a 401/403 is a *credentials.AuthError, from
 // the client's transport).
 func (t extTarget) post(ctx context.Context, method string, params json.RawMessage, stream bool) (*http.Response, error) {
 	if len(bytes.TrimSpace(params)) == 0 {

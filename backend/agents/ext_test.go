@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
@@ -114,7 +115,11 @@ func extClients(t *testing.T, wire wirelog.Recorder) (*agents.Registry, *agents.
 	dir := t.TempDir()
 	reg, db := openRegistry(t, filepath.Join(dir, "hub.db"))
 	t.Cleanup(func() { db.Close() })
-	return reg, agents.NewClients(reg, credFileSecrets(t, dir), wire)
+	secrets, err := credentials.OpenSecrets(dir, "file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, agents.NewClients(reg, secrets, wire)
 }
 
 // TestExtCallsGoThroughTheAgentsClient: extension methods go to the card's endpoint with the saved
@@ -137,11 +142,11 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 
 	// Without the key: the agent's refusal is an auth error.
 	_, err = clients.ExtCall(ctx, rem.ID, "channels/list", nil)
-	var auth *agents.AuthError
+	var auth *credentials.AuthError
 	if !errors.As(err, &auth) || auth.Status != http.StatusUnauthorized {
 		t.Fatalf("without a key: %v, want an *AuthError 401", err)
 	}
-	if err := clients.SaveCredential(ctx, rem.ID, "key", agents.Secret{APIKey: extKey}); err != nil {
+	if err := clients.SaveCredential(ctx, rem.ID, "key", credentials.Secret{APIKey: extKey}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -223,7 +228,7 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 	}
 
 	// A redirect to another origin is refused, not followed with the key.
-	var redirect *agents.RedirectError
+	var redirect *credentials.RedirectError
 	if _, err := clients.ExtCall(ctx, rem.ID, "knowledge/query", json.RawMessage(`{"query":"{ x }"}`)); !errors.As(err, &redirect) {
 		t.Fatalf("a cross-origin redirect: %v", err)
 	}

@@ -1,4 +1,4 @@
-package agents
+package credentials
 
 import (
 	"bytes"
@@ -11,12 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
@@ -58,31 +56,7 @@ func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire wirelog.Re
 		}
 	}
 	t.tokenClient = &http.Client{Transport: tokenTripper{t}, Timeout: tokenFetchTimeout}
-	return &http.Client{Transport: t, CheckRedirect: sameOriginRedirects}
-}
-
-// RedirectError is a redirect to another origin (scheme, host or port), which AgentHub does not
-// follow: an agent's card and its credentials belong to the origin the owner added.
-type RedirectError struct {
-	From, To string // the URL asked for, and where it redirects
-}
-
-func (e *RedirectError) Error() string {
-	return fmt.Sprintf("%s redirects to another origin, %s; not followed", e.From, e.To)
-}
-
-// sameOriginRedirects follows a redirect only within the origin of the first request: every
-// request this client sends carries the agent's credentials, and a card fetched through a
-// redirect would be another host's card registered under this one.
-func sameOriginRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) >= 5 {
-		return errors.New("stopped after 5 redirects")
-	}
-	first := via[0].URL
-	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(req.URL.Host, first.Host) {
-		return &RedirectError{From: via[len(via)-1].URL.Redacted(), To: req.URL.Redacted()}
-	}
-	return nil
+	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirects}
 }
 
 type authTransport struct {
@@ -176,7 +150,7 @@ func (needs AuthNeeds) Choose(saved map[string]Secret) []Scheme {
 		var schemes []Scheme
 		for _, name := range alt {
 			s, ok := needs.Scheme(name)
-			if !ok || !covers(saved[name], s) {
+			if !ok || !Covers(saved[name], s) {
 				schemes = nil
 				break
 			}
@@ -265,7 +239,7 @@ func (t *authTransport) missing(saved map[string]Secret) ([]string, map[string]s
 			if s.Kind == SchemeUnsupported {
 				score += 1000
 			}
-			if !covers(saved[name], s) {
+			if !Covers(saved[name], s) {
 				lacking = append(lacking, name)
 				score++
 			}
@@ -314,74 +288,6 @@ func (t *authTransport) masker(saved map[string]Secret) *wirelog.Masker {
 		}
 	}
 	return wirelog.NewMasker(values, headers, query)
-}
-
-// tokenTripper records the token endpoint traffic under the call that needed the token.
-type tokenTripper struct{ t *authTransport }
-
-func (tt tokenTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := drainRequestBody(req)
-	if err != nil {
-		return nil, err
-	}
-	out := req.Clone(req.Context())
-	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	callID, _ := req.Context().Value(callIDKey{}).(string)
-	m, ok := req.Context().Value(maskerKey{}).(*wirelog.Masker)
-	if !ok {
-		m = wirelog.NewMasker(nil, nil, nil)
-	}
-	return tt.t.tap.Do(out, body, callID, "token", m)
-}
-
-// tokenCache holds one scheme's access token until it expires or the agent refuses it.
-type tokenCache struct {
-	mu       sync.Mutex
-	tok      *oauth2.Token
-	clientID string
-	secret   string
-	seen     []string // recent access tokens, kept to mask them in logs
-}
-
-const tokensRemembered = 8
-
-func (c *tokenCache) get(ctx context.Context, s Scheme, sec Secret) (*oauth2.Token, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tok != nil && c.tok.Valid() && c.clientID == sec.ClientID && c.secret == sec.ClientSecret {
-		return c.tok, nil
-	}
-	c.tok = nil
-	cfg := clientcredentials.Config{ClientID: sec.ClientID, ClientSecret: sec.ClientSecret, TokenURL: s.TokenURL,
-		Scopes: s.Scopes, AuthStyle: oauth2.AuthStyleAutoDetect}
-	tok, err := cfg.Token(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.tok, c.clientID, c.secret = tok, sec.ClientID, sec.ClientSecret
-	c.seen = append(c.seen, tok.AccessToken)
-	if tok.RefreshToken != "" {
-		c.seen = append(c.seen, tok.RefreshToken)
-	}
-	if len(c.seen) > tokensRemembered {
-		c.seen = c.seen[len(c.seen)-tokensRemembered:]
-	}
-	return tok, nil
-}
-
-// drop forgets the token if it is still the one the agent refused.
-func (c *tokenCache) drop(access string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tok != nil && c.tok.AccessToken == access {
-		c.tok = nil
-	}
-}
-
-func (c *tokenCache) recent() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.seen...)
 }
 
 // refusalDetail reads what the agent said when it refused: a JSON-RPC error message, an OAuth-style
@@ -453,4 +359,25 @@ func jsonrpcMethodOf(body []byte) string {
 		names = append(names, b.Method)
 	}
 	return strings.Join(names, ",")
+}
+
+// MaskerOf returns, for a client made by NewHTTPClient, the masker of the agent's saved secrets
+// and recent access tokens as they are when it is called; nil for any other client (nothing to mask).
+func MaskerOf(hc *http.Client) func() (*wirelog.Masker, error) {
+	if hc == nil {
+		return nil
+	}
+	if t, ok := hc.Transport.(*authTransport); ok {
+		return t.eventMasker
+	}
+	return nil
+}
+
+// eventMasker returns the masker for the agent's saved secrets and recent access tokens now.
+func (t *authTransport) eventMasker() (*wirelog.Masker, error) {
+	saved, err := t.load()
+	if err != nil {
+		return nil, err
+	}
+	return t.masker(saved), nil
 }
