@@ -37,8 +37,8 @@ type Conn struct {
 	clients   []dialectClient // one per endpoint, same order
 	streaming bool
 	push      bool // the card says it sends push notifications
-	// masker, when the Conn was dialed with credentials.NewHTTPClient's client, masks the agent's secrets in
-	// everything the Conn returns.
+	// masker, when the Conn was dialed with credentials.NewHTTPClient's client, masks the agent's
+	// secrets in everything the Conn returns.
 	masker func() (*wirelog.Masker, error)
 	// ReturnImmediately asks agents (v1.0 and v0.3) to answer a non-streaming send as soon as the task
 	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it

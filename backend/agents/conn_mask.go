@@ -11,8 +11,8 @@ import (
 )
 
 // An agent may echo the owner's credentials back (a key quoted in a reply, a token in an error).
-// What a Conn returns is masked by the wire log's own rule (wirelog.Masker.Text), so nothing the hub keeps
-// or shows of an agent's answers carries the owner's secrets.
+// What a Conn returns is masked by the wire log's own rule (wirelog.Masker.Text), so nothing the hub
+// keeps or shows of an agent's answers carries the owner's secrets.
 
 // maskEvent returns ev with every secret masked: through its JSON form, where the masker knows
 // every encoding a secret may take. ev itself is not changed.

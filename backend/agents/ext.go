@@ -21,9 +21,9 @@ import (
 // `knowledge/*`), called on an added agent's JSON-RPC endpoint, so the owner can browse and edit
 // another hub's channels and knowledge graph through their own. They go through the same HTTP
 // client as the agent's conversations (its saved credentials, the wire log with every secret
-// masked, cross-origin redirects refused), under the same limits (jsonrpc.MaxJSONBody for an answer,
-// jsonrpc.MaxSSEEvent for one stream event). The methods' params and results are the extensions' own;
-// they are passed through as JSON, never reinterpreted here.
+// masked, cross-origin redirects refused), under the same limits (jsonrpc.MaxJSONBody for an
+// answer, jsonrpc.MaxSSEEvent for one stream event). The methods' params and results are the
+// extensions' own; they are passed through as JSON, never reinterpreted here.
 
 // The extensions an agent may offer, by method prefix.
 const (
@@ -191,8 +191,8 @@ func rpcErrorOf(e *jsonrpc.ErrorObject) *RPCError {
 }
 
 // post sends one JSON-RPC request for method to the target. A non-200 answer that carries a JSON-RPC
-// error is that error; one that does not is an HTTP status error (a 401/403 is a *credentials.AuthError, from
-// the client's transport).
+// error is that error; one that does not is an HTTP status error (a 401/403 is a
+// *credentials.AuthError, from the client's transport).
 func (t extTarget) post(ctx context.Context, method string, params json.RawMessage, stream bool) (*http.Response, error) {
 	if len(bytes.TrimSpace(params)) == 0 {
 		params = json.RawMessage("{}")
