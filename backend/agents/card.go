@@ -1,5 +1,3 @@
-// Package agents knows about agents other than the hub's own: reading and validating their cards now,
-// and (with the remote-agents work) the registry, dialect detection, credentials and client calls.
 package agents
 
 import (

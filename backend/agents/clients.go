@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // Clients hands out one connection per registered agent, built from its card as last fetched, with
@@ -19,8 +22,8 @@ import (
 // card gets a new connection; a removed agent gets none.
 type Clients struct {
 	registry *Registry
-	secrets  Secrets
-	wire     Wire
+	secrets  credentials.Secrets
+	wire     wirelog.Recorder
 
 	mu    sync.Mutex
 	conns map[string]cachedConn
@@ -35,7 +38,7 @@ type cachedConn struct {
 }
 
 // NewClients returns the connection cache. wire may be nil.
-func NewClients(registry *Registry, secrets Secrets, wire Wire) *Clients {
+func NewClients(registry *Registry, secrets credentials.Secrets, wire wirelog.Recorder) *Clients {
 	return &Clients{registry: registry, secrets: secrets, wire: wire, conns: map[string]cachedConn{}}
 }
 
@@ -62,7 +65,7 @@ func (c *Clients) cached(ctx context.Context, agentID string) (cachedConn, Remot
 	if cached, ok := c.conns[agentID]; ok && cached.fetchedAt.Equal(rem.FetchedAt) {
 		return cached, rem, nil
 	}
-	hc := NewHTTPClient(agentID, rem.Card, c.secrets, c.wire)
+	hc := credentials.NewHTTPClient(agentID, rem.Card, c.secrets, c.wire)
 	conn, err := Dial(ctx, rem.Card, hc)
 	if err != nil {
 		return cachedConn{}, Remote{}, err
@@ -87,7 +90,7 @@ func (c *Clients) Dialect(agentID string) Dialect {
 }
 
 // Secrets is where the owner's credentials are kept.
-func (c *Clients) Secrets() Secrets { return c.secrets }
+func (c *Clients) Secrets() credentials.Secrets { return c.secrets }
 
 // ErrBadCredential means a credential that does not fit: the card declares no such scheme, the scheme
 // cannot be used, or a field its kind needs is empty.
@@ -95,27 +98,27 @@ var ErrBadCredential = errors.New("credential does not fit the agent's card")
 
 // SaveCredential keeps the owner's credential for one scheme of a registered agent's card. Only the
 // fields the scheme's kind uses are kept.
-func (c *Clients) SaveCredential(ctx context.Context, agentID, scheme string, s Secret) error {
+func (c *Clients) SaveCredential(ctx context.Context, agentID, scheme string, s credentials.Secret) error {
 	rem, err := c.registry.Get(ctx, agentID)
 	if err != nil {
 		return err
 	}
-	sc, ok := CardAuth(rem.Card).Scheme(scheme)
+	sc, ok := credentials.CardAuth(rem.Card).Scheme(scheme)
 	if !ok {
 		return fmt.Errorf("%w: it declares no security scheme %q", ErrBadCredential, scheme)
 	}
-	var kept Secret
+	var kept credentials.Secret
 	switch sc.Kind {
-	case SchemeAPIKey:
+	case credentials.SchemeAPIKey:
 		kept.APIKey = s.APIKey
-	case SchemeBearer:
+	case credentials.SchemeBearer:
 		kept.Token = s.Token
-	case SchemeOAuth2:
+	case credentials.SchemeOAuth2:
 		kept.ClientID, kept.ClientSecret = s.ClientID, s.ClientSecret
 	default:
 		return fmt.Errorf("%w: scheme %q cannot be used by AgentHub: %s", ErrBadCredential, scheme, sc.Unsupported)
 	}
-	if !covers(kept, sc) {
+	if !credentials.Covers(kept, sc) {
 		return fmt.Errorf("%w: scheme %q needs the %s", ErrBadCredential, scheme, sc.Hint())
 	}
 	return c.secrets.Put(agentID, scheme, kept)
@@ -131,17 +134,17 @@ func (c *Clients) ForgetCredential(ctx context.Context, agentID, scheme string) 
 
 // AuthStatus is what a registered agent's card asks for, and what of it the owner has saved.
 type AuthStatus struct {
-	Needs     AuthNeeds
+	Needs     credentials.AuthNeeds
 	Saved     map[string]bool // by scheme name
 	Satisfied bool            // no credential is required, or the saved ones cover an alternative
 }
 
 // AuthStatus reads the agent's needs from its card and checks them against the saved credentials.
 func (c *Clients) AuthStatus(rem Remote) AuthStatus {
-	st := AuthStatus{Needs: CardAuth(rem.Card), Saved: map[string]bool{}}
-	secrets := map[string]Secret{}
+	st := AuthStatus{Needs: credentials.CardAuth(rem.Card), Saved: map[string]bool{}}
+	secrets := map[string]credentials.Secret{}
 	for _, s := range st.Needs.Schemes {
-		if sec, ok, _ := c.secrets.Get(rem.ID, s.Name); ok && covers(sec, s) {
+		if sec, ok, _ := c.secrets.Get(rem.ID, s.Name); ok && credentials.Covers(sec, s) {
 			secrets[s.Name], st.Saved[s.Name] = sec, true
 		}
 	}
@@ -181,7 +184,7 @@ var a2aErrors = []error{a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable, a2a.ErrPu
 
 // Classify says what kind of failure err is, and in words the owner can act on.
 func Classify(err error) (kind, message string) {
-	var auth *AuthError
+	var auth *credentials.AuthError
 	if errors.As(err, &auth) {
 		return FailAuth, auth.Error()
 	}

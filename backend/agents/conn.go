@@ -9,18 +9,22 @@ import (
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/draft"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // dialectClient is one endpoint's client, speaking one dialect; results are always a2a-go v2 types.
 type dialectClient interface {
-	send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error)
-	stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error]
-	getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
-	cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
-	subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error]
-	setPush(ctx context.Context, cfg *a2a.PushConfig) error
-	parsePush(body []byte) (a2a.Event, error)
-	close() error
+	Send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error)
+	Stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error]
+	GetTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
+	Cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error)
+	Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error]
+	SetPush(ctx context.Context, cfg *a2a.PushConfig) error
+	ParsePush(body []byte) (a2a.Event, error)
+	Close() error
 }
 
 // Conn talks to one remote agent, in whichever dialect its card and its answers say it speaks. Safe
@@ -33,9 +37,9 @@ type Conn struct {
 	clients   []dialectClient // one per endpoint, same order
 	streaming bool
 	push      bool // the card says it sends push notifications
-	// masker, when the Conn was dialed with NewHTTPClient's client, masks the agent's secrets in
-	// everything the Conn returns.
-	masker func() (*masker, error)
+	// masker, when the Conn was dialed with credentials.NewHTTPClient's client, masks the agent's
+	// secrets in everything the Conn returns.
+	masker func() (*wirelog.Masker, error)
 	// ReturnImmediately asks agents (v1.0 and v0.3) to answer a non-streaming send as soon as the task
 	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it
 	// before the first call.
@@ -55,14 +59,12 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 	}
 	vault := AgentVault(card)
 	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault, push: PushNotifications(card)}
-	if t, ok := transportOf(hc).(*authTransport); ok {
-		c.masker = t.eventMasker
-	}
+	c.masker = credentials.MaskerOf(hc)
 	hc = guardedClient(hc)
 	for _, ep := range endpoints {
 		var dc dialectClient
 		if ep.Dialect == V01 {
-			dc = newDraftClient(ep.URL, hc, vault)
+			dc = draft.New(ep.URL, hc, vault)
 		} else if dc, err = newSDKClient(ctx, ep, hc); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("%s endpoint %s: %w", ep.Dialect, ep.URL, err)
@@ -70,14 +72,6 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 		c.clients = append(c.clients, dc)
 	}
 	return c, nil
-}
-
-// transportOf is hc's transport (nil for a nil client).
-func transportOf(hc *http.Client) http.RoundTripper {
-	if hc == nil {
-		return nil
-	}
-	return hc.Transport
 }
 
 // Dialect is the dialect in use now; it changes when a method-not-found answer moves the Conn on.
@@ -116,13 +110,13 @@ func (c *Conn) send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq
 			m.Role = a2a.MessageRoleUser
 		}
 		if stream && c.streaming {
-			c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.stream(ctx, &m) })
+			c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.Stream(ctx, &m) })
 			return
 		}
 		if c.ReturnImmediately {
 			ctx = context.WithValue(ctx, returnImmediatelyKey{}, true)
 		}
-		res, err := withFallback(c, func(dc dialectClient) (a2a.SendMessageResult, error) { return dc.send(ctx, &m) })
+		res, err := withFallback(c, func(dc dialectClient) (a2a.SendMessageResult, error) { return dc.Send(ctx, &m) })
 		if err != nil {
 			yield(nil, err)
 			return
@@ -145,20 +139,20 @@ func (c *Conn) send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq
 
 // GetTask fetches a task as the agent has it now.
 func (c *Conn) GetTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
-	t, err := withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.getTask(ctx, id) })
+	t, err := withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.GetTask(ctx, id) })
 	return masked(c, t, err)
 }
 
 // Cancel asks the agent to cancel a task and returns the task as it then is.
 func (c *Conn) Cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
-	t, err := withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.cancel(ctx, id) })
+	t, err := withFallback(c, func(dc dialectClient) (*a2a.Task, error) { return dc.Cancel(ctx, id) })
 	return masked(c, t, err)
 }
 
 // Subscribe resubscribes to a running task's events.
 func (c *Conn) Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
 	return maskedSeq(c, func(yield func(a2a.Event, error) bool) {
-		c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.subscribe(ctx, id) })
+		c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.Subscribe(ctx, id) })
 	})
 }
 
@@ -166,7 +160,7 @@ func (c *Conn) Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event
 func (c *Conn) Close() error {
 	var errs []error
 	for _, dc := range c.clients {
-		errs = append(errs, dc.close())
+		errs = append(errs, dc.Close())
 	}
 	return errors.Join(errs...)
 }

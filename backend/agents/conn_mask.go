@@ -6,30 +6,23 @@ import (
 	"iter"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // An agent may echo the owner's credentials back (a key quoted in a reply, a token in an error).
-// What a Conn returns is masked by the wire log's own rule (masker.text), so nothing the hub keeps
-// or shows of an agent's answers carries the owner's secrets.
-
-// eventMasker returns the masker for the agent's saved secrets and recent access tokens now.
-func (t *authTransport) eventMasker() (*masker, error) {
-	saved, err := t.load()
-	if err != nil {
-		return nil, err
-	}
-	return t.masker(saved), nil
-}
+// What a Conn returns is masked by the wire log's own rule (wirelog.Masker.Text), so nothing the hub
+// keeps or shows of an agent's answers carries the owner's secrets.
 
 // maskEvent returns ev with every secret masked: through its JSON form, where the masker knows
 // every encoding a secret may take. ev itself is not changed.
-func maskEvent[T a2a.Event](m *masker, ev T) (T, error) {
+func maskEvent[T a2a.Event](m *wirelog.Masker, ev T) (T, error) {
 	var zero T
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		return zero, err
 	}
-	masked := m.text(string(raw))
+	masked := m.Text(string(raw))
 	if masked == string(raw) {
 		return ev, nil
 	}
@@ -61,11 +54,11 @@ type maskedError struct {
 func (e *maskedError) Error() string { return e.msg }
 func (e *maskedError) Unwrap() error { return e.err }
 
-func maskError(m *masker, err error) error {
+func maskError(m *wirelog.Masker, err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := m.text(err.Error()); msg != err.Error() {
+	if msg := m.Text(err.Error()); msg != err.Error() {
 		return &maskedError{err: err, msg: msg}
 	}
 	return err

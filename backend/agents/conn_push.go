@@ -50,7 +50,7 @@ func (c *Conn) SetPushConfig(ctx context.Context, taskID a2a.TaskID, webhook, to
 	// The endpoint in use only: an agent without the method answers -32601, which here means "no
 	// push", not "try another dialect" (moving the Conn would change every later call).
 	_, dc := c.current()
-	err := dc.setPush(ctx, &a2a.PushConfig{TaskID: taskID, URL: webhook, Token: token})
+	err := dc.SetPush(ctx, &a2a.PushConfig{TaskID: taskID, URL: webhook, Token: token})
 	if err != nil && c.masker != nil {
 		if m, merr := c.masker(); merr == nil {
 			err = maskError(m, err)
@@ -63,19 +63,19 @@ func (c *Conn) SetPushConfig(ctx context.Context, taskID a2a.TaskID, webhook, to
 // whole task in v0.3 and v0.1.
 func (c *Conn) ParsePush(body []byte) (a2a.Event, error) {
 	_, dc := c.current()
-	ev, err := dc.parsePush(body)
+	ev, err := dc.ParsePush(body)
 	if err == nil && ev == nil {
 		err = fmt.Errorf("%w: a push notification without an event", a2a.ErrInvalidAgentResponse)
 	}
 	return masked(c, ev, err)
 }
 
-func (s *sdkClient) setPush(ctx context.Context, cfg *a2a.PushConfig) error {
+func (s *sdkClient) SetPush(ctx context.Context, cfg *a2a.PushConfig) error {
 	_, err := s.client.CreateTaskPushConfig(ctx, cfg)
 	return err
 }
 
-func (s *sdkClient) parsePush(body []byte) (a2a.Event, error) {
+func (s *sdkClient) ParsePush(body []byte) (a2a.Event, error) {
 	if s.dialect == V03 {
 		var t a2alegacy.Task
 		if err := json.Unmarshal(body, &t); err != nil {
@@ -88,28 +88,4 @@ func (s *sdkClient) parsePush(body []byte) (a2a.Event, error) {
 		return nil, fmt.Errorf("%w: push notification: %v", a2a.ErrInvalidAgentResponse, err)
 	}
 	return sr.Event, nil
-}
-
-// draftPushParams is the draft's TaskPushNotificationConfig.
-type draftPushParams struct {
-	ID     string `json:"id"`
-	Config struct {
-		URL   string `json:"url"`
-		Token string `json:"token,omitempty"`
-	} `json:"pushNotificationConfig"`
-}
-
-func (d *draftClient) setPush(ctx context.Context, cfg *a2a.PushConfig) error {
-	p := draftPushParams{ID: string(cfg.TaskID)}
-	p.Config.URL, p.Config.Token = cfg.URL, cfg.Token
-	_, err := d.call(ctx, "tasks/pushNotification/set", p)
-	return err
-}
-
-func (d *draftClient) parsePush(body []byte) (a2a.Event, error) {
-	var t wireTask
-	if err := json.Unmarshal(body, &t); err != nil {
-		return nil, fmt.Errorf("%w: v0.1 push notification: %v", a2a.ErrInvalidAgentResponse, err)
-	}
-	return d.task(&t, d.sessions.get(t.ID))
 }

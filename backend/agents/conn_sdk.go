@@ -42,7 +42,7 @@ func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient
 // returnImmediatelyKey marks a send context of a Conn with ReturnImmediately set.
 type returnImmediatelyKey struct{}
 
-func (s *sdkClient) send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error) {
+func (s *sdkClient) Send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error) {
 	req := &a2a.SendMessageRequest{Message: msg}
 	if now, _ := ctx.Value(returnImmediatelyKey{}).(bool); now {
 		req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
@@ -50,20 +50,20 @@ func (s *sdkClient) send(ctx context.Context, msg *a2a.Message) (a2a.SendMessage
 	return s.client.SendMessage(ctx, req)
 }
 
-func (s *sdkClient) stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error] {
+func (s *sdkClient) Stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error] {
 	return s.client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg})
 }
 
-func (s *sdkClient) getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+func (s *sdkClient) GetTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 	return s.client.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
 }
 
-func (s *sdkClient) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+func (s *sdkClient) Cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 	return s.client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id})
 }
 
-func (s *sdkClient) subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
+func (s *sdkClient) Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
 	return s.client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id})
 }
 
-func (s *sdkClient) close() error { return s.client.Destroy() }
+func (s *sdkClient) Close() error { return s.client.Destroy() }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 )
 
 // rpcServer is a hand-written JSON-RPC agent on loopback: each method answers through its own
@@ -297,7 +299,7 @@ func TestDraftReadsTolerantly(t *testing.T) {
 }
 
 func TestDraftErrors(t *testing.T) {
-	huge := strings.Repeat("x", MaxJSONBody)
+	huge := strings.Repeat("x", jsonrpc.MaxJSONBody)
 	s := newRPCServer(t, map[string]func(http.ResponseWriter, *rpcCall){
 		"tasks/get": func(w http.ResponseWriter, c *rpcCall) {
 			switch id := decodeParams(t, c)["id"]; id {
@@ -324,7 +326,7 @@ func TestDraftErrors(t *testing.T) {
 	})
 	c := dialDraft(t, s)
 	for id, check := range map[a2a.TaskID]func(error) bool{
-		"huge": func(err error) bool { return errors.Is(err, ErrBodyTooLarge) },
+		"huge": func(err error) bool { return errors.Is(err, jsonrpc.ErrBodyTooLarge) },
 		"401":  func(err error) bool { return errors.Is(err, a2a.ErrUnauthenticated) },
 		"500-rpc": func(err error) bool {
 			return errors.Is(err, a2a.ErrInternalError) && strings.Contains(err.Error(), "database is down")

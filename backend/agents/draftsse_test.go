@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 )
 
 // TestDraftMalformedStreams feeds broken streams to the draft client: each must end with exactly one
@@ -37,9 +39,9 @@ func TestDraftMalformedStreams(t *testing.T) {
 				return errors.Is(err, a2a.ErrServerError) && strings.Contains(err.Error(), "agent_crashed") && strings.Contains(err.Error(), "the model went away")
 			}},
 		{"error event that is not JSON", "event: error\ndata: boom\n\n", 0, isInvalidResponse},
-		{"one huge event", working + "\n\ndata: " + strings.Repeat("x", MaxSSEEvent+1) + "\n\n", 1, func(err error) bool { return errors.Is(err, ErrEventTooLarge) }},
+		{"one huge event", working + "\n\ndata: " + strings.Repeat("x", jsonrpc.MaxSSEEvent+1) + "\n\n", 1, func(err error) bool { return errors.Is(err, jsonrpc.ErrEventTooLarge) }},
 		{"a huge event in many lines", "data: x\n" + strings.Repeat("data: "+strings.Repeat("y", 1<<20)+"\n", 9) + "\n", 0,
-			func(err error) bool { return errors.Is(err, ErrEventTooLarge) }},
+			func(err error) bool { return errors.Is(err, jsonrpc.ErrEventTooLarge) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,15 +11,19 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // Extension calls: the methods of the channels and knowledge-graph extensions (`channels/*`,
 // `knowledge/*`), called on an added agent's JSON-RPC endpoint, so the owner can browse and edit
 // another hub's channels and knowledge graph through their own. They go through the same HTTP
 // client as the agent's conversations (its saved credentials, the wire log with every secret
-// masked, cross-origin redirects refused), under the same limits (MaxJSONBody for an answer,
-// MaxSSEEvent for one stream event). The methods' params and results are the extensions' own;
-// they are passed through as JSON, never reinterpreted here.
+// masked, cross-origin redirects refused), under the same limits (jsonrpc.MaxJSONBody for an
+// answer, jsonrpc.MaxSSEEvent for one stream event). The methods' params and results are the
+// extensions' own; they are passed through as JSON, never reinterpreted here.
 
 // The extensions an agent may offer, by method prefix.
 const (
@@ -119,7 +123,7 @@ func extEndpoint(card []byte) (string, error) {
 type extTarget struct {
 	url    string
 	hc     *http.Client
-	masker func() (*masker, error) // nil: nothing to mask
+	masker func() (*wirelog.Masker, error) // nil: nothing to mask
 }
 
 func (c *Clients) extTarget(ctx context.Context, agentID, method string) (extTarget, error) {
@@ -134,14 +138,10 @@ func (c *Clients) extTarget(ctx context.Context, agentID, method string) (extTar
 	if err != nil {
 		return extTarget{}, err
 	}
-	t := extTarget{url: u, hc: hc}
-	if at, ok := transportOf(hc).(*authTransport); ok {
-		t.masker = at.eventMasker
-	}
-	return t, nil
+	return extTarget{url: u, hc: hc, masker: credentials.MaskerOf(hc)}, nil
 }
 
-// mask hides the agent's secrets in raw JSON (through masker.text, which keeps it JSON).
+// mask hides the agent's secrets in raw JSON (through wirelog.Masker.Text, which keeps it JSON).
 func (t extTarget) mask(raw json.RawMessage) (json.RawMessage, error) {
 	if t.masker == nil || raw == nil {
 		return raw, nil
@@ -150,7 +150,7 @@ func (t extTarget) mask(raw json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(m.text(string(raw))), nil
+	return json.RawMessage(m.Text(string(raw))), nil
 }
 
 // maskErr hides the agent's secrets in an error: in an RPCError's message and data, else in the
@@ -165,9 +165,9 @@ func (t extTarget) maskErr(err error) error {
 	}
 	var rpc *RPCError
 	if errors.As(err, &rpc) {
-		out := &RPCError{Code: rpc.Code, Message: m.text(rpc.Message)}
+		out := &RPCError{Code: rpc.Code, Message: m.Text(rpc.Message)}
 		if rpc.Data != nil {
-			out.Data = json.RawMessage(m.text(string(rpc.Data)))
+			out.Data = json.RawMessage(m.Text(string(rpc.Data)))
 		}
 		return out
 	}
@@ -176,12 +176,12 @@ func (t extTarget) maskErr(err error) error {
 
 // extResponse is a JSON-RPC response as an agent sends it.
 type extResponse struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcErrorObject `json:"error"`
+	Result json.RawMessage      `json:"result"`
+	Error  *jsonrpc.ErrorObject `json:"error"`
 }
 
-// rpcError turns the agent's error object into an RPCError, with its own code.
-func (e *rpcErrorObject) rpcError() *RPCError {
+// rpcErrorOf turns the agent's error object into an RPCError, with its own code.
+func rpcErrorOf(e *jsonrpc.ErrorObject) *RPCError {
 	code, err := e.Code.Int64()
 	if err != nil {
 		// Not a number: still the agent's answer, which the caller sees as an internal error.
@@ -191,8 +191,8 @@ func (e *rpcErrorObject) rpcError() *RPCError {
 }
 
 // post sends one JSON-RPC request for method to the target. A non-200 answer that carries a JSON-RPC
-// error is that error; one that does not is an HTTP status error (a 401/403 is an *AuthError, from
-// the client's transport).
+// error is that error; one that does not is an HTTP status error (a 401/403 is a
+// *credentials.AuthError, from the client's transport).
 func (t extTarget) post(ctx context.Context, method string, params json.RawMessage, stream bool) (*http.Response, error) {
 	if len(bytes.TrimSpace(params)) == 0 {
 		params = json.RawMessage("{}")
@@ -206,10 +206,10 @@ func (t extTarget) post(ctx context.Context, method string, params json.RawMessa
 	if err != nil {
 		return nil, fmt.Errorf("params are not JSON: %w", err)
 	}
-	return postJSONRPC(ctx, t.hc, t.url, body, stream, func(body []byte) error {
+	return jsonrpc.Post(ctx, t.hc, t.url, body, stream, func(body []byte) error {
 		var r extResponse
 		if json.Unmarshal(body, &r) == nil && r.Error != nil {
-			return r.Error.rpcError()
+			return rpcErrorOf(r.Error)
 		}
 		return nil
 	})
@@ -222,7 +222,7 @@ func decodeResponse(method string, body []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("the agent's answer to %s is not a JSON-RPC response: %v", method, err)
 	}
 	if r.Error != nil {
-		return nil, r.Error.rpcError()
+		return nil, rpcErrorOf(r.Error)
 	}
 	if len(r.Result) == 0 {
 		return nil, fmt.Errorf("the agent's answer to %s has neither a result nor an error", method)
@@ -251,7 +251,7 @@ func (t extTarget) call(ctx context.Context, method string, params json.RawMessa
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp)
+	body, err := jsonrpc.ReadBody(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -279,11 +279,11 @@ func (c *Clients) ExtStream(ctx context.Context, agentID, method string, params 
 		return nil, t.maskErr(err)
 	}
 	s := &ExtStream{t: t, method: method, resp: resp}
-	if !isEventStream(resp.Header) {
+	if !jsonrpc.IsEventStream(resp.Header) {
 		// One JSON document: an error refusing the stream (answered with HTTP 200), or an agent that
 		// does not stream and answered once.
 		defer resp.Body.Close()
-		body, err := readBody(resp)
+		body, err := jsonrpc.ReadBody(resp)
 		if err != nil {
 			return nil, t.maskErr(err)
 		}
@@ -313,13 +313,13 @@ func (s *ExtStream) Results() iter.Seq2[json.RawMessage, error] {
 		// A channel event too large to take in (an older hub stored a 10 MiB answer) is passed as a
 		// placeholder: ending the stream there would end it there again on every resume.
 		pass := s.method == "channels/stream"
-		for ev, err := range scanSSE(s.resp.Body, MaxSSEEvent, pass) {
+		for ev, err := range jsonrpc.ScanSSE(s.resp.Body, jsonrpc.MaxSSEEvent, pass) {
 			var res json.RawMessage
 			switch {
-			case err == nil && ev.tooLarge:
+			case err == nil && ev.TooLarge:
 				res = channelPlaceholder(ev)
 			case err == nil:
-				res, err = decodeResponse(s.method, ev.data)
+				res, err = decodeResponse(s.method, ev.Data)
 			}
 			if err != nil {
 				yield(nil, s.t.maskErr(err))
@@ -348,13 +348,13 @@ func (s *ExtStream) Close() error {
 // a messageEvent with the fields the event's head names (its id, sequence, author, time), one text
 // part saying why, and metadata.agenthub.omitted {sequence, bytes, reason}, as the hub's own
 // streams send in place of an event too large for them.
-func channelPlaceholder(ev sseEvent) json.RawMessage {
-	head := eventHead(ev.data)
+func channelPlaceholder(ev jsonrpc.Event) json.RawMessage {
+	head := eventHead(ev.Data)
 	text := fmt.Sprintf("Event %d is too large to receive (%d bytes; a stream event holds %d): read it with channels/history.",
-		head.Sequence, ev.size, MaxSSEEvent)
+		head.Sequence, ev.Size, jsonrpc.MaxSSEEvent)
 	head.Parts = []map[string]string{{"type": "text", "text": text}}
 	head.Metadata = map[string]any{"agenthub": map[string]any{"omitted": map[string]any{
-		"sequence": head.Sequence, "bytes": ev.size, "reason": "too large to receive"}}}
+		"sequence": head.Sequence, "bytes": ev.Size, "reason": "too large to receive"}}}
 	head.Kind = "messageEvent"
 	raw, _ := json.Marshal(map[string]any{"kind": "messageEvent", "event": head})
 	return raw

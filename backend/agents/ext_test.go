@@ -13,24 +13,27 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // memWire keeps what the client records.
 type memWire struct {
 	mu      sync.Mutex
-	entries []agents.WireEntry
+	entries []wirelog.Entry
 }
 
-func (w *memWire) Record(e agents.WireEntry) {
+func (w *memWire) Record(e wirelog.Entry) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.entries = append(w.entries, e)
 }
 
-func (w *memWire) all() []agents.WireEntry {
+func (w *memWire) all() []wirelog.Entry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]agents.WireEntry(nil), w.entries...)
+	return append([]wirelog.Entry(nil), w.entries...)
 }
 
 const extKey = "ext-secret-key-0123456789"
@@ -84,7 +87,7 @@ func extAgent(t *testing.T, caps string, elsewhere string) (*httptest.Server, *[
 				w.Header().Set("Content-Type", "text/event-stream")
 				fmt.Fprintf(w, "data: %s\n\ndata: %s\n\n",
 					result(`{"kind":"messageEvent","event":{"id":"ev-big","channelId":"big","sequence":7,"timestamp":5,"author":"remote://x","parts":[{"type":"text","text":"`+
-						strings.Repeat("x", agents.MaxSSEEvent)+`"}],"kind":"messageEvent"}}`),
+						strings.Repeat("x", jsonrpc.MaxSSEEvent)+`"}],"kind":"messageEvent"}}`),
 					result(`{"kind":"messageEvent","event":{"sequence":8}}`))
 				return
 			}
@@ -107,12 +110,16 @@ func extAgent(t *testing.T, caps string, elsewhere string) (*httptest.Server, *[
 	return s, &calls
 }
 
-func extClients(t *testing.T, wire agents.Wire) (*agents.Registry, *agents.Clients) {
+func extClients(t *testing.T, wire wirelog.Recorder) (*agents.Registry, *agents.Clients) {
 	t.Helper()
 	dir := t.TempDir()
 	reg, db := openRegistry(t, filepath.Join(dir, "hub.db"))
 	t.Cleanup(func() { db.Close() })
-	return reg, agents.NewClients(reg, credFileSecrets(t, dir), wire)
+	secrets, err := credentials.OpenSecrets(dir, "file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, agents.NewClients(reg, secrets, wire)
 }
 
 // TestExtCallsGoThroughTheAgentsClient: extension methods go to the card's endpoint with the saved
@@ -135,11 +142,11 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 
 	// Without the key: the agent's refusal is an auth error.
 	_, err = clients.ExtCall(ctx, rem.ID, "channels/list", nil)
-	var auth *agents.AuthError
+	var auth *credentials.AuthError
 	if !errors.As(err, &auth) || auth.Status != http.StatusUnauthorized {
 		t.Fatalf("without a key: %v, want an *AuthError 401", err)
 	}
-	if err := clients.SaveCredential(ctx, rem.ID, "key", agents.Secret{APIKey: extKey}); err != nil {
+	if err := clients.SaveCredential(ctx, rem.ID, "key", credentials.Secret{APIKey: extKey}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -206,7 +213,7 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 	var passed []event
 	for r, err := range st.Results() {
 		if err != nil {
-			t.Fatalf("the stream ended at the event over %d bytes: %v", agents.MaxSSEEvent, err)
+			t.Fatalf("the stream ended at the event over %d bytes: %v", jsonrpc.MaxSSEEvent, err)
 		}
 		var item struct{ Event event }
 		if err := json.Unmarshal(r, &item); err != nil {
@@ -216,12 +223,12 @@ func TestExtCallsGoThroughTheAgentsClient(t *testing.T) {
 	}
 	st.Close()
 	if len(passed) != 2 || passed[0].Sequence != 7 || passed[0].ID != "ev-big" || passed[0].Author != "remote://x" ||
-		passed[0].Metadata.Agenthub.Omitted.Bytes <= agents.MaxSSEEvent || !strings.Contains(passed[0].Parts[0].Text, "too large") || passed[1].Sequence != 8 {
+		passed[0].Metadata.Agenthub.Omitted.Bytes <= jsonrpc.MaxSSEEvent || !strings.Contains(passed[0].Parts[0].Text, "too large") || passed[1].Sequence != 8 {
 		t.Errorf("the stream past the large event: %+v", passed)
 	}
 
 	// A redirect to another origin is refused, not followed with the key.
-	var redirect *agents.RedirectError
+	var redirect *credentials.RedirectError
 	if _, err := clients.ExtCall(ctx, rem.ID, "knowledge/query", json.RawMessage(`{"query":"{ x }"}`)); !errors.As(err, &redirect) {
 		t.Fatalf("a cross-origin redirect: %v", err)
 	}

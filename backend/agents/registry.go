@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 )
@@ -81,7 +82,7 @@ func OpenRegistry(ctx context.Context, db *store.DB, client *http.Client, b *bus
 	if client != nil {
 		c = *client
 	}
-	c.CheckRedirect = sameOriginRedirects
+	c.CheckRedirect = credentials.SameOriginRedirects
 	return &Registry{db: db, http: &c, bus: b, now: time.Now}, nil
 }
 
@@ -244,7 +245,7 @@ func (r *Registry) fetch(ctx context.Context, cardURL string) (json.RawMessage, 
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := r.http.Do(req)
-	var redirect *RedirectError
+	var redirect *credentials.RedirectError
 	if errors.As(err, &redirect) {
 		// Also ErrNoCard: there is no card at the URL the owner gave.
 		return nil, fmt.Errorf("%w here, %w: %s redirects to %s, which was not followed; to use the agent there, add that URL instead",

@@ -77,7 +77,7 @@ func (l *limiter) allow(who string) bool {
 
 // Event size. A member's publish is held to 8 MiB by the hub's JSON-RPC body limit
 // (server.DefaultMaxBodyBytes), and a reading hub takes at most 8 MiB as one stream event
-// (agents.MaxSSEEvent): MaxEventBytes is that 8 MiB, and MaxEventJSON what of it one event's JSON
+// (agents/jsonrpc.MaxSSEEvent): MaxEventBytes is that 8 MiB, and MaxEventJSON what of it one event's JSON
 // may fill, leaving room for the stream item and the JSON-RPC response around it. The bridge holds
 // an agent's answer to MaxEventJSON; a stream sends an event stored larger (by an older hub's
 // bridge) as a placeholder naming it; a member's publish whose JSON would be larger (JSON escaping

@@ -44,7 +44,7 @@ func messageItem(event json.RawMessage) eventItem {
 
 // streamable is the stream item of a stored event: the event itself, or, when its JSON is longer
 // than MaxEventJSON, a placeholder in its place. A reader takes one stream event of at most
-// MaxEventBytes (agents.MaxSSEEvent at another hub): sent whole, such an event would end the
+// MaxEventBytes (agents/jsonrpc.MaxSSEEvent at another hub): sent whole, such an event would end the
 // reader's stream there, and every resume at it again, for ever.
 func streamable(event json.RawMessage) any {
 	if len(event) <= MaxEventJSON {

@@ -25,6 +25,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
@@ -382,7 +384,7 @@ type Hub struct {
 	Bridge *bridge.Bridge
 
 	gateway *uiapi.Gateway
-	wire    *agents.WireLog
+	wire    *wirelog.Log
 }
 
 // openClients opens what the hub needs to talk to remote agents: their registry, the owner's saved
@@ -396,18 +398,18 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	secrets, err := agents.OpenSecrets(cfg.DataDir, cfg.Secrets)
+	secrets, err := credentials.OpenSecrets(cfg.DataDir, cfg.Secrets)
 	if err != nil {
 		return err
 	}
-	if h.wire, err = agents.OpenWireLog(ctx, db, h.Bus); err != nil {
+	if h.wire, err = wirelog.Open(ctx, db, h.Bus); err != nil {
 		return err
 	}
 	h.Clients = agents.NewClients(h.Agents, secrets, h.wire)
 	// When the owner chats with the hub itself (a note to their own inbox), the hub's client calls it
 	// with this run's owner key, so the task is the owner's: no anonymous caller can read it, and it
 	// works with anonymous access off.
-	if err := h.Clients.SaveCredential(ctx, HubID, "apiKey", agents.Secret{APIKey: h.Agent.Auth.OwnerKey()}); err != nil {
+	if err := h.Clients.SaveCredential(ctx, HubID, "apiKey", credentials.Secret{APIKey: h.Agent.Auth.OwnerKey()}); err != nil {
 		return err
 	}
 	// The hub's webhook for agents that push a conversation's task updates. Its URL is the hub's base

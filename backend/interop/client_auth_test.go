@@ -17,7 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
-	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/hub"
@@ -111,21 +111,21 @@ var authCases = []struct {
 	name   string
 	scheme func(g *guardedAgent) a2a.SecurityScheme
 	accept func(g *guardedAgent, r *http.Request) bool
-	good   func(g *guardedAgent) agents.Secret
-	wrong  agents.Secret
+	good   func(g *guardedAgent) credentials.Secret
+	wrong  credentials.Secret
 }{
 	{"apiKey-header",
 		func(*guardedAgent) a2a.SecurityScheme {
 			return a2a.APIKeySecurityScheme{Location: a2a.APIKeySecuritySchemeLocationHeader, Name: "X-Api-Key"}
 		},
 		func(_ *guardedAgent, r *http.Request) bool { return r.Header.Get("X-Api-Key") == goodKey },
-		func(*guardedAgent) agents.Secret { return agents.Secret{APIKey: goodKey} }, agents.Secret{APIKey: "nope"}},
+		func(*guardedAgent) credentials.Secret { return credentials.Secret{APIKey: goodKey} }, credentials.Secret{APIKey: "nope"}},
 	{"apiKey-query",
 		func(*guardedAgent) a2a.SecurityScheme {
 			return a2a.APIKeySecurityScheme{Location: a2a.APIKeySecuritySchemeLocationQuery, Name: "api_key"}
 		},
 		func(_ *guardedAgent, r *http.Request) bool { return r.URL.Query().Get("api_key") == goodKey },
-		func(*guardedAgent) agents.Secret { return agents.Secret{APIKey: goodKey} }, agents.Secret{APIKey: "nope"}},
+		func(*guardedAgent) credentials.Secret { return credentials.Secret{APIKey: goodKey} }, credentials.Secret{APIKey: "nope"}},
 	{"apiKey-cookie",
 		func(*guardedAgent) a2a.SecurityScheme {
 			return a2a.APIKeySecurityScheme{Location: a2a.APIKeySecuritySchemeLocationCookie, Name: "session"}
@@ -134,22 +134,22 @@ var authCases = []struct {
 			c, err := r.Cookie("session")
 			return err == nil && c.Value == goodKey
 		},
-		func(*guardedAgent) agents.Secret { return agents.Secret{APIKey: goodKey} }, agents.Secret{APIKey: "nope"}},
+		func(*guardedAgent) credentials.Secret { return credentials.Secret{APIKey: goodKey} }, credentials.Secret{APIKey: "nope"}},
 	{"bearer",
 		func(*guardedAgent) a2a.SecurityScheme {
 			return a2a.HTTPAuthSecurityScheme{Scheme: "Bearer"}
 		},
 		func(_ *guardedAgent, r *http.Request) bool { return bearerOf(r) == goodKey },
-		func(*guardedAgent) agents.Secret { return agents.Secret{Token: goodKey} }, agents.Secret{Token: "nope"}},
+		func(*guardedAgent) credentials.Secret { return credentials.Secret{Token: goodKey} }, credentials.Secret{Token: "nope"}},
 	{"oauth2",
 		func(g *guardedAgent) a2a.SecurityScheme {
 			return a2a.OAuth2SecurityScheme{Flows: a2a.ClientCredentialsOAuthFlow{TokenURL: g.tokenURL, Scopes: map[string]string{}}}
 		},
 		func(g *guardedAgent, r *http.Request) bool { _, ok := g.tokens.Load(bearerOf(r)); return ok },
-		func(g *guardedAgent) agents.Secret {
-			return agents.Secret{ClientID: g.clientID, ClientSecret: g.clientSecret}
+		func(g *guardedAgent) credentials.Secret {
+			return credentials.Secret{ClientID: g.clientID, ClientSecret: g.clientSecret}
 		},
-		agents.Secret{ClientID: "agenthub", ClientSecret: "nope"}},
+		credentials.Secret{ClientID: "agenthub", ClientSecret: "nope"}},
 }
 
 func TestHubClientAuthSchemes(t *testing.T) {
@@ -166,7 +166,7 @@ func TestHubClientAuthSchemes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			needs := agents.CardAuth(rem.Card)
+			needs := credentials.CardAuth(rem.Card)
 			if !needs.Required || len(needs.Schemes) != 1 || needs.Schemes[0].Name != tc.name {
 				t.Fatalf("the card's needs read as %+v", needs)
 			}

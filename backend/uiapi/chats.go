@@ -9,6 +9,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/tasks"
@@ -96,7 +98,7 @@ func chatEntryOf(e chats.Entry) ChatEntry {
 	return out
 }
 
-func wireEntryOf(e agents.WireEntry) WireEntry {
+func wireEntryOf(e wirelog.Entry) WireEntry {
 	h := e.Header
 	if h == nil {
 		h = map[string]string{}
@@ -230,7 +232,7 @@ func (g *Gateway) setCredential(ctx context.Context, params json.RawMessage) (an
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	secret := agents.Secret{APIKey: p.APIKey, Token: p.Token, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
+	secret := credentials.Secret{APIKey: p.APIKey, Token: p.Token, ClientID: p.ClientID, ClientSecret: p.ClientSecret}
 	if err := g.cfg.Clients.SaveCredential(ctx, p.ID, p.Scheme, secret); err != nil {
 		return nil, err
 	}
@@ -292,7 +294,7 @@ type authInfo struct {
 }
 
 type authScheme struct {
-	agents.Scheme
+	credentials.Scheme
 	Saved bool `json:"saved"`
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
@@ -82,7 +83,7 @@ type Config struct {
 	// credentials; Wire the raw log of what went over the wire. Required.
 	Chats   *chats.Service
 	Clients *agents.Clients
-	Wire    *agents.WireLog
+	Wire    *wirelog.Log
 	// Auth holds the principals and the anonymous policy of Settings → Access (nil: none).
 	Auth *auth.Service
 	// Bridge speaks for the added agents in channels: bridge.states and the bridge topic (nil: none).
@@ -264,7 +265,7 @@ func (c *conn) serve(parent context.Context) {
 	}()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
 		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
-			e.Topic == chats.Topic || e.Topic == agents.WireTopic || e.Topic == pushout.Topic || e.Topic == bridge.Topic ||
+			e.Topic == chats.Topic || e.Topic == wirelog.Topic || e.Topic == pushout.Topic || e.Topic == bridge.Topic ||
 			(e.Topic == channels.Topic && c.g.cfg.Channels != nil)
 	}, queueFrames)
 	defer sub.Close()
@@ -439,7 +440,7 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 			if st, ok := bridgeUpdate(e); ok {
 				c.pushFrame(push{Topic: "bridge", Data: st})
 			}
-			if w, ok := e.Data.(agents.WireEntry); ok && e.Topic == agents.WireTopic {
+			if w, ok := e.Data.(wirelog.Entry); ok && e.Topic == wirelog.Topic {
 				c.pushFrame(push{Topic: "wire", Data: map[string]any{"agentId": e.Key, "entry": wireEntryOf(w)}})
 			}
 			if e.Source == c.g.cfg.InboxAgent || e.Topic == seenTopic {

@@ -1,4 +1,4 @@
-package agents
+package credentials
 
 import (
 	"encoding/json"

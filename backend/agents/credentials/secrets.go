@@ -1,8 +1,8 @@
-package agents
+package credentials
 
 import "github.com/agenthub/agenthub/backend/secrets"
 
-// The owner's credentials live in backend/secrets; these names keep this package's API as it was.
+// The owner's credentials live in backend/secrets; these names let the agents packages speak of them as credentials.
 type (
 	Secret  = secrets.Secret
 	Secrets = secrets.Store
@@ -11,8 +11,8 @@ type (
 // OpenSecrets opens the credential store (see secrets.Open).
 func OpenSecrets(dataDir, mode string) (Secrets, error) { return secrets.Open(dataDir, mode) }
 
-// covers reports whether the secret has what the scheme needs.
-func covers(s Secret, sc Scheme) bool {
+// Covers reports whether the secret has what the scheme needs.
+func Covers(s Secret, sc Scheme) bool {
 	switch sc.Kind {
 	case SchemeAPIKey:
 		return s.APIKey != ""

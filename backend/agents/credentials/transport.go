@@ -1,4 +1,4 @@
-package agents
+package credentials
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 )
 
 // Timeouts of the connection to an agent. There is no overall timeout: a stream may last hours.
@@ -32,7 +32,7 @@ const (
 // credential saved later applies to the next call), records the traffic to wire (may be nil) with
 // every secret masked, and turns a 401/403 into an *AuthError. An OAuth2 token is cached until it
 // expires; a 401 drops it, and the request is retried once with a fresh one.
-func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire Wire) *http.Client {
+func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire wirelog.Recorder) *http.Client {
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -47,7 +47,7 @@ func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire Wire) *htt
 		needs:   CardAuth(card),
 		secrets: secrets,
 		agentID: agentID,
-		tap:     &wireTap{agentID: agentID, wire: wire, base: base},
+		tap:     wirelog.NewTap(agentID, wire, base),
 		tokens:  map[string]*tokenCache{},
 	}
 	for _, s := range t.needs.Schemes {
@@ -56,38 +56,14 @@ func NewHTTPClient(agentID string, card []byte, secrets Secrets, wire Wire) *htt
 		}
 	}
 	t.tokenClient = &http.Client{Transport: tokenTripper{t}, Timeout: tokenFetchTimeout}
-	return &http.Client{Transport: t, CheckRedirect: sameOriginRedirects}
-}
-
-// RedirectError is a redirect to another origin (scheme, host or port), which AgentHub does not
-// follow: an agent's card and its credentials belong to the origin the owner added.
-type RedirectError struct {
-	From, To string // the URL asked for, and where it redirects
-}
-
-func (e *RedirectError) Error() string {
-	return fmt.Sprintf("%s redirects to another origin, %s; not followed", e.From, e.To)
-}
-
-// sameOriginRedirects follows a redirect only within the origin of the first request: every
-// request this client sends carries the agent's credentials, and a card fetched through a
-// redirect would be another host's card registered under this one.
-func sameOriginRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) >= 5 {
-		return errors.New("stopped after 5 redirects")
-	}
-	first := via[0].URL
-	if !strings.EqualFold(req.URL.Scheme, first.Scheme) || !strings.EqualFold(req.URL.Host, first.Host) {
-		return &RedirectError{From: via[len(via)-1].URL.Redacted(), To: req.URL.Redacted()}
-	}
-	return nil
+	return &http.Client{Transport: t, CheckRedirect: SameOriginRedirects}
 }
 
 type authTransport struct {
 	agentID     string
 	needs       AuthNeeds
 	secrets     Secrets
-	tap         *wireTap
+	tap         *wirelog.Tap
 	tokens      map[string]*tokenCache // per OAuth2 scheme; fixed after construction
 	tokenClient *http.Client
 }
@@ -122,10 +98,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		used, err := t.apply(ctx, out, alt, saved)
 		m := t.masker(saved) // after apply: it knows the access token just fetched
 		if err != nil {
-			t.tap.failed(callID, method, out, time.Now(), err, m)
+			t.tap.Failed(callID, method, out, time.Now(), err, m)
 			return nil, err
 		}
-		resp, err := t.tap.do(out, body, callID, method, m)
+		resp, err := t.tap.Do(out, body, callID, method, m)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +150,7 @@ func (needs AuthNeeds) Choose(saved map[string]Secret) []Scheme {
 		var schemes []Scheme
 		for _, name := range alt {
 			s, ok := needs.Scheme(name)
-			if !ok || !covers(saved[name], s) {
+			if !ok || !Covers(saved[name], s) {
 				schemes = nil
 				break
 			}
@@ -263,7 +239,7 @@ func (t *authTransport) missing(saved map[string]Secret) ([]string, map[string]s
 			if s.Kind == SchemeUnsupported {
 				score += 1000
 			}
-			if !covers(saved[name], s) {
+			if !Covers(saved[name], s) {
 				lacking = append(lacking, name)
 				score++
 			}
@@ -281,21 +257,21 @@ func (t *authTransport) missing(saved map[string]Secret) ([]string, map[string]s
 	return best, hints
 }
 
-func (t *authTransport) tokenError(s Scheme, err error, m *masker) error {
+func (t *authTransport) tokenError(s Scheme, err error, m *wirelog.Masker) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
 		detail := strings.TrimSpace(re.ErrorCode + ": " + re.ErrorDescription)
 		if re.ErrorCode == "" {
-			detail = clipBody(m.text(strings.TrimSpace(string(re.Body))), 0, 300)
+			detail = wirelog.ClipBody(m.Text(strings.TrimSpace(string(re.Body))), 0, 300)
 		}
 		return &AuthError{Status: re.Response.StatusCode, Scheme: s.Name, Detail: strings.Trim(detail, ": "), tokenURL: s.TokenURL}
 	}
-	return fmt.Errorf("fetch an OAuth2 token from %s: %s", s.TokenURL, m.text(err.Error()))
+	return fmt.Errorf("fetch an OAuth2 token from %s: %s", s.TokenURL, m.Text(err.Error()))
 }
 
 // masker hides every secret this agent's traffic may carry: the saved ones and the access tokens
 // fetched with them.
-func (t *authTransport) masker(saved map[string]Secret) *masker {
+func (t *authTransport) masker(saved map[string]Secret) *wirelog.Masker {
 	var values, headers, query []string
 	for _, sec := range saved {
 		values = append(values, sec.Values()...)
@@ -311,80 +287,12 @@ func (t *authTransport) masker(saved map[string]Secret) *masker {
 			query = append(query, s.ParamName)
 		}
 	}
-	return newMasker(values, headers, query)
-}
-
-// tokenTripper records the token endpoint traffic under the call that needed the token.
-type tokenTripper struct{ t *authTransport }
-
-func (tt tokenTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := drainRequestBody(req)
-	if err != nil {
-		return nil, err
-	}
-	out := req.Clone(req.Context())
-	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	callID, _ := req.Context().Value(callIDKey{}).(string)
-	m, ok := req.Context().Value(maskerKey{}).(*masker)
-	if !ok {
-		m = newMasker(nil, nil, nil)
-	}
-	return tt.t.tap.do(out, body, callID, "token", m)
-}
-
-// tokenCache holds one scheme's access token until it expires or the agent refuses it.
-type tokenCache struct {
-	mu       sync.Mutex
-	tok      *oauth2.Token
-	clientID string
-	secret   string
-	seen     []string // recent access tokens, kept to mask them in logs
-}
-
-const tokensRemembered = 8
-
-func (c *tokenCache) get(ctx context.Context, s Scheme, sec Secret) (*oauth2.Token, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tok != nil && c.tok.Valid() && c.clientID == sec.ClientID && c.secret == sec.ClientSecret {
-		return c.tok, nil
-	}
-	c.tok = nil
-	cfg := clientcredentials.Config{ClientID: sec.ClientID, ClientSecret: sec.ClientSecret, TokenURL: s.TokenURL,
-		Scopes: s.Scopes, AuthStyle: oauth2.AuthStyleAutoDetect}
-	tok, err := cfg.Token(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.tok, c.clientID, c.secret = tok, sec.ClientID, sec.ClientSecret
-	c.seen = append(c.seen, tok.AccessToken)
-	if tok.RefreshToken != "" {
-		c.seen = append(c.seen, tok.RefreshToken)
-	}
-	if len(c.seen) > tokensRemembered {
-		c.seen = c.seen[len(c.seen)-tokensRemembered:]
-	}
-	return tok, nil
-}
-
-// drop forgets the token if it is still the one the agent refused.
-func (c *tokenCache) drop(access string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tok != nil && c.tok.AccessToken == access {
-		c.tok = nil
-	}
-}
-
-func (c *tokenCache) recent() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.seen...)
+	return wirelog.NewMasker(values, headers, query)
 }
 
 // refusalDetail reads what the agent said when it refused: a JSON-RPC error message, an OAuth-style
 // error description, the WWW-Authenticate header, or the start of a text body.
-func refusalDetail(resp *http.Response, m *masker) string {
+func refusalDetail(resp *http.Response, m *wirelog.Masker) string {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var doc struct {
@@ -415,5 +323,61 @@ func refusalDetail(resp *http.Response, m *masker) string {
 	if detail == "" && !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("<")) {
 		detail, _, _ = strings.Cut(strings.TrimSpace(string(raw)), "\n")
 	}
-	return clipBody(m.text(strings.TrimSpace(detail)), 0, 300)
+	return wirelog.ClipBody(m.Text(strings.TrimSpace(detail)), 0, 300)
+}
+
+// drainRequestBody reads the request body whole, so it can be recorded and sent again; RoundTrip must
+// close it in every case.
+func drainRequestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read the request body: %w", err)
+	}
+	return body, nil
+}
+
+// jsonrpcMethodOf names the JSON-RPC method(s) of a request body; "" when it is not JSON-RPC.
+func jsonrpcMethodOf(body []byte) string {
+	var one struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return ""
+	}
+	names := make([]string, 0, len(batch))
+	for _, b := range batch {
+		names = append(names, b.Method)
+	}
+	return strings.Join(names, ",")
+}
+
+// MaskerOf returns, for a client made by NewHTTPClient, the masker of the agent's saved secrets
+// and recent access tokens as they are when it is called; nil for any other client (nothing to mask).
+func MaskerOf(hc *http.Client) func() (*wirelog.Masker, error) {
+	if hc == nil {
+		return nil
+	}
+	if t, ok := hc.Transport.(*authTransport); ok {
+		return t.eventMasker
+	}
+	return nil
+}
+
+// eventMasker returns the masker for the agent's saved secrets and recent access tokens now.
+func (t *authTransport) eventMasker() (*wirelog.Masker, error) {
+	saved, err := t.load()
+	if err != nil {
+		return nil, err
+	}
+	return t.masker(saved), nil
 }

@@ -1,4 +1,4 @@
-package agents_test
+package credentials_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	a2av03 "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
 )
 
 func credJSON(t *testing.T, v any) []byte {
@@ -21,7 +21,7 @@ func credJSON(t *testing.T, v any) []byte {
 	return b
 }
 
-func credScheme(t *testing.T, needs agents.AuthNeeds, name string) agents.Scheme {
+func credScheme(t *testing.T, needs credentials.AuthNeeds, name string) credentials.Scheme {
 	t.Helper()
 	s, ok := needs.Scheme(name)
 	if !ok {
@@ -49,7 +49,7 @@ func TestCardAuthReadsAV1CardAsTheSDKWritesIt(t *testing.T) {
 			{"jwt": {}},
 		},
 	}
-	needs := agents.CardAuth(credJSON(t, card))
+	needs := credentials.CardAuth(credJSON(t, card))
 
 	if !needs.Required {
 		t.Error("requirements without an empty alternative must make credentials required")
@@ -61,21 +61,21 @@ func TestCardAuthReadsAV1CardAsTheSDKWritesIt(t *testing.T) {
 	if len(needs.Schemes) != 8 {
 		t.Errorf("got %d schemes, want all 8 declared: %+v", len(needs.Schemes), needs.Schemes)
 	}
-	if s := credScheme(t, needs, "key"); s.Kind != agents.SchemeAPIKey || s.In != "query" || s.ParamName != "api_key" || s.Description != "issued on request" {
+	if s := credScheme(t, needs, "key"); s.Kind != credentials.SchemeAPIKey || s.In != "query" || s.ParamName != "api_key" || s.Description != "issued on request" {
 		t.Errorf("key = %+v", s)
 	}
-	if s := credScheme(t, needs, "cookie"); s.Kind != agents.SchemeAPIKey || s.In != "cookie" || s.ParamName != "sid" {
+	if s := credScheme(t, needs, "cookie"); s.Kind != credentials.SchemeAPIKey || s.In != "cookie" || s.ParamName != "sid" {
 		t.Errorf("cookie = %+v", s)
 	}
-	if s := credScheme(t, needs, "jwt"); s.Kind != agents.SchemeBearer {
+	if s := credScheme(t, needs, "jwt"); s.Kind != credentials.SchemeBearer {
 		t.Errorf("jwt = %+v", s)
 	}
 	// The requirement's scopes are what the client asks for, not every scope the flow offers.
-	if s := credScheme(t, needs, "cc"); s.Kind != agents.SchemeOAuth2 || s.TokenURL != "https://auth.example/token" || !reflect.DeepEqual(s.Scopes, []string{"read"}) {
+	if s := credScheme(t, needs, "cc"); s.Kind != credentials.SchemeOAuth2 || s.TokenURL != "https://auth.example/token" || !reflect.DeepEqual(s.Scopes, []string{"read"}) {
 		t.Errorf("cc = %+v", s)
 	}
 	for name, why := range map[string]string{"basic": "Basic", "code": "client credentials", "oidc": "OpenID Connect", "mtls": "mutual TLS"} {
-		if s := credScheme(t, needs, name); s.Kind != agents.SchemeUnsupported || !strings.Contains(s.Unsupported, why) {
+		if s := credScheme(t, needs, name); s.Kind != credentials.SchemeUnsupported || !strings.Contains(s.Unsupported, why) {
 			t.Errorf("%s = %+v, want unsupported mentioning %q", name, s, why)
 		}
 	}
@@ -90,7 +90,7 @@ func TestCardAuthReadsAV03CardAsTheSDKWritesIt(t *testing.T) {
 		},
 		Security: []a2av03.SecurityRequirements{{"apikey": {}}, {"oauth": {}}, {}},
 	}
-	needs := agents.CardAuth(credJSON(t, card))
+	needs := credentials.CardAuth(credJSON(t, card))
 
 	if needs.Required {
 		t.Error("an empty requirement means anonymous callers are accepted too")
@@ -98,11 +98,11 @@ func TestCardAuthReadsAV03CardAsTheSDKWritesIt(t *testing.T) {
 	if want := [][]string{{"apikey"}, {"oauth"}, {}}; !reflect.DeepEqual(needs.Alternatives, want) {
 		t.Errorf("alternatives = %v, want %v", needs.Alternatives, want)
 	}
-	if s := credScheme(t, needs, "apikey"); s.Kind != agents.SchemeAPIKey || s.In != "header" || s.ParamName != "X-Secret" {
+	if s := credScheme(t, needs, "apikey"); s.Kind != credentials.SchemeAPIKey || s.In != "header" || s.ParamName != "X-Secret" {
 		t.Errorf("apikey = %+v", s)
 	}
 	// No scopes in the requirement: ask for the ones the flow declares.
-	if s := credScheme(t, needs, "oauth"); s.Kind != agents.SchemeOAuth2 || !reflect.DeepEqual(s.Scopes, []string{"a", "b"}) {
+	if s := credScheme(t, needs, "oauth"); s.Kind != credentials.SchemeOAuth2 || !reflect.DeepEqual(s.Scopes, []string{"a", "b"}) {
 		t.Errorf("oauth = %+v", s)
 	}
 }
@@ -112,13 +112,13 @@ func TestCardAuthReadsTheProtoJSONScopeListAndCardsWithoutRequirements(t *testin
 		"b": {"httpAuthSecurityScheme": {"scheme": "bearer"}},
 		"o": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "https://a.example/t", "scopes": {}}}}}},
 		"securityRequirements": [{"schemes": {"o": {"list": ["s1", "s2"]}}}]}`
-	needs := agents.CardAuth([]byte(doc))
+	needs := credentials.CardAuth([]byte(doc))
 	if s := credScheme(t, needs, "o"); !reflect.DeepEqual(s.Scopes, []string{"s1", "s2"}) {
 		t.Errorf("scopes from {list: [...]} = %v", s.Scopes)
 	}
 
 	// Declared but never required: each scheme is an alternative of its own, and none is required.
-	needs = agents.CardAuth([]byte(`{"name": "x", "securitySchemes": {
+	needs = credentials.CardAuth([]byte(`{"name": "x", "securitySchemes": {
 		"b": {"httpAuthSecurityScheme": {"scheme": "bearer"}},
 		"k": {"type": "apiKey", "in": "header", "name": "X-K"}}}`))
 	if needs.Required || !reflect.DeepEqual(needs.Alternatives, [][]string{{"b"}, {"k"}}) {
@@ -127,22 +127,22 @@ func TestCardAuthReadsTheProtoJSONScopeListAndCardsWithoutRequirements(t *testin
 }
 
 func TestCardAuthReadsTheDraftAndAgentVaultShapes(t *testing.T) {
-	needs := agents.CardAuth([]byte(`{"name": "d", "url": "http://x/", "authentication": {"schemes": ["Bearer", "apiKey", "Basic"]}}`))
+	needs := credentials.CardAuth([]byte(`{"name": "d", "url": "http://x/", "authentication": {"schemes": ["Bearer", "apiKey", "Basic"]}}`))
 	if !needs.Required || !reflect.DeepEqual(needs.Alternatives, [][]string{{"Bearer"}, {"apiKey"}, {"Basic"}}) {
 		t.Errorf("draft needs = %+v", needs)
 	}
-	if s := credScheme(t, needs, "apiKey"); s.Kind != agents.SchemeAPIKey || s.In != "header" || s.ParamName != "X-Api-Key" {
+	if s := credScheme(t, needs, "apiKey"); s.Kind != credentials.SchemeAPIKey || s.In != "header" || s.ParamName != "X-Api-Key" {
 		t.Errorf("draft apiKey = %+v", s)
 	}
-	if s := credScheme(t, needs, "Basic"); s.Kind != agents.SchemeUnsupported {
+	if s := credScheme(t, needs, "Basic"); s.Kind != credentials.SchemeUnsupported {
 		t.Errorf("draft Basic = %+v", s)
 	}
 	// The draft sometimes names a single scheme as a string.
-	if needs := agents.CardAuth([]byte(`{"name": "d", "authentication": {"schemes": "OAuth2"}}`)); credScheme(t, needs, "OAuth2").Kind != agents.SchemeBearer {
+	if needs := credentials.CardAuth([]byte(`{"name": "d", "authentication": {"schemes": "OAuth2"}}`)); credScheme(t, needs, "OAuth2").Kind != credentials.SchemeBearer {
 		t.Errorf("draft string scheme = %+v", needs)
 	}
 
-	needs = agents.CardAuth([]byte(`{"name": "av", "url": "http://x/", "authSchemes": [
+	needs = credentials.CardAuth([]byte(`{"name": "av", "url": "http://x/", "authSchemes": [
 		{"scheme": "apiKey", "service_identifier": "svc"},
 		{"scheme": "oauth2", "tokenUrl": "https://av.example/token", "scopes": ["a2a"]},
 		{"scheme": "bearer"},
@@ -156,10 +156,10 @@ func TestCardAuthReadsTheDraftAndAgentVaultShapes(t *testing.T) {
 	if s := credScheme(t, needs, "apiKey"); s.ParamName != "X-Api-Key" || s.In != "header" {
 		t.Errorf("AgentVault apiKey = %+v", s)
 	}
-	if s := credScheme(t, needs, "oauth2"); s.Kind != agents.SchemeOAuth2 || s.TokenURL != "https://av.example/token" || !reflect.DeepEqual(s.Scopes, []string{"a2a"}) {
+	if s := credScheme(t, needs, "oauth2"); s.Kind != credentials.SchemeOAuth2 || s.TokenURL != "https://av.example/token" || !reflect.DeepEqual(s.Scopes, []string{"a2a"}) {
 		t.Errorf("AgentVault oauth2 = %+v", s)
 	}
-	needs = agents.CardAuth([]byte(`{"name": "av", "authSchemes": [{"scheme": "none"}, {"scheme": "bearer"}]}`))
+	needs = credentials.CardAuth([]byte(`{"name": "av", "authSchemes": [{"scheme": "none"}, {"scheme": "bearer"}]}`))
 	if needs.Required {
 		t.Error(`an AgentVault "none" scheme means anonymous callers are accepted`)
 	}
@@ -190,9 +190,9 @@ func TestCardAuthNeverFailsOnHostileCards(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			needs := agents.CardAuth([]byte(tc.doc))
+			needs := credentials.CardAuth([]byte(tc.doc))
 			s := credScheme(t, needs, tc.unsupports)
-			if s.Kind != agents.SchemeUnsupported || !strings.Contains(s.Unsupported, tc.why) {
+			if s.Kind != credentials.SchemeUnsupported || !strings.Contains(s.Unsupported, tc.why) {
 				t.Errorf("%s = %+v, want unsupported mentioning %q", tc.unsupports, s, tc.why)
 			}
 			if s.ParamName != "" || s.TokenURL != "" {
@@ -202,7 +202,7 @@ func TestCardAuthNeverFailsOnHostileCards(t *testing.T) {
 	}
 	for _, doc := range []string{``, `null`, `[]`, `"card"`, `{"securityRequirements": "all"}`, `{"security": [1, "x", null]}`,
 		`{"securitySchemes": {"a": {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "https://x/", "scopes": [1]}}}}, "security": [{"a": {"list": [1, "s"]}}]}`} {
-		needs := agents.CardAuth([]byte(doc))
+		needs := credentials.CardAuth([]byte(doc))
 		if needs.Schemes == nil || needs.Alternatives == nil {
 			t.Errorf("CardAuth(%q) returned nil lists (they serialize as null): %+v", doc, needs)
 		}

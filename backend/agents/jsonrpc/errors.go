@@ -1,4 +1,4 @@
-package agents
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -8,9 +8,9 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// rpcErrorObject is a JSON-RPC error as a remote agent sends it. The code is read as a json.Number so
+// ErrorObject is a JSON-RPC error as a remote agent sends it. The code is read as a json.Number so
 // that a code sent as a numeric string still maps.
-type rpcErrorObject struct {
+type ErrorObject struct {
 	Code    json.Number     `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data"`
@@ -40,10 +40,10 @@ var rpcCodes = map[int64]error{
 	-32031: a2a.ErrUnauthorized,
 }
 
-// toA2AError turns a remote JSON-RPC error into an a2a-go error that errors.Is the code's sentinel,
+// ToA2AError turns a remote JSON-RPC error into an a2a-go error that errors.Is the code's sentinel,
 // keeping the remote's own message (and its data, when an object) for the person reading it. A code
 // without an a2a meaning is an internal error whose message names the code.
-func (e *rpcErrorObject) toA2AError() error {
+func (e *ErrorObject) ToA2AError() error {
 	code, _ := e.Code.Int64()
 	sentinel, known := rpcCodes[code]
 	msg := e.Message

@@ -1,4 +1,4 @@
-package agents
+package draft
 
 import (
 	"context"
@@ -11,23 +11,26 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
+
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 )
 
-// draftClient speaks the v0.1 draft: tasks/send, tasks/sendSubscribe, tasks/get, tasks/cancel and
+// Client speaks the v0.1 draft: tasks/send, tasks/sendSubscribe, tasks/get, tasks/cancel and
 // tasks/resubscribe, in which the client chooses a new task's id and its sessionId.
 //
 // With vault set it speaks the AgentVault profile instead: the agent chooses a new task's id (the
 // client sends none), there are no sessions on the wire, and a stream is tasks/send followed by
 // tasks/sendSubscribe {id}, which only subscribes to the task's events.
-type draftClient struct {
+type Client struct {
 	url      string
 	hc       *http.Client
 	vault    bool
 	sessions sessionCache
 }
 
-func newDraftClient(url string, hc *http.Client, vault bool) *draftClient {
-	return &draftClient{url: url, hc: hc, vault: vault}
+// New returns the client of one v0.1 endpoint; vault selects the AgentVault profile.
+func New(url string, hc *http.Client, vault bool) *Client {
+	return &Client{url: url, hc: hc, vault: vault}
 }
 
 // vaultSendParams is the profile's TaskSendParams: {id?, message}.
@@ -37,7 +40,7 @@ type vaultSendParams struct {
 }
 
 // wire is the tasks/send params as this agent reads them.
-func (d *draftClient) wire(p draftSendParams, isNew bool) any {
+func (d *Client) wire(p draftSendParams, isNew bool) any {
 	if !d.vault {
 		return p
 	}
@@ -68,7 +71,7 @@ type rpcRequest struct {
 // sendParams builds tasks/send params: a new task gets an id chosen here and, unless the message
 // continues a conversation, a new session. A turn of a known task keeps the task's session (left out
 // when unknown: the server knows it).
-func (d *draftClient) sendParams(msg *a2a.Message) (p draftSendParams, isNew bool, err error) {
+func (d *Client) sendParams(msg *a2a.Message) (p draftSendParams, isNew bool, err error) {
 	if p.Message, err = toWireMessage(msg); err != nil {
 		return p, false, err
 	}
@@ -85,7 +88,8 @@ func (d *draftClient) sendParams(msg *a2a.Message) (p draftSendParams, isNew boo
 	return p, isNew, nil
 }
 
-func (d *draftClient) send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error) {
+// Send is tasks/send: a new task when msg.TaskID is empty, else a turn of that task.
+func (d *Client) Send(ctx context.Context, msg *a2a.Message) (a2a.SendMessageResult, error) {
 	p, isNew, err := d.sendParams(msg)
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func (d *draftClient) send(ctx context.Context, msg *a2a.Message) (a2a.SendMessa
 	}
 	if t.idOnly() {
 		d.sessions.put(t.ID, p.SessionID)
-		return asResult(d.getTask(ctx, a2a.TaskID(t.ID)))
+		return asResult(d.GetTask(ctx, a2a.TaskID(t.ID)))
 	}
 	return asResult(d.task(&t, p.SessionID))
 }
@@ -125,7 +129,8 @@ func asResult[T a2a.SendMessageResult](v T, err error) (a2a.SendMessageResult, e
 	return v, nil
 }
 
-func (d *draftClient) stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error] {
+// Stream is tasks/sendSubscribe (in the AgentVault profile, tasks/send then a subscription).
+func (d *Client) Stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		p, isNew, err := d.sendParams(msg)
 		if err != nil {
@@ -143,7 +148,7 @@ func (d *draftClient) stream(ctx context.Context, msg *a2a.Message) iter.Seq2[a2
 
 // vaultStream is the AgentVault profile's stream: tasks/send delivers the message and names the
 // task, then tasks/sendSubscribe {id} streams the task's events.
-func (d *draftClient) vaultStream(ctx context.Context, p draftSendParams, isNew bool, yield func(a2a.Event, error) bool) {
+func (d *Client) vaultStream(ctx context.Context, p draftSendParams, isNew bool, yield func(a2a.Event, error) bool) {
 	raw, err := d.call(ctx, "tasks/send", d.wire(p, isNew))
 	if err != nil {
 		yield(nil, err)
@@ -186,8 +191,8 @@ func (d *draftClient) vaultStream(ctx context.Context, p draftSendParams, isNew 
 // vaultCatchUp is what an AgentVault task did since the client's last message, read with tasks/get,
 // as stream events: the agent's messages since then, its artifacts, and its status (the question
 // as the message of one that waits for the client). final reports a state that ends a stream.
-func (d *draftClient) vaultCatchUp(ctx context.Context, info a2a.TaskInfo) (evs []a2a.Event, final bool, err error) {
-	task, err := d.getTask(ctx, info.TaskID)
+func (d *Client) vaultCatchUp(ctx context.Context, info a2a.TaskInfo) (evs []a2a.Event, final bool, err error) {
+	task, err := d.GetTask(ctx, info.TaskID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -210,7 +215,8 @@ func (d *draftClient) vaultCatchUp(ctx context.Context, info a2a.TaskInfo) (evs 
 	return evs, state.Terminal() || waitsForClient(state), nil
 }
 
-func (d *draftClient) getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+// GetTask is tasks/get.
+func (d *Client) GetTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 	raw, err := d.call(ctx, "tasks/get", draftIDParams{ID: string(id)})
 	if err != nil {
 		return nil, err
@@ -222,7 +228,8 @@ func (d *draftClient) getTask(ctx context.Context, id a2a.TaskID) (*a2a.Task, er
 	return d.task(&t, d.sessions.get(string(id)))
 }
 
-func (d *draftClient) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
+// Cancel is tasks/cancel; it returns the task as it then is.
+func (d *Client) Cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, error) {
 	raw, err := d.call(ctx, "tasks/cancel", draftIDParams{ID: string(id)})
 	if err != nil {
 		return nil, err
@@ -241,16 +248,17 @@ func (d *draftClient) cancel(ctx context.Context, id a2a.TaskID) (*a2a.Task, err
 		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, firstOf(verdict.Message, "the agent refused to cancel the task"))
 	}
 	if t.Status == nil && t.State == "" {
-		return d.getTask(ctx, id)
+		return d.GetTask(ctx, id)
 	}
 	return d.task(&t, d.sessions.get(string(id)))
 }
 
-func (d *draftClient) subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
+// Subscribe is tasks/resubscribe (tasks/sendSubscribe {id} in the AgentVault profile).
+func (d *Client) Subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		session := d.sessions.get(string(id))
 		if session == "" { // events carry no session in the draft: learn it, for the events' context id
-			if t, err := d.getTask(ctx, id); err == nil {
+			if t, err := d.GetTask(ctx, id); err == nil {
 				session = t.ContextID
 			}
 		}
@@ -262,9 +270,10 @@ func (d *draftClient) subscribe(ctx context.Context, id a2a.TaskID) iter.Seq2[a2
 	}
 }
 
-func (d *draftClient) close() error { return nil }
+// Close releases nothing: the client holds no connection of its own.
+func (d *Client) Close() error { return nil }
 
-func (d *draftClient) task(t *wireTask, session string) (*a2a.Task, error) {
+func (d *Client) task(t *wireTask, session string) (*a2a.Task, error) {
 	task, err := t.toA2A(session)
 	if err != nil {
 		return nil, err
@@ -275,33 +284,33 @@ func (d *draftClient) task(t *wireTask, session string) (*a2a.Task, error) {
 
 // post sends one JSON-RPC request. A non-200 answer is an error: the JSON-RPC error it carries when
 // it carries one, else the HTTP status.
-func (d *draftClient) post(ctx context.Context, method string, params any, stream bool) (*http.Response, error) {
+func (d *Client) post(ctx context.Context, method string, params any, stream bool) (*http.Response, error) {
 	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: uuid.NewString(), Method: method, Params: params})
 	if err != nil {
 		return nil, err
 	}
-	return postJSONRPC(ctx, d.hc, d.url, body, stream, func(body []byte) error {
+	return jsonrpc.Post(ctx, d.hc, d.url, body, stream, func(body []byte) error {
 		var r rpcResponse
 		if json.Unmarshal(body, &r) == nil && r.Error != nil {
-			return r.Error.toA2AError()
+			return r.Error.ToA2AError()
 		}
 		return nil
 	})
 }
 
 type rpcResponse struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcErrorObject `json:"error"`
+	Result json.RawMessage      `json:"result"`
+	Error  *jsonrpc.ErrorObject `json:"error"`
 }
 
 // call sends a request and returns its result, or its error as an a2a-go error.
-func (d *draftClient) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (d *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	resp, err := d.post(ctx, method, params, false)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := readBody(resp)
+	body, err := jsonrpc.ReadBody(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +319,7 @@ func (d *draftClient) call(ctx context.Context, method string, params any) (json
 		return nil, fmt.Errorf("%w: %s answer is not a JSON-RPC response: %v", a2a.ErrInvalidAgentResponse, method, err)
 	}
 	if r.Error != nil {
-		return nil, r.Error.toA2AError()
+		return nil, r.Error.ToA2AError()
 	}
 	if len(r.Result) == 0 || string(r.Result) == "null" {
 		return nil, fmt.Errorf("%w: %s answer has no result", a2a.ErrInvalidAgentResponse, method)

@@ -1,4 +1,4 @@
-package agents
+package wirelog
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-func openTestWireLog(t *testing.T) (*WireLog, *store.DB) {
+func openTestWireLog(t *testing.T) (*Log, *store.DB) {
 	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	w, err := OpenWireLog(context.Background(), db, bus.New())
+	w, err := Open(context.Background(), db, bus.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestWireLogPrunesToTheNewestRowsInBatches(t *testing.T) {
 	w.keep = 100 // set before the first Record: the writer reads it only after a send on the queue
 	const total = 2*wirePruneBatch + 600
 	for i := range total {
-		w.Record(WireEntry{AgentID: "a", CallID: fmt.Sprint(i), Kind: "event", At: time.Now()})
+		w.Record(Entry{AgentID: "a", CallID: fmt.Sprint(i), Kind: "event", At: time.Now()})
 	}
 	if err := w.Flush(context.Background()); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestWireLogListsNewestFirstByAgentAndPages(t *testing.T) {
 	w, _ := openTestWireLog(t)
 	for i := range 5 {
 		for _, agent := range []string{"a", "b"} {
-			w.Record(WireEntry{AgentID: agent, CallID: fmt.Sprint(i), Kind: "request", Method: "SendMessage",
+			w.Record(Entry{AgentID: agent, CallID: fmt.Sprint(i), Kind: "request", Method: "SendMessage",
 				Header: map[string]string{"X": agent}, Duration: time.Duration(i) * time.Millisecond, At: time.Unix(100, 0)})
 		}
 	}
@@ -110,7 +110,7 @@ func TestWireLogListsNewestFirstByAgentAndPages(t *testing.T) {
 	}
 
 	w.Close()
-	w.Record(WireEntry{AgentID: "b"}) // after Close: dropped, no panic
+	w.Record(Entry{AgentID: "b"}) // after Close: dropped, no panic
 	if err := w.Flush(ctx); err != nil {
 		t.Errorf("Flush after Close = %v", err)
 	}
@@ -118,7 +118,7 @@ func TestWireLogListsNewestFirstByAgentAndPages(t *testing.T) {
 
 func TestWireMaskerHidesSecretsInEveryEncodingAndCredentialFields(t *testing.T) {
 	const secret = `p@ss "word"/+&`
-	m := newMasker([]string{secret, ""}, []string{"x-custom-key"}, []string{"k"})
+	m := NewMasker([]string{secret, ""}, []string{"x-custom-key"}, []string{"k"})
 	for name, in := range map[string]string{
 		"raw":         "before " + secret + " after",
 		"query":       "a=" + url.QueryEscape(secret),
@@ -129,27 +129,27 @@ func TestWireMaskerHidesSecretsInEveryEncodingAndCredentialFields(t *testing.T) 
 		"token form":  "grant_type=client_credentials&client_secret=zzz&scope=a",
 		"form access": "access_token=abc&token_type=bearer",
 	} {
-		got := m.text(in)
+		got := m.Text(in)
 		for _, leak := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), `p@ss \"word\"`, "unknown-yet", `r\"x`, "zzz", "abc"} {
 			if strings.Contains(got, leak) {
 				t.Errorf("%s: %q still holds %q", name, got, leak)
 			}
 		}
-		if !strings.Contains(got, maskedValue) {
+		if !strings.Contains(got, MaskedValue) {
 			t.Errorf("%s: nothing masked in %q", name, got)
 		}
 	}
-	if got := m.text("nothing to hide here"); got != "nothing to hide here" {
+	if got := m.Text("nothing to hide here"); got != "nothing to hide here" {
 		t.Errorf("an empty secret changed plain text: %q", got)
 	}
 
 	u, _ := url.Parse("https://user:pw@agent.example/rpc?k=abc&other=1")
-	if got := m.url(u); strings.Contains(got, "abc") || strings.Contains(got, "pw") || !strings.Contains(got, "other=1") {
+	if got := m.URL(u); strings.Contains(got, "abc") || strings.Contains(got, "pw") || !strings.Contains(got, "other=1") {
 		t.Errorf("url = %q", got)
 	}
 	h := http.Header{"Authorization": {"Bearer abc"}, "Cookie": {"sid=abc; theme=dark"}, "X-Custom-Key": {"abc"},
 		"X-Api-Key": {"abc"}, "Set-Cookie": {"sid=abc; Path=/; HttpOnly"}, "X-Echo": {"said " + secret}}
-	got := m.header(h)
+	got := m.Header(h)
 	want := map[string]string{"Authorization": "Bearer •••", "Cookie": "sid=•••; theme=•••", "X-Custom-Key": "•••",
 		"X-Api-Key": "•••", "Set-Cookie": "sid=•••; Path=/; HttpOnly", "X-Echo": "said •••"}
 	for k, v := range want {
@@ -163,7 +163,7 @@ func TestWireEventTeeSplitsAStreamOnBlankLinesWhateverTheChunking(t *testing.T) 
 	stream := "event: a\r\ndata: 1\r\n\r\ndata: 2\n\n: comment\n\ndata: " + strings.Repeat("x", maxWireBody+wireSlack+10) + "\n\ndata: cut"
 	var events []string
 	tee := &eventTee{rc: io.NopCloser(iotest.OneByteReader(strings.NewReader(stream))), done: func(e []byte, more int64) {
-		events = append(events, clipBody(string(e), more, 20))
+		events = append(events, ClipBody(string(e), more, 20))
 	}}
 	if _, err := io.Copy(io.Discard, tee); err != nil {
 		t.Fatal(err)
@@ -182,10 +182,10 @@ func TestWireEventTeeSplitsAStreamOnBlankLinesWhateverTheChunking(t *testing.T) 
 }
 
 func TestWireClipBodyCutsAtACharacterBoundary(t *testing.T) {
-	if got := clipBody("ééé", 0, 3); got != "é… (4 bytes more)" {
-		t.Errorf("clipBody = %q", got)
+	if got := ClipBody("ééé", 0, 3); got != "é… (4 bytes more)" {
+		t.Errorf("ClipBody = %q", got)
 	}
-	if got := clipBody("short", 0, 10); got != "short" {
-		t.Errorf("clipBody = %q", got)
+	if got := ClipBody("short", 0, 10); got != "short" {
+		t.Errorf("ClipBody = %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package agents_test
+package credentials_test
 
 import (
 	"context"
@@ -21,6 +21,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
 )
@@ -163,9 +165,9 @@ func (a *credAgent) tokens() []string {
 }
 
 // client is the official SDK client over the hub's http.Client for this agent.
-func (a *credAgent) client(secrets agents.Secrets, wire agents.Wire) *a2aclient.Client {
+func (a *credAgent) client(secrets credentials.Secrets, wire wirelog.Recorder) *a2aclient.Client {
 	a.t.Helper()
-	hc := agents.NewHTTPClient("agent-1", a.cardJSON, secrets, wire)
+	hc := credentials.NewHTTPClient("agent-1", a.cardJSON, secrets, wire)
 	c, err := a2aclient.NewFromCard(context.Background(), a.card, a2aclient.WithJSONRPCTransport(hc))
 	if err != nil {
 		a.t.Fatal(err)
@@ -187,16 +189,16 @@ func credSend(c *a2aclient.Client, text string) (string, error) {
 }
 
 // credAuthError asserts that err carries an *AuthError through the SDK's and net/http's wrapping.
-func credAuthError(t *testing.T, err error) *agents.AuthError {
+func credAuthError(t *testing.T, err error) *credentials.AuthError {
 	t.Helper()
-	var ae *agents.AuthError
+	var ae *credentials.AuthError
 	if !errors.As(err, &ae) {
 		t.Fatalf("error %v (%T) does not carry an *AuthError", err, err)
 	}
 	return ae
 }
 
-func credPut(t *testing.T, s agents.Secrets, scheme string, sec agents.Secret) {
+func credPut(t *testing.T, s credentials.Secrets, scheme string, sec credentials.Secret) {
 	t.Helper()
 	if err := s.Put("agent-1", scheme, sec); err != nil {
 		t.Fatal(err)
@@ -248,7 +250,7 @@ func TestCredentialsAPIKeyGoesWhereTheCardSays(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
 
-			credPut(t, secrets, "key", agents.Secret{APIKey: "wrong"})
+			credPut(t, secrets, "key", credentials.Secret{APIKey: "wrong"})
 			_, err = credSend(c, "hi")
 			ae = credAuthError(t, err)
 			if ae.Status != 401 || ae.Scheme != "key" || ae.Detail != "invalid API key" || len(ae.Missing) != 0 {
@@ -259,7 +261,7 @@ func TestCredentialsAPIKeyGoesWhereTheCardSays(t *testing.T) {
 			}
 
 			// Saved after the client was made: it applies to the next call.
-			credPut(t, secrets, "key", agents.Secret{APIKey: key})
+			credPut(t, secrets, "key", credentials.Secret{APIKey: key})
 			if reply, err := credSend(c, "hi"); err != nil || reply != "echo: hi" {
 				t.Errorf("with the right key: %q, %v", reply, err)
 			}
@@ -284,7 +286,7 @@ func TestCredentialsBearerTokenAndForbidden(t *testing.T) {
 	secrets := credFileSecrets(t, t.TempDir())
 	c := agent.client(secrets, nil)
 
-	credPut(t, secrets, "jwt", agents.Secret{Token: "reader"})
+	credPut(t, secrets, "jwt", credentials.Secret{Token: "reader"})
 	_, err := credSend(c, "hi")
 	if ae := credAuthError(t, err); ae.Status != 403 || ae.Scheme != "jwt" {
 		t.Errorf("forbidden: %+v", ae)
@@ -292,7 +294,7 @@ func TestCredentialsBearerTokenAndForbidden(t *testing.T) {
 	if !strings.Contains(err.Error(), "refused access with these credentials (HTTP 403): this token may only read") {
 		t.Errorf("error = %q", err)
 	}
-	credPut(t, secrets, "jwt", agents.Secret{Token: "good"})
+	credPut(t, secrets, "jwt", credentials.Secret{Token: "good"})
 	if reply, err := credSend(c, "yo"); err != nil || reply != "echo: yo" {
 		t.Errorf("with a good token: %q, %v", reply, err)
 	}
@@ -317,7 +319,7 @@ func TestCredentialsUseTheFirstAlternativeWhoseSchemesAreAllSaved(t *testing.T) 
 	secrets := credFileSecrets(t, t.TempDir())
 	c := agent.client(secrets, nil)
 
-	credPut(t, secrets, "a", agents.Secret{APIKey: "a"})
+	credPut(t, secrets, "a", credentials.Secret{APIKey: "a"})
 	_, err := credSend(c, "1")
 	// Half of the first alternative is saved: it is the closest, and only its missing half is asked for.
 	if ae := credAuthError(t, err); len(ae.Missing) != 1 || ae.Missing[0] != "b" {
@@ -326,11 +328,11 @@ func TestCredentialsUseTheFirstAlternativeWhoseSchemesAreAllSaved(t *testing.T) 
 	if seen.Load() != "||" {
 		t.Errorf("an incomplete alternative sent credentials: %q", seen.Load())
 	}
-	credPut(t, secrets, "c", agents.Secret{APIKey: "c"})
+	credPut(t, secrets, "c", credentials.Secret{APIKey: "c"})
 	if _, err := credSend(c, "2"); err != nil || seen.Load() != "||c" {
 		t.Errorf("second alternative: %v, sent %q", err, seen.Load())
 	}
-	credPut(t, secrets, "b", agents.Secret{Token: "b"})
+	credPut(t, secrets, "b", credentials.Secret{Token: "b"})
 	if _, err := credSend(c, "3"); err != nil || seen.Load() != "a|Bearer b|" {
 		t.Errorf("first alternative: %v, sent %q", err, seen.Load())
 	}
@@ -352,7 +354,7 @@ func oauthAgent(t *testing.T) *credAgent {
 func TestCredentialsOAuth2CachesTheTokenAndRetriesOnceAfterA401(t *testing.T) {
 	agent := oauthAgent(t)
 	secrets := credFileSecrets(t, t.TempDir())
-	credPut(t, secrets, "cc", agents.Secret{ClientID: agent.clientID, ClientSecret: agent.clientSecret})
+	credPut(t, secrets, "cc", credentials.Secret{ClientID: agent.clientID, ClientSecret: agent.clientSecret})
 	c := agent.client(secrets, nil)
 
 	for i := range 3 {
@@ -398,7 +400,7 @@ func TestCredentialsOAuth2RefetchesAnExpiredTokenAndReportsABadClient(t *testing
 	agent := oauthAgent(t)
 	agent.expiresIn = 5 // within the oauth2 package's 10 s safety margin: expired on arrival
 	secrets := credFileSecrets(t, t.TempDir())
-	credPut(t, secrets, "cc", agents.Secret{ClientID: agent.clientID, ClientSecret: agent.clientSecret})
+	credPut(t, secrets, "cc", credentials.Secret{ClientID: agent.clientID, ClientSecret: agent.clientSecret})
 	c := agent.client(secrets, nil)
 	for i := range 2 {
 		if _, err := credSend(c, fmt.Sprint(i)); err != nil {
@@ -409,7 +411,7 @@ func TestCredentialsOAuth2RefetchesAnExpiredTokenAndReportsABadClient(t *testing
 		t.Errorf("2 calls with expiring tokens fetched %d tokens, want 2", n)
 	}
 
-	credPut(t, secrets, "cc", agents.Secret{ClientID: agent.clientID, ClientSecret: "not-the-secret"})
+	credPut(t, secrets, "cc", credentials.Secret{ClientID: agent.clientID, ClientSecret: "not-the-secret"})
 	calls := agent.rpcCalls.Load()
 	_, err := credSend(c, "x")
 	ae := credAuthError(t, err)
@@ -441,16 +443,16 @@ func TestWireLogRecordsEveryStepOfAStreamingCallWithNoSecretInAnyRow(t *testing.
 		})
 	db := credStore(t)
 	b := bus.New()
-	sub := b.Subscribe(func(e bus.Event) bool { return e.Topic == agents.WireTopic }, 256)
+	sub := b.Subscribe(func(e bus.Event) bool { return e.Topic == wirelog.Topic }, 256)
 	defer sub.Close()
-	wire, err := agents.OpenWireLog(context.Background(), db, b)
+	wire, err := wirelog.Open(context.Background(), db, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer wire.Close()
 	secrets := credFileSecrets(t, t.TempDir())
-	credPut(t, secrets, "key", agents.Secret{APIKey: key})
-	credPut(t, secrets, "cc", agents.Secret{ClientID: agent.clientID, ClientSecret: agent.clientSecret})
+	credPut(t, secrets, "key", credentials.Secret{APIKey: key})
+	credPut(t, secrets, "cc", credentials.Secret{ClientID: agent.clientID, ClientSecret: agent.clientSecret})
 	c := agent.client(secrets, wire)
 
 	// The message itself carries the secrets, and the agent echoes them back.
@@ -549,7 +551,7 @@ func TestWireLogRecordsEveryStepOfAStreamingCallWithNoSecretInAnyRow(t *testing.
 			if e.Key != "agent-1" {
 				t.Errorf("bus event key = %q", e.Key)
 			}
-			if _, ok := e.Data.(agents.WireEntry); !ok {
+			if _, ok := e.Data.(wirelog.Entry); !ok {
 				t.Errorf("bus event data is %T", e.Data)
 			}
 		case <-deadline:
@@ -580,14 +582,14 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 	card := `{"name": "r", "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Api-Key"}}},
 		"securityRequirements": [{"schemes": {"key": {"list": []}}}]}`
 	secrets := credFileSecrets(t, t.TempDir())
-	credPut(t, secrets, "key", agents.Secret{APIKey: "k"})
-	hc := agents.NewHTTPClient("agent-1", []byte(card), secrets, nil)
+	credPut(t, secrets, "key", credentials.Secret{APIKey: "k"})
+	hc := credentials.NewHTTPClient("agent-1", []byte(card), secrets, nil)
 	resp, err := hc.Post(agent.URL, "application/json", strings.NewReader(`{"jsonrpc": "2.0", "id": 1, "method": "GetTask"}`))
 	if err == nil {
 		resp.Body.Close()
 		t.Fatal("a redirect to another host was followed")
 	}
-	var re *agents.RedirectError
+	var re *credentials.RedirectError
 	if !errors.As(err, &re) || re.To != other.URL+"/elsewhere" || leaked.Load() {
 		t.Errorf("err = %v, key sent to the other host: %v", err, leaked.Load())
 	}
@@ -599,11 +601,11 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 	resp.Body.Close()
 
 	// An agent that wants credentials its card never mentions gets a plain-spoken AuthError.
-	resp, err = agents.NewHTTPClient("agent-2", []byte(`{"name": "bare"}`), secrets, nil).Get(agent.URL)
+	resp, err = credentials.NewHTTPClient("agent-2", []byte(`{"name": "bare"}`), secrets, nil).Get(agent.URL)
 	if err == nil {
 		resp.Body.Close()
 	}
-	var ae *agents.AuthError
+	var ae *credentials.AuthError
 	if !errors.As(err, &ae) || ae.Status != 401 || !strings.Contains(err.Error(), "credentials its card does not describe") {
 		t.Errorf("err = %v", err)
 	}
@@ -641,9 +643,9 @@ func TestConnMasksSecretsTheAgentEchoes(t *testing.T) {
 	defer srv.Close()
 	card := []byte(`{"name": "echo", "url": "` + srv.URL + `", "authSchemes": [{"scheme": "apiKey", "service_identifier": "echo"}]}`)
 	secrets := credFileSecrets(t, t.TempDir())
-	scheme := agents.CardAuth(card).Schemes[0].Name
-	credPut(t, secrets, scheme, agents.Secret{APIKey: key})
-	c, err := agents.Dial(t.Context(), card, agents.NewHTTPClient("agent-1", card, secrets, nil))
+	scheme := credentials.CardAuth(card).Schemes[0].Name
+	credPut(t, secrets, scheme, credentials.Secret{APIKey: key})
+	c, err := agents.Dial(t.Context(), card, credentials.NewHTTPClient("agent-1", card, secrets, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,35 +1,22 @@
-package agents
+package draft
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 )
 
 // A draft stream is Server-Sent Events. In the v0.1 draft each `data:` is a JSON-RPC response whose
 // result is a status update {id, status, final} or an artifact update {id, artifact}. AgentVault
 // instead names its events (task_status, task_message, task_artifact, error) and sends the payload
 // bare: {taskId, state, message, timestamp}, {taskId, message}, {taskId, artifact}, {error, message}.
-
-// ErrEventTooLarge is returned when one stream event exceeds MaxSSEEvent.
-var ErrEventTooLarge = fmt.Errorf("a stream event is larger than the %d-byte limit", MaxSSEEvent)
-
-type sseEvent struct {
-	name string
-	data []byte
-	// tooLarge marks an event over the limit that was passed (scanSSE with pass): data is only its
-	// head, size its whole data's length.
-	tooLarge bool
-	size     int
-}
 
 type wireStatusEvent struct {
 	ID        string          `json:"id"`
@@ -62,7 +49,7 @@ type wireMessageEvent struct {
 
 // events opens a streaming call and yields its events as a2a-go types until the stream ends, a
 // final status arrives, or an error (yielded once). info names the task the stream is about.
-func (d *draftClient) events(ctx context.Context, method string, params any, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
+func (d *Client) events(ctx context.Context, method string, params any, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
 	resp, err := d.post(ctx, method, params, true)
 	if err != nil {
 		yield(nil, err)
@@ -73,7 +60,7 @@ func (d *draftClient) events(ctx context.Context, method string, params any, inf
 }
 
 // read passes on the events of an open stream (see events).
-func (d *draftClient) read(resp *http.Response, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
+func (d *Client) read(resp *http.Response, info a2a.TaskInfo, yield func(a2a.Event, error) bool) {
 	var said *a2a.Message // the agent's last message in this stream
 	for ev, err := range streamOf(resp) {
 		if err != nil {
@@ -107,121 +94,30 @@ func (d *draftClient) read(resp *http.Response, info a2a.TaskInfo, yield func(a2
 
 // streamOf reads an event stream; an agent that answers with one JSON document instead is read as
 // a stream of that one event.
-func streamOf(resp *http.Response) iter.Seq2[sseEvent, error] {
-	if isEventStream(resp.Header) {
-		return readSSE(resp.Body, MaxSSEEvent)
+func streamOf(resp *http.Response) iter.Seq2[jsonrpc.Event, error] {
+	if jsonrpc.IsEventStream(resp.Header) {
+		return jsonrpc.ReadSSE(resp.Body, jsonrpc.MaxSSEEvent)
 	}
-	return func(yield func(sseEvent, error) bool) {
-		body, err := readBody(resp)
-		yield(sseEvent{data: body}, err)
-	}
-}
-
-// readSSE parses Server-Sent Events: `event:` names the event, `data:` lines are joined with
-// newlines, a blank line ends an event, `:` lines are comments. An event larger than max is an error.
-func readSSE(r io.Reader, max int) iter.Seq2[sseEvent, error] {
-	return scanSSE(r, max, false)
-}
-
-// sseHeadBytes is how much of an event too large to carry is kept: enough for the fields a
-// placeholder names it by, which come before its payload.
-const sseHeadBytes = 64 << 10
-
-// scanSSE is readSSE; with pass, an event larger than max is not an error but read to its end and
-// yielded with tooLarge set, its size, and only the first sseHeadBytes of its data, so the stream
-// can go on past it.
-func scanSSE(r io.Reader, max int, pass bool) iter.Seq2[sseEvent, error] {
-	return func(yield func(sseEvent, error) bool) {
-		br := bufio.NewReaderSize(r, 64<<10)
-		var ev sseEvent
-		hasData := false
-		for {
-			line, over, err := readLine(br, max, pass)
-			if errors.Is(err, io.EOF) {
-				if hasData { // a last event without its blank line
-					yield(ev, nil)
-				}
-				return
-			}
-			if err != nil {
-				yield(sseEvent{}, err)
-				return
-			}
-			if len(line) == 0 && over == 0 {
-				if hasData && !yield(ev, nil) {
-					return
-				}
-				ev, hasData = sseEvent{}, false
-				continue
-			}
-			field, value, _ := bytes.Cut(line, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			switch string(field) {
-			case "event":
-				ev.name = string(value)
-			case "data":
-				if hasData {
-					ev.data = append(ev.data, '\n')
-				}
-				ev.size = len(ev.data) + len(value) + over
-				if ev.size > max && !pass {
-					yield(sseEvent{}, ErrEventTooLarge)
-					return
-				}
-				ev.tooLarge = ev.tooLarge || ev.size > max
-				ev.data = append(ev.data, value...)
-				if ev.tooLarge && len(ev.data) > sseHeadBytes {
-					ev.data = append([]byte(nil), ev.data[:sseHeadBytes]...)
-				}
-				hasData = true
-			}
-		}
-	}
-}
-
-// readLine reads one line without its end (\n or \r\n). A line longer than an event may be is
-// refused, or with readOn read to its end keeping its first bytes: over is how many were dropped.
-func readLine(br *bufio.Reader, max int, readOn bool) (line []byte, over int, err error) {
-	limit := max + len("data: \r\n")
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > limit {
-			if !readOn {
-				return nil, 0, ErrEventTooLarge
-			}
-			keep := limit - len(line)
-			over += len(frag) - keep
-			frag = frag[:keep]
-		}
-		line = append(line, frag...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-			return nil, 0, err
-		}
-		if over > 0 {
-			return line, over, nil // cut: its end was dropped with the rest
-		}
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		return bytes.TrimSuffix(line, []byte("\r")), 0, nil
+	return func(yield func(jsonrpc.Event, error) bool) {
+		body, err := jsonrpc.ReadBody(resp)
+		yield(jsonrpc.Event{Data: body}, err)
 	}
 }
 
 // decodeEvent converts one stream event. It returns nil for an event to skip (an unknown name), and
 // final when the event ends the stream.
-func decodeEvent(ev sseEvent, info a2a.TaskInfo) (a2a.Event, bool, error) {
-	kind := ev.name
+func decodeEvent(ev jsonrpc.Event, info a2a.TaskInfo) (a2a.Event, bool, error) {
+	kind := ev.Name
 	switch kind {
 	case "", "message":
 		kind = ""
 	case "task_status", "task_message", "task_artifact":
 	case "error":
-		return nil, false, streamError(ev.data)
+		return nil, false, streamError(ev.Data)
 	default:
 		return nil, false, nil
 	}
-	payload, err := unwrapResponse(ev.data)
+	payload, err := unwrapResponse(ev.Data)
 	if err != nil {
 		return nil, false, err
 	}
@@ -323,11 +219,11 @@ func unwrapResponse(data []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: stream event is not JSON: %v", a2a.ErrInvalidAgentResponse, err)
 	}
 	if raw := firstRaw(env["error"]); raw != nil {
-		var e rpcErrorObject
+		var e jsonrpc.ErrorObject
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return nil, fmt.Errorf("%w: stream error event: %.200s", a2a.ErrInvalidAgentResponse, raw)
 		}
-		return nil, e.toA2AError()
+		return nil, e.ToA2AError()
 	}
 	if result, ok := env["result"]; ok {
 		return result, nil
@@ -348,9 +244,9 @@ func streamError(data []byte) error {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return fmt.Errorf("%w: stream error event is not JSON: %.200s", a2a.ErrInvalidAgentResponse, data)
 	}
-	var rpc rpcErrorObject
+	var rpc jsonrpc.ErrorObject
 	if json.Unmarshal(e.Error, &rpc) == nil && rpc.Code != "" {
-		return rpc.toA2AError()
+		return rpc.ToA2AError()
 	}
 	code := string(bytes.Trim(firstRaw(e.Error), `"`))
 	return a2a.NewError(a2a.ErrServerError, fmt.Sprintf("agent stream error %s: %s", firstOf(code, "(no code)"), firstOf(e.Message, "(no message)")))

@@ -1,4 +1,4 @@
-package agents
+package wirelog
 
 import (
 	"encoding/json"
@@ -10,13 +10,13 @@ import (
 	"sync"
 )
 
-// maskedValue replaces every secret in what is recorded.
-const maskedValue = "•••"
+// MaskedValue replaces every secret in what is recorded.
+const MaskedValue = "•••"
 
-// masker hides secrets in recorded text: the known secret values in every encoding they travel in
+// Masker hides secrets in recorded text: the known secret values in every encoding they travel in
 // (raw, URL-encoded, JSON-escaped), credential headers, API-key query parameters, and the fields
 // that carry credentials in token requests and responses, whose values may not be known yet.
-type masker struct {
+type Masker struct {
 	values  []string
 	headers map[string]bool
 	query   []*regexp.Regexp
@@ -31,8 +31,8 @@ var (
 var alwaysMasked = map[string]bool{"Authorization": true, "Proxy-Authorization": true, "Cookie": true,
 	"Set-Cookie": true, "X-Api-Key": true}
 
-func newMasker(secrets, headerNames, queryNames []string) *masker {
-	m := &masker{headers: map[string]bool{}}
+func NewMasker(secrets, headerNames, queryNames []string) *Masker {
+	m := &Masker{headers: map[string]bool{}}
 	seen := map[string]bool{"": true}
 	for _, s := range secrets {
 		for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s), jsonEscaped(s, true), jsonEscaped(s, false)} {
@@ -53,7 +53,7 @@ func newMasker(secrets, headerNames, queryNames []string) *masker {
 	return m
 }
 
-// queryParamPatterns caches a pattern per API-key query parameter: a masker is made per request.
+// queryParamPatterns caches a pattern per API-key query parameter: a Masker is made per request.
 var queryParamPatterns sync.Map
 
 func queryParamPattern(name string) *regexp.Regexp {
@@ -76,23 +76,23 @@ func jsonEscaped(s string, escapeHTML bool) string {
 	return quoted[1 : len(quoted)-1]
 }
 
-func (m *masker) text(s string) string {
+func (m *Masker) Text(s string) string {
 	for _, v := range m.values {
-		s = strings.ReplaceAll(s, v, maskedValue)
+		s = strings.ReplaceAll(s, v, MaskedValue)
 	}
-	s = secretJSONField.ReplaceAllString(s, `${1}"`+maskedValue+`"`)
-	return secretFormField.ReplaceAllString(s, `${1}`+maskedValue)
+	s = secretJSONField.ReplaceAllString(s, `${1}"`+MaskedValue+`"`)
+	return secretFormField.ReplaceAllString(s, `${1}`+MaskedValue)
 }
 
-func (m *masker) url(u *url.URL) string {
+func (m *Masker) URL(u *url.URL) string {
 	s := u.Redacted()
 	for _, re := range m.query {
-		s = re.ReplaceAllString(s, `${1}`+maskedValue)
+		s = re.ReplaceAllString(s, `${1}`+MaskedValue)
 	}
-	return m.text(s)
+	return m.Text(s)
 }
 
-func (m *masker) header(h http.Header) map[string]string {
+func (m *Masker) Header(h http.Header) map[string]string {
 	out := make(map[string]string, len(h))
 	for k, vs := range h {
 		k = http.CanonicalHeaderKey(k)
@@ -101,16 +101,16 @@ func (m *masker) header(h http.Header) map[string]string {
 			switch {
 			case k == "Authorization" || k == "Proxy-Authorization":
 				if scheme, _, ok := strings.Cut(v, " "); ok {
-					masked[i] = scheme + " " + maskedValue // the scheme helps debugging and is no secret
+					masked[i] = scheme + " " + MaskedValue // the scheme helps debugging and is no secret
 				} else {
-					masked[i] = maskedValue
+					masked[i] = MaskedValue
 				}
 			case k == "Cookie" || k == "Set-Cookie":
-				masked[i] = m.text(maskCookies(v, k == "Set-Cookie"))
+				masked[i] = m.Text(maskCookies(v, k == "Set-Cookie"))
 			case alwaysMasked[k] || m.headers[k]:
-				masked[i] = maskedValue
+				masked[i] = MaskedValue
 			default:
-				masked[i] = m.text(v)
+				masked[i] = m.Text(v)
 			}
 		}
 		out[k] = strings.Join(masked, ", ")
@@ -126,9 +126,9 @@ func maskCookies(v string, setCookie bool) string {
 			continue
 		}
 		if name, _, ok := strings.Cut(p, "="); ok {
-			parts[i] = name + "=" + maskedValue
+			parts[i] = name + "=" + MaskedValue
 		} else {
-			parts[i] = maskedValue
+			parts[i] = MaskedValue
 		}
 	}
 	return strings.Join(parts, ";")
