@@ -100,7 +100,7 @@ func TestTaskInFlightAcrossAHubRestartShowsItsAnswer(t *testing.T) {
 	w.waitFor(c.ID, "the job to work", reached(a2a.TaskStateWorking))
 	w.restart()
 	close(release)
-	entries := w.waitFor(c.ID, "the job's answer after the restart", reached(a2a.TaskStateCompleted))
+	entries := w.waitFor(c.ID, "the job's answer after the restart", answered(a2a.TaskStateCompleted))
 	if got := artifactText(entries); got != "job done" {
 		t.Fatalf("the answer reads %q:\n%s", got, dump(entries))
 	}
@@ -125,7 +125,7 @@ func TestTaskEndedWhileTheHubWasDownShowsItsAnswer(t *testing.T) {
 	close(release)
 	waitAgentState(t, url, taskID, "completed")
 	w.start()
-	entries = w.waitFor(c.ID, "the job's answer after the restart", reached(a2a.TaskStateCompleted))
+	entries = w.waitFor(c.ID, "the job's answer after the restart", answered(a2a.TaskStateCompleted))
 	if got := artifactText(entries); got != "job done" {
 		t.Fatalf("the answer reads %q:\n%s", got, dump(entries))
 	}
@@ -185,5 +185,15 @@ func TestTaskTheAgentForgotIsMarkedLostAfterAHubRestart(t *testing.T) {
 	conv, err := w.h.Chats.Conversation(t.Context(), c.ID)
 	if err != nil || conv.State != a2a.TaskStateFailed {
 		t.Fatalf("the conversation %+v (%v), want its task failed", conv, err)
+	}
+}
+
+// answered: the task reached state and its answer is recorded to its end. A whole task seen after a
+// restart is recorded first, then an entry per artifact it carries, the last one final: reading at
+// the task's entry alone could miss the artifacts.
+func answered(state a2a.TaskState) func([]chats.Entry) bool {
+	reachedState := reached(state)
+	return func(entries []chats.Entry) bool {
+		return reachedState(entries) && slices.ContainsFunc(entries, func(e chats.Entry) bool { return e.Final })
 	}
 }
