@@ -1,5 +1,5 @@
-// Package store opens the hub's SQLite database (modernc.org/sqlite, pure Go) and runs each feature
-// package's embedded migrations. It owns no tables itself: the SQL of a table lives in the package that
+// Package store opens the hub's database, a SQLite file (modernc.org/sqlite, pure Go) or a PostgreSQL
+// database (pgx), and runs each feature package's embedded migrations for that engine. It owns no tables itself: the SQL of a table lives in the package that
 // owns it, and that package hands its migrations to Migrate.
 //
 // Writes go through one group-commit writer (Write, Tx): the writes of concurrent callers are gathered
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -28,9 +29,11 @@ import (
 // Write and Tx queue their work for the group-commit writer; a package that still runs a statement on
 // Writer directly gets the same connection between two batches (and its own commit).
 type DB struct {
-	Path   string
+	Path   string // the SQLite file, or the PostgreSQL URL without its password
 	Writer *sql.DB
 	Reader *sql.DB
+
+	dialect Dialect
 
 	mu       sync.Mutex
 	queue    []*write      // writes waiting for the next batch
@@ -108,10 +111,25 @@ const writerCachePages = 4096
 // ErrClosed is returned by Write after Close.
 var ErrClosed = errors.New("database is closed")
 
-// Open opens (creating if needed) the SQLite file at path with WAL, synchronous=FULL (an acknowledged
+// Open opens the hub's database at target: a PostgreSQL URL (postgres://…, see openPostgres) or the
+// path of a SQLite file.
+func Open(target string) (*DB, error) {
+	if IsPostgresURL(target) {
+		return openPostgres(target)
+	}
+	return openSQLite(target)
+}
+
+// Dialect is the engine under db.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Postgres reports whether db is a PostgreSQL database (else SQLite).
+func (db *DB) Postgres() bool { return db.dialect == Postgres }
+
+// openSQLite opens (creating if needed) the SQLite file at path with WAL, synchronous=FULL (an acknowledged
 // write survives power loss, not only a process crash), a busy timeout and foreign keys, and starts its
 // group-commit writer.
-func Open(path string) (*DB, error) {
+func openSQLite(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -179,7 +197,18 @@ func Open(path string) (*DB, error) {
 // or checkpointing on close: for a tool that reads a database another process owns and writes (the
 // CLI listing principals while a hub runs), where a second writer's checkpoint would hold the hub's
 // writes off.
+// With PostgreSQL, which has no such file lock, it is a plain pool of one connection.
 func OpenReadOnly(path string) (*sql.DB, error) {
+	if IsPostgresURL(path) {
+		db, err := openPostgres(path)
+		if err != nil {
+			return nil, err
+		}
+		// Only the reader pool is handed out: stop the writer now.
+		db.closeWriter()
+		db.Writer.Close()
+		return db.Reader, nil
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
@@ -243,15 +272,23 @@ func (db *DB) truncateWAL() {
 // Close stops the writer (writes already taken commit first), checkpoints the WAL into the database
 // and truncates it, and closes both pools.
 func (db *DB) Close() error {
+	db.closeWriter()
+	if db.Postgres() {
+		return errors.Join(db.Reader.Close(), db.Writer.Close())
+	}
+	// Best effort: a checkpoint that cannot finish now (a reader still open) is done by the next open.
+	db.Writer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	return errors.Join(db.Reader.Close(), db.checkpointer.Close(), db.Writer.Close())
+}
+
+// closeWriter stops the group-commit writer once the writes already queued are done.
+func (db *DB) closeWriter() {
 	db.mu.Lock()
 	db.closed = true
 	db.mu.Unlock()
 	db.signal()
 	<-db.stopped
 	<-db.ckStopped
-	// Best effort: a checkpoint that cannot finish now (a reader still open) is done by the next open.
-	db.Writer.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
-	return errors.Join(db.Reader.Close(), db.checkpointer.Close(), db.Writer.Close())
 }
 
 // ErrSchemaTooNew means the file was migrated by a newer AgentHub than this binary.
@@ -260,9 +297,28 @@ var ErrSchemaTooNew = errors.New("database schema is newer than this AgentHub")
 // Migrate applies the numbered .sql migrations in fsys (goose format) for one component, tracked in
 // its own version table, so each package evolves its tables independently. It refuses a database whose
 // version for the component is higher than the newest migration this binary knows.
+//
+// fsys holds the SQLite migrations at its root and PostgreSQL's in its postgres/ folder: the two
+// engines' schemas are written each in its own dialect, and numbered on their own. On PostgreSQL the
+// run holds an advisory lock, so replicas starting together migrate one after the other.
 func (db *DB) Migrate(ctx context.Context, component string, fsys fs.FS) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.Writer, fsys,
-		goose.WithTableName("schema_"+component), goose.WithDisableGlobalRegistry(true))
+	dialect, conn, opts := goose.DialectSQLite3, db.Writer, []goose.ProviderOption{
+		goose.WithTableName("schema_" + component), goose.WithDisableGlobalRegistry(true)}
+	if db.Postgres() {
+		sub, err := fs.Sub(fsys, "postgres")
+		if err != nil {
+			return fmt.Errorf("migrations of %s: %w", component, err)
+		}
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return err
+		}
+		// The writer pool has one connection, which the writer goroutine may be using: goose takes
+		// its locked session from the readers' pool.
+		dialect, conn, fsys = goose.DialectPostgres, db.Reader, sub
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	p, err := goose.NewProvider(dialect, conn, fsys, opts...)
 	if err != nil {
 		return fmt.Errorf("migrations of %s: %w", component, err)
 	}
@@ -480,7 +536,9 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 			results[w] = result{err: err}
 			continue
 		}
-		if w.lean {
+		// On PostgreSQL a failed statement breaks the whole transaction, even one that changed
+		// nothing, so every write there gets its savepoint.
+		if w.lean && !db.Postgres() {
 			r := runFn(w.fn, tx)
 			results[w] = r
 			var nw *nothingWritten
