@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -25,7 +24,7 @@ func (h *Hub) openExtensions(ctx context.Context, env ExtensionEnv) ([]server.Ex
 	h.Channels = ch
 	exts = append(exts, ch)
 	kg, err := knowledge.Open(ctx, knowledge.Options{DB: env.DB, Bus: env.Bus, Source: env.Source,
-		Dir: filepath.Dir(env.DB.Path), Logger: env.Logger, Seed: sampleGraph()})
+		Dir: env.Dir, Logger: env.Logger, Seed: sampleGraph()})
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,10 @@ type AgentSpec struct {
 	// database, bus and auth are open and before it accepts a request.
 	Extensions func(context.Context, ExtensionEnv) ([]server.Extension, error)
 	Addr       string // host:port to listen on; loopback unless the agent authenticates with anonymous off
-	DBPath     string
+	// DBPath is the agent's SQLite file in the data dir; its lock file sits beside it either way.
+	DBPath string
+	// Database, when set, is a PostgreSQL URL the agent keeps its tables in instead of DBPath.
+	Database string
 	// Authenticate makes every JSON-RPC caller present an API key or a token of this agent's
 	// principals (anonymous loopback callers as the stored policy allows), and lets the agent listen
 	// beyond loopback once anonymous access is off. The hub authenticates; the demo agent does not.
@@ -121,6 +124,7 @@ type AgentSpec struct {
 // events, the agent's base URL, and its logger.
 type ExtensionEnv struct {
 	DB      *store.DB
+	Dir     string // the agent's data dir, for local files (the database may be PostgreSQL's)
 	Bus     *bus.Bus
 	Source  string
 	BaseURL string
@@ -159,7 +163,11 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 			release()
 		}
 	}()
-	db, err := store.Open(spec.DBPath)
+	target := spec.DBPath
+	if spec.Database != "" {
+		target = spec.Database
+	}
+	db, err := store.Open(target)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +248,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		cfg.Auth = authSvc
 	}
 	if spec.Extensions != nil {
-		if cfg.Extensions, err = spec.Extensions(ctx, ExtensionEnv{DB: db, Bus: b, Source: spec.ID, BaseURL: base, Logger: spec.Logger}); err != nil {
+		if cfg.Extensions, err = spec.Extensions(ctx, ExtensionEnv{DB: db, Dir: filepath.Dir(spec.DBPath), Bus: b, Source: spec.ID, BaseURL: base, Logger: spec.Logger}); err != nil {
 			ln.Close()
 			return nil, err
 		}
@@ -318,7 +326,11 @@ func checkListen(spec AgentSpec) error {
 
 // Config configures Start.
 type Config struct {
-	DataDir  string
+	DataDir string
+	// Database is where the hub keeps its tables: empty for hub.db in DataDir (SQLite), or a
+	// PostgreSQL URL (postgres://…), where the hub's tables go in its search_path (or public) and the
+	// demo agent's in the schema demo. DataDir still holds the hub's local files.
+	Database string
 	Addr     string
 	DemoAddr string
 	NoDemo   bool
@@ -543,8 +555,9 @@ func HubSpec(cfg Config, h *Hub) AgentSpec {
 		Extensions: func(ctx context.Context, env ExtensionEnv) ([]server.Extension, error) {
 			return h.openExtensions(ctx, env)
 		},
-		Addr:   cfg.Addr,
-		DBPath: HubDBPath(cfg.DataDir),
+		Addr:     cfg.Addr,
+		DBPath:   HubDBPath(cfg.DataDir),
+		Database: cfg.Database,
 		// The hub is the agent others call: they present its principals' keys or tokens.
 		Authenticate: true,
 		PublicURL:    cfg.PublicURL,
@@ -572,10 +585,11 @@ func DemoSpec(cfg Config) AgentSpec {
 			}
 			return a, nil
 		},
-		Addr:   cfg.DemoAddr,
-		DBPath: filepath.Join(cfg.DataDir, "demo-agent.db"),
-		Logger: cfg.Logger,
-		Push:   cfg.Push,
+		Addr:     cfg.DemoAddr,
+		DBPath:   filepath.Join(cfg.DataDir, "demo-agent.db"),
+		Database: store.WithSchema(cfg.Database, "demo"),
+		Logger:   cfg.Logger,
+		Push:     cfg.Push,
 
 		AllowedHosts: cfg.AllowedHosts, IdleTimeout: cfg.IdleTimeout,
 	}
