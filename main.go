@@ -20,6 +20,7 @@ import (
 	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/push"
+	"github.com/agenthub/agenthub/backend/store"
 )
 
 // frontendDist is the built UI (`npm --prefix frontend run build`). A fresh clone holds only
@@ -45,6 +46,7 @@ Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
   agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file]
+      [--database postgres://USER@HOST/DB]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
       [--channel-hops 3] [--channel-forwards 16]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
@@ -52,8 +54,8 @@ Usage:
       needs anonymous access off (agenthub principals anonymous off).
   agenthub demo-agent [--addr 127.0.0.1:PORT] [--tick 1s] [--data DIR]
       Run only the demo A2A agent.
-  agenthub principals add|list|rotate|remove [NAME] [--data DIR]
-  agenthub principals anonymous [off|read-public|send] [--data DIR]
+  agenthub principals add|list|rotate|remove [NAME] [--data DIR | --database URL]
+  agenthub principals anonymous [off|read-public|send] [--data DIR | --database URL]
       Manage the agents allowed to call the hub (agent://NAME) and their API keys, and what callers
       without a key may do. Changes need AgentHub stopped (while it runs, use Settings → Access);
       "list" and printing the policy work at any time. "add" and "rotate" print the new key once,
@@ -121,11 +123,20 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	return cfg
 }
 
+// databaseEnv names the hub's PostgreSQL URL when --database is not given.
+const databaseEnv = "AGENTHUB_DATABASE"
+
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := hubFlags(fs)
+	// Only the headless hub takes a database server: the desktop keeps hub.db in its data directory.
+	fs.StringVar(&cfg.Database, "database", os.Getenv(databaseEnv), "the hub's PostgreSQL `URL` (postgres://USER@HOST/DB?…; default $"+databaseEnv+"): its tables go there instead of hub.db in the data directory, and several hubs may share it")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if cfg.Database != "" && !store.IsPostgresURL(cfg.Database) {
+		fmt.Fprintf(stderr, "agenthub: --database wants a postgres:// URL, not %q\n", store.Redacted(cfg.Database))
 		return 2
 	}
 	cfg.Logger = newLogger(stderr)
@@ -137,7 +148,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agenthub:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "AgentHub %s\ndata: %s\nhub: %s\nui: %s\nsecrets: %s\n", version, h.DataDir, h.Agent.BaseURL, h.UIURL(), h.Clients.Secrets().Where())
+	fmt.Fprintf(stdout, "AgentHub %s\ndata: %s\n", version, h.DataDir)
+	if cfg.Database != "" {
+		fmt.Fprintf(stdout, "database: %s\n", store.Redacted(cfg.Database))
+	}
+	fmt.Fprintf(stdout, "hub: %s\nui: %s\nsecrets: %s\n", h.Agent.BaseURL, h.UIURL(), h.Clients.Secrets().Where())
 	if h.Demo != nil {
 		fmt.Fprintf(stdout, "demo agent: %s\n", h.Demo.BaseURL)
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -29,6 +30,9 @@ A principal calls the hub with its key as X-Api-Key, or trades it for a bearer t
 /oauth/token (client_id NAME, client_secret the key). add, rotate, remove and setting the policy
 work while AgentHub is stopped (while it runs, use Settings → Access); list and printing the policy
 work at any time.
+
+With --database postgres://… (default $AGENTHUB_DATABASE) they work on a team hub's PostgreSQL
+database instead of a data directory, at any time: running hubs take a change at their next request.
 `
 
 // principals is `agenthub principals`. Exit codes: 0 done, 1 failed, 2 bad usage.
@@ -55,6 +59,7 @@ func principals(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, principalsUsage) }
 	dataDir := fs.String("data", "", "data `directory` (default: the per-user config directory)")
+	database := fs.String("database", os.Getenv(databaseEnv), "the hub's PostgreSQL `URL` (postgres://…; default $"+databaseEnv+"), instead of hub.db in the data directory")
 	names, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return 2
@@ -81,6 +86,19 @@ func principals(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agenthub principals %s: %q: %v\n", sub, name, err)
 			return 2
 		}
+	}
+	if *database != "" {
+		// PostgreSQL: no file lock to take, and none needed. A change is a transaction like the
+		// running replicas' own, and they read principals from the database at each request.
+		if !store.IsPostgresURL(*database) {
+			fmt.Fprintf(stderr, "agenthub principals: --database wants a postgres:// URL, not %q\n", store.Redacted(*database))
+			return 2
+		}
+		if err := runPrincipals(context.Background(), sub, name, *database, stdout); err != nil {
+			fmt.Fprintln(stderr, "agenthub:", err)
+			return 1
+		}
+		return 0
 	}
 	dir := *dataDir
 	if dir == "" {
@@ -110,15 +128,16 @@ func principals(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer release()
-	if err := runPrincipals(context.Background(), sub, name, dir, stdout); err != nil {
+	if err := runPrincipals(context.Background(), sub, name, hub.HubDBPath(dir), stdout); err != nil {
 		fmt.Fprintln(stderr, "agenthub:", err)
 		return 1
 	}
 	return 0
 }
 
-func runPrincipals(ctx context.Context, sub, name, dir string, stdout io.Writer) error {
-	db, err := store.Open(hub.HubDBPath(dir))
+// runPrincipals runs sub over the hub's database at target: hub.db's path, or a PostgreSQL URL.
+func runPrincipals(ctx context.Context, sub, name, target string, stdout io.Writer) error {
+	db, err := store.Open(target)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func openTest(t *testing.T) *DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v `+map[bool]string{false: "BLOB", true: "BYTEA"}[db.Postgres()]+`)`); err != nil {
+	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v ` + map[bool]string{false: "BLOB", true: "BYTEA"}[db.Postgres()] + `)`); err != nil {
 		t.Fatal(err)
 	}
 	return db
