@@ -11,7 +11,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 VERSION ?= 0.1.0
 
 .PHONY: run serve build headless frontend setup deps test bench bench-memory dist \
-	bench-channels bench-knowledge suite-vet suite-frontend-unit suite-go suite-go-race suite-e2e suite-desktop-smoke suite-deb suite-windows
+	bench-channels bench-knowledge suite-vet suite-frontend-unit suite-go suite-go-postgres suite-go-race suite-e2e suite-desktop-smoke suite-deb suite-windows
 
 # The app: the desktop window, with the hub and the demo agent running while it is open.
 run: build
@@ -52,7 +52,7 @@ deps: setup frontend/node_modules
 	npm ci --prefix frontend/e2e --no-audit --no-fund
 
 # Every suite runs, even after one fails; the last line counts them.
-SUITES := vet frontend-unit go go-race e2e desktop-smoke deb windows
+SUITES := vet frontend-unit go go-postgres go-race e2e desktop-smoke deb windows
 test: deps
 	@pass=0; fail=0; failed=""; \
 	for s in $(SUITES); do \
@@ -72,6 +72,11 @@ suite-frontend-unit:
 # The whole Go suite: unit, gateway, kill -9 durability, interop with the official SDKs.
 suite-go:
 	$(GO) test -count=1 ./...
+
+# The whole Go suite again with every hub database in PostgreSQL (the team hub's storage): each test
+# binary starts its own throwaway cluster from Debian's postgresql package (backend/store/storetest).
+suite-go-postgres:
+	AGENTHUB_TEST_DATABASE=postgres $(GO) test -count=1 ./...
 
 # The concurrent packages again under the race detector. checkptr (which -race turns on) aborts
 # inside Cayley's boltdb/bolt, the knowledge graph's store; the race detector itself stays on.
