@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,9 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/backend/auth"
-	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 var (
@@ -66,9 +68,12 @@ type result struct {
 	stdout, stderr string
 }
 
+// runCLI runs agenthub with args. In a PostgreSQL test run the hub over the --data directory keeps
+// its tables in that directory's own database, named by AGENTHUB_DATABASE as a team would.
 func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(agenthubBinary(t), args...)
+	cmd.Env = cliEnv(t, args)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -77,6 +82,21 @@ func runCLI(t *testing.T, args ...string) result {
 		t.Fatalf("agenthub %s: %v", strings.Join(args, " "), err)
 	}
 	return result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// cliEnv is the environment of a command with args: in a PostgreSQL test run, AGENTHUB_DATABASE
+// names the database of the --data directory in args.
+func cliEnv(t *testing.T, args []string) []string {
+	t.Helper()
+	env := os.Environ()
+	for i, a := range args {
+		if a == "--data" && i+1 < len(args) {
+			if u := hubtest.Database(t, args[i+1]); u != "" {
+				env = append(env, "AGENTHUB_DATABASE="+u)
+			}
+		}
+	}
+	return env
 }
 
 // lastLine is the last line of out, which must end in a newline.
@@ -89,7 +109,7 @@ func lastLine(t *testing.T, out string) string {
 // authenticate checks key against the principals in dir's hub.db, as the hub will.
 func authenticate(t *testing.T, dir, key string) (auth.Principal, error) {
 	t.Helper()
-	db, err := store.Open(hub.HubDBPath(dir))
+	db, err := store.Open(hubtest.Target(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +206,22 @@ func TestPrincipalsCLI(t *testing.T) {
 // hub's URL after taking the lock and binding). stop interrupts it and waits for it to exit.
 func startServe(t *testing.T, dir string) (stop func()) {
 	t.Helper()
+	_, stop = serveHub(t, dir)
+	return stop
+}
+
+// startServeURL runs `agenthub serve` on dir for the rest of the test and returns the hub's URL.
+func startServeURL(t *testing.T, dir string) string {
+	t.Helper()
+	base, _ := serveHub(t, dir)
+	return base
+}
+
+// serveHub is startServe, also returning the hub's base URL.
+func serveHub(t *testing.T, dir string) (base string, stop func()) {
+	t.Helper()
 	serve := exec.Command(agenthubBinary(t), "serve", "--no-demo", "--secrets", "file", "--addr", "127.0.0.1:0", "--data", dir)
+	serve.Env = cliEnv(t, serve.Args)
 	stdout, err := serve.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -197,18 +232,18 @@ func startServe(t *testing.T, dir string) (stop func()) {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
-	ready := make(chan bool, 1)
+	ready := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sent := false
 		for sc.Scan() {
 			if !sent && strings.HasPrefix(sc.Text(), "hub: ") {
-				ready <- true
+				ready <- strings.TrimPrefix(sc.Text(), "hub: ")
 				sent = true
 			}
 		}
 		if !sent {
-			ready <- false
+			ready <- ""
 		}
 		serve.Wait() // after stdout is drained, as os/exec requires
 		close(exited)
@@ -218,15 +253,15 @@ func startServe(t *testing.T, dir string) (stop func()) {
 		<-exited
 	})
 	select {
-	case ok := <-ready:
-		if !ok {
+	case base = <-ready:
+		if base == "" {
 			<-exited
 			t.Fatalf("agenthub serve exited before it was ready:\n%s", serveErr.String())
 		}
 	case <-time.After(time.Minute): // a hang guard only
 		t.Fatalf("agenthub serve printed no hub URL:\n%s", serveErr.String())
 	}
-	return func() {
+	return base, func() {
 		t.Helper()
 		if err := serve.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
@@ -241,6 +276,9 @@ func startServe(t *testing.T, dir string) (stop func()) {
 // While a hub runs on the data directory a change refuses, plainly, and changes nothing; once the
 // hub has stopped it works, and the hub starts again over what it wrote. Reading works all along.
 func TestPrincipalsCLIRefusesWhileTheHubRuns(t *testing.T) {
+	if storetest.Postgres() {
+		t.Skip("the data directory's lock guards hub.db, a SQLite file; on PostgreSQL changes work while hubs run (TestPrincipalsCLIWhileTeamHubsRun)")
+	}
 	dir := t.TempDir()
 	stop := startServe(t, dir)
 	for _, args := range [][]string{{"add", "bot"}, {"rotate", "bot"}, {"remove", "bot"}, {"anonymous", "off"}} {
@@ -299,5 +337,46 @@ func TestPrincipalsCLIAnonymousPolicy(t *testing.T) {
 	}
 	if r := runCLI(t, "principals", "anonymous", "off", "send", "--data", dir); r.code != 2 {
 		t.Fatalf("two policies: exit %d", r.code)
+	}
+}
+
+// On PostgreSQL a team's hubs share one database, which has no file lock: a change works while a hub
+// runs, and the hub takes it at its next request: a key added by the CLI gets in, and once removed
+// it is refused.
+func TestPrincipalsCLIWhileTeamHubsRun(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	dir := t.TempDir()
+	base := startServeURL(t, dir)
+	database := hubtest.Database(t, dir)
+	r := runCLI(t, "principals", "add", "teammate", "--database", database)
+	if r.code != 0 || !strings.HasPrefix(lastLine(t, r.stdout), "ahk_") {
+		t.Fatalf("add while the hub runs: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	key := lastLine(t, r.stdout)
+	call := func() int {
+		req, _ := http.NewRequest(http.MethodPost, base+"/a2a", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "1.0")
+		req.Header.Set("X-Api-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := call(); code != http.StatusOK {
+		t.Fatalf("the new key at the running hub: HTTP %d", code)
+	}
+	if r := runCLI(t, "principals", "list", "--database", database); r.code != 0 || !strings.Contains(r.stdout, "agent://teammate") {
+		t.Fatalf("list: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "principals", "remove", "teammate", "--database", database); r.code != 0 {
+		t.Fatalf("remove while the hub runs: exit %d\n%s", r.code, r.stderr)
+	}
+	if code := call(); code != http.StatusUnauthorized {
+		t.Fatalf("the removed key at the running hub: HTTP %d, want 401", code)
 	}
 }

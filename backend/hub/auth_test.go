@@ -15,12 +15,13 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 func startInProcess(t *testing.T, dataDir string) *hub.Hub {
 	t.Helper()
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", NoDemo: true,
-		Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", NoDemo: true,
+		Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // ack is what a sender was acknowledged: a completed task (SendMessage), or the events a stream
@@ -173,7 +174,7 @@ func TestKill9UnderGroupCommitKeepsEveryAcknowledgedWrite(t *testing.T) {
 		}
 	}
 
-	db := outboxDB(t, filepath.Join(data, "demo-agent.db"))
+	db := outboxDB(t, hubtest.DemoTarget(t, data))
 	logs := map[string][]storedEvent{}
 	rows, err := db.Query(`SELECT task_id, seq, version, kind, event_json FROM task_events ORDER BY task_id, seq`)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // startHub runs the real hub on loopback with a small built UI.
@@ -27,7 +28,7 @@ func startHub(t *testing.T, cfg hub.Config) *hub.Hub {
 		"assets/app.css":     {Data: []byte("body{}")},
 		"assets/img/logo.sv": {Data: []byte("<svg/>")},
 	}
-	h, err := hub.Start(t.Context(), cfg)
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -82,15 +83,15 @@ func freePort(t *testing.T) int {
 func TestLeavingLoopback(t *testing.T) {
 	dir := t.TempDir()
 	port := freePort(t)
-	cfg := hub.Config{DataDir: dir, Addr: fmt.Sprintf("0.0.0.0:%d", port), NoDemo: true, Version: "test", Secrets: "file",
-		Logger: slog.New(slog.DiscardHandler)}
+	cfg := hubtest.Storage(t, hub.Config{DataDir: dir, Addr: fmt.Sprintf("0.0.0.0:%d", port), NoDemo: true, Version: "test", Secrets: "file",
+		Logger: slog.New(slog.DiscardHandler)})
 
 	if _, err := hub.Start(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "refusing to listen") || !strings.Contains(err.Error(), "anonymous access off") {
 		t.Fatalf("start on 0.0.0.0 with anonymous access on: %v", err)
 	}
 
 	// As `agenthub principals anonymous off` and `principals add` do, with the hub stopped.
-	db, err := store.Open(hub.HubDBPath(dir))
+	db, err := store.Open(hubtest.Target(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -22,7 +23,7 @@ import (
 // point at this machine's loopback services, while a program on the machine itself keeps both.
 func TestCallersRelayedByAProxyAreNotOnThisComputer(t *testing.T) {
 	dir := t.TempDir()
-	db, err := store.Open(hub.HubDBPath(dir))
+	db, err := store.Open(hubtest.Target(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,8 @@ func TestCallersRelayedByAProxyAreNotOnThisComputer(t *testing.T) {
 	// The proxy's address is the hub's public URL, so the hub answers to its name.
 	proxy := httptest.NewUnstartedServer(nil)
 	public := "http://hub.test:" + strings.Split(proxy.Listener.Addr().String(), ":")[1]
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), PublicURL: public,
-		NoDemo: true, Version: "test", Secrets: "file", Logger: slog.New(slog.DiscardHandler)})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: dir, Addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), PublicURL: public,
+		NoDemo: true, Version: "test", Secrets: "file", Logger: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}

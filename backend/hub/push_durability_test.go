@@ -13,7 +13,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -23,6 +22,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	_ "modernc.org/sqlite"
 
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
+	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -63,7 +64,7 @@ func jwtID(token string) string {
 // outboxDB opens the agent's SQLite file read-only beside the running process (WAL lets it).
 func outboxDB(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := store.OpenReadOnly(path) // a SQLite file or a PostgreSQL URL
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func TestPushOutboxSurvivesKill9(t *testing.T) {
 	requireState(t, "file task", file, "TASK_STATE_COMPLETED")
 	requireState(t, "ask task", ask, "TASK_STATE_INPUT_REQUIRED")
 
-	db := outboxDB(t, filepath.Join(data, "demo-agent.db"))
+	db := outboxDB(t, hubtest.DemoTarget(t, data))
 	// Delivery was tried, and failed, before the kill.
 	waitFor(t, "a failed delivery attempt", func() bool {
 		return count(t, db, `SELECT COUNT(*) FROM push_outbox WHERE attempts > 0 AND state = 'pending'`) > 0

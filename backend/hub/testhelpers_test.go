@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // Deadlines guard against hangs only; no test asserts on how long anything takes. They are generous
@@ -164,7 +166,8 @@ func (p *serveProc) DemoRPC() string { return p.DemoURL + "/a2a" }
 func startServe(t *testing.T, name, dataDir string, flags ...string) *serveProc {
 	t.Helper()
 	bin := agenthubBinary(t)
-	args := append([]string{"serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", dataDir}, flags...)
+	args := append([]string{"serve", "--secrets", "file", "--addr", "127.0.0.1:0", "--demo-addr", "127.0.0.1:0", "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)
+	args = append(args, flags...)
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

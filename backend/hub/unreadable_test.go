@@ -4,10 +4,10 @@ package hub_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -27,7 +27,7 @@ func TestUnreadableRowDoesNotStopTheHub(t *testing.T) {
 	keep, working, done := ids[0], ids[1], ids[2]
 	p1.kill9()
 
-	db, err := store.Open(filepath.Join(data, "hub.db"))
+	db, err := store.Open(hubtest.Target(t, data))
 	if err != nil {
 		t.Fatal(err)
 	}

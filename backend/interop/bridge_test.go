@@ -17,6 +17,7 @@ import (
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // chanEvent is a channel event as channels/history returns it, with the bridge's metadata.
@@ -48,8 +49,8 @@ func (e chanEvent) text() string {
 func bridgeHub(t *testing.T, dataDir string) (*hub.Hub, map[string]string) {
 	t.Helper()
 	tick := time.Duration(0)
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick,
-		Version: "test", Secrets: "file", Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick,
+		Version: "test", Secrets: "file", Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,8 +458,8 @@ func TestBridgeFanOutStaysWithinTheForwardBudget(t *testing.T) {
 	members := []string{"remote://demo"}
 	for range 3 {
 		tick := time.Duration(0)
-		demo, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", DemoTick: &tick,
-			Version: "test", Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))})
+		demo, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", DemoTick: &tick,
+			Version: "test", Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))}))
 		if err != nil {
 			t.Fatal(err)
 		}

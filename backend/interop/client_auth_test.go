@@ -21,6 +21,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // The hub, as a client, talks to an a2a-go/v2 server that demands credentials: each scheme a card can
@@ -156,8 +157,8 @@ func TestHubClientAuthSchemes(t *testing.T) {
 	for _, tc := range authCases {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGuardedAgent(t, tc.name, tc.scheme, tc.accept)
-			h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test",
-				Secrets: "file", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test",
+				Secrets: "file", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // The whole hub, as a person uses it, with an agent written on another SDK: the @a2a-js/sdk server
@@ -16,8 +17,8 @@ import (
 // asks back and is answered in place, all recorded.
 func TestHubAddsAndChatsWithAJSSDKAgent(t *testing.T) {
 	base := startJSServer(t)
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test",
-		Secrets: "file", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test",
+		Secrets: "file", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		t.Fatal(err)
 	}

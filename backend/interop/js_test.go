@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // jsDir is the npm project holding the pinned @a2a-js/sdk and client.mjs, relative to this package
@@ -51,12 +52,12 @@ func TestJSClientAgainstDemoAgent(t *testing.T) {
 	// The server's log goes to a buffer, shown only if the test fails: its goroutines may still log
 	// after the test ends, when t.Log would panic.
 	var serverLog serverLogBuffer
-	agent, err := hub.StartDemo(t.Context(), hub.Config{
+	agent, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{
 		DataDir:  t.TempDir(),
 		DemoAddr: "127.0.0.1:0",
 		Version:  "test",
 		Logger:   slog.New(slog.NewTextHandler(&serverLog, &slog.HandlerOptions{Level: slog.LevelInfo})),
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

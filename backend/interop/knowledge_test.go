@@ -19,6 +19,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/knowledge"
 )
 
@@ -32,8 +33,8 @@ func kgHub(t *testing.T, dataDir string, rules *knowledge.Rules) (*hub.Hub, map[
 			t.Fatal(err)
 		}
 	}
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
-		Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
+		Logger: slog.New(slog.NewTextHandler(&serverLogBuffer{}, nil))}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -34,8 +35,8 @@ import (
 func startAuthHub(t *testing.T, name string) (h *hub.Hub, key string, log *serverLogBuffer) {
 	t.Helper()
 	log = &serverLogBuffer{}
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
-		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
+		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))}))
 	if err != nil {
 		t.Fatal(err)
 	}

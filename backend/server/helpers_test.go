@@ -19,6 +19,7 @@ import (
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -46,11 +47,11 @@ func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 	return &testAgent{URL: cfg.BaseURL + server.RPCPath, Base: cfg.BaseURL, Store: cfg.Store}
 }
 
-// demoConfig is the demo agent's server config over a fresh SQLite file, and the listener it will
-// serve on.
+// demoConfig is the demo agent's server config over a fresh database (a SQLite file, or PostgreSQL in
+// such a test run), and the listener it will serve on.
 func demoConfig(t testing.TB) (server.Config, net.Listener) {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "test.db"))
+	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "test.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,13 +19,14 @@ import (
 
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 func startHub(t *testing.T) *hub.Hub {
 	t.Helper()
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0",
-		Version: "test", Logger: slog.New(slog.DiscardHandler), UIOrigins: []string{"wails://wails"}, Secrets: "file"})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0",
+		Version: "test", Logger: slog.New(slog.DiscardHandler), UIOrigins: []string{"wails://wails"}, Secrets: "file"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,7 +564,7 @@ func TestAgentsAddedByURLAreListedRefreshedAndRemoved(t *testing.T) {
 // otherDemo runs a demo agent of its own, outside the hub: a remote agent to add by URL.
 func otherDemo(t *testing.T) string {
 	t.Helper()
-	a, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	a, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -626,8 +627,8 @@ func TestLocalAgentsAreChatReadyAndListedOnce(t *testing.T) {
 func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
 	dir := t.TempDir()
 	start := func() *hub.Hub {
-		h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", NoDemo: true,
-			Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"})
+		h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", NoDemo: true,
+			Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -759,9 +760,9 @@ func TestAHandAddedDemoAgentBecomesThePinnedOne(t *testing.T) {
 	demoAddr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	cfg := hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"}
+	cfg := hubtest.Storage(t, hub.Config{DataDir: dir, Addr: "127.0.0.1:0", DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file"})
 
-	standalone, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	standalone, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: demoAddr, Version: "test", Logger: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/uiapi"
 )
 
@@ -24,9 +25,9 @@ func TestPushFailureIsOnTheTask(t *testing.T) {
 		http.Error(w, "broken", http.StatusInternalServerError)
 	}))
 	t.Cleanup(hook.Close)
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0",
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0",
 		Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: "file",
-		Push: hub.PushOptions{RetryMax: 100 * time.Millisecond, GiveUpAfter: time.Second}})
+		Push: hub.PushOptions{RetryMax: 100 * time.Millisecond, GiveUpAfter: time.Second}}))
 	if err != nil {
 		t.Fatal(err)
 	}

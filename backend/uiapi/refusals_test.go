@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // records keeps the log records the hub writes.
@@ -32,8 +33,8 @@ func (r *records) WithGroup(string) slog.Handler      { return r }
 // one, the rest are counted in a summary line.
 func TestWrongTokenLoopDoesNotFloodTheLog(t *testing.T) {
 	rec := &records{}
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true,
-		Version: "test", Logger: slog.New(rec), Secrets: "file"})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true,
+		Version: "test", Logger: slog.New(rec), Secrets: "file"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,70 @@
+// Package hubtest gives tests that start a whole hub its storage on the engine of the test run
+// (backend/store/storetest): hub.db in the data dir on SQLite, or a PostgreSQL database of its own,
+// the same one each time a hub starts over the same data dir (a restart finds what it stored).
+package hubtest
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
+)
+
+var databases sync.Map // data dir -> its PostgreSQL database's URL, in a PostgreSQL run
+
+// Database is the Config.Database of a hub over dataDir in this test run: "" on SQLite (hub.db in
+// dataDir), else the URL of the data dir's own PostgreSQL database.
+func Database(t testing.TB, dataDir string) string {
+	t.Helper()
+	if !storetest.Postgres() {
+		return ""
+	}
+	if dataDir == "" {
+		return storetest.Target(t, "")
+	}
+	if u, ok := databases.Load(dataDir); ok {
+		return u.(string)
+	}
+	u, _ := databases.LoadOrStore(dataDir, storetest.Target(t, ""))
+	return u.(string)
+}
+
+// Target is what store.Open takes for the hub's database over dataDir: hub.db's path, or its URL.
+func Target(t testing.TB, dataDir string) string {
+	t.Helper()
+	if u := Database(t, dataDir); u != "" {
+		return u
+	}
+	return hub.HubDBPath(dataDir)
+}
+
+// Storage returns cfg with its storage set for this test run (see Database).
+func Storage(t testing.TB, cfg hub.Config) hub.Config {
+	t.Helper()
+	if cfg.Database == "" {
+		cfg.Database = Database(t, cfg.DataDir)
+	}
+	return cfg
+}
+
+// ServeFlags are the `agenthub serve` flags that put a hub over dataDir on this run's storage.
+func ServeFlags(t testing.TB, dataDir string) []string {
+	t.Helper()
+	if u := Database(t, dataDir); u != "" {
+		return []string{"--database", u}
+	}
+	return nil
+}
+
+// DemoTarget is what store.Open takes for the demo agent's database over dataDir: demo-agent.db's
+// path, or the data dir's PostgreSQL database with the demo agent's schema.
+func DemoTarget(t testing.TB, dataDir string) string {
+	t.Helper()
+	if u := Database(t, dataDir); u != "" {
+		return store.WithSchema(u, "demo")
+	}
+	return filepath.Join(dataDir, "demo-agent.db")
+}
