@@ -106,7 +106,7 @@ func openPostgres(target string) (*DB, error) {
 		}
 	}
 	r := open(pgReaders)
-	db := &DB{Path: Redacted(target), Writer: w, Reader: r, dialect: Postgres, wake: make(chan struct{}, 1),
+	db := &DB{Path: Redacted(target), Writer: w, Reader: r, dialect: Postgres, notes: newNotes(cfg), wake: make(chan struct{}, 1),
 		stopped: make(chan struct{}), dirty: make(chan struct{}, 1), ckStopped: make(chan struct{})}
 	close(db.ckStopped) // PostgreSQL checkpoints by itself
 	for _, st := range []struct {

@@ -34,6 +34,7 @@ type DB struct {
 	Reader *sql.DB
 
 	dialect Dialect
+	notes   *notes // PostgreSQL: what other replicas committed (notes.go); nil on SQLite
 
 	mu       sync.Mutex
 	queue    []*write      // writes waiting for the next batch
@@ -274,6 +275,7 @@ func (db *DB) truncateWAL() {
 func (db *DB) Close() error {
 	db.closeWriter()
 	if db.Postgres() {
+		db.notes.stop()
 		return errors.Join(db.Reader.Close(), db.Writer.Close())
 	}
 	// Best effort: a checkpoint that cannot finish now (a reader still open) is done by the next open.
