@@ -65,7 +65,13 @@ func NewDatabase() (string, error) {
 		return "", onceErr
 	}
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), counter.Add(1))
-	admin, err := sql.Open("pgx", server)
+	return createDatabase(server, name)
+}
+
+// createDatabase creates the database name on the server whose maintenance database is at admin, and
+// returns its URL.
+func createDatabase(adminURL, name string) (string, error) {
+	admin, err := sql.Open("pgx", adminURL)
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +79,7 @@ func NewDatabase() (string, error) {
 	if _, err := admin.Exec(`CREATE DATABASE ` + name); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
-	u, _ := url.Parse(server)
+	u, _ := url.Parse(adminURL)
 	u.Path = "/" + name
 	return u.String(), nil
 }
@@ -229,6 +235,11 @@ func (c *Cluster) Start() error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// CreateDatabase creates an empty database named name in the cluster and returns its URL.
+func (c *Cluster) CreateDatabase(name string) (string, error) {
+	return createDatabase(c.URL("postgres"), name)
 }
 
 // Stop shuts the server down (fast: open sessions are ended) and waits for it.
