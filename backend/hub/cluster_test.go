@@ -1,0 +1,57 @@
+package hub_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/agenthub/agenthub/backend/store/storetest"
+)
+
+// startReplicas starts n `agenthub serve` processes at once on one PostgreSQL database, each with a
+// data dir of its own, as a team runs its hub behind a proxy.
+func startReplicas(t *testing.T, n int, database string) []*serveProc {
+	t.Helper()
+	procs := make([]*serveProc, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			procs[i] = startServe(t, fmt.Sprintf("replica %d", i), t.TempDir(), "--no-demo", "--database", database)
+		})
+	}
+	wg.Wait()
+	return procs
+}
+
+// Three replicas started at the same moment on a fresh database migrate it one after the other (an
+// advisory lock): all three come up, and what one of them acknowledged any other reads.
+func TestReplicasStartTogetherAndShareTheirTasks(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	database := storetest.Target(t, "")
+	replicas := startReplicas(t, 3, database)
+	var ids []string
+	for i, r := range replicas {
+		send := v1Message(fmt.Sprintf("note %d", i))
+		send["configuration"] = map[string]any{"returnImmediately": true}
+		ids = append(ids, str(at(decode(t, call(t, r.HubRPC(), "SendMessage", send)), "task"), "id"))
+	}
+	for _, r := range replicas {
+		for i, id := range ids {
+			got := decode(t, call(t, r.HubRPC(), "GetTask", byID(id)))
+			if str(got, "id") != id {
+				t.Fatalf("%s: GetTask of the task sent to replica %d: %s", r.name, i, pretty(got))
+			}
+		}
+		listed := map[string]bool{}
+		for _, task := range list(decode(t, call(t, r.HubRPC(), "ListTasks", map[string]any{})), "tasks") {
+			listed[str(task, "id")] = true
+		}
+		for i, id := range ids {
+			if !listed[id] {
+				t.Fatalf("%s: ListTasks misses the task sent to replica %d", r.name, i)
+			}
+		}
+	}
+}
