@@ -45,8 +45,8 @@ const usage = `AgentHub %s: a desktop home for A2A agents.
 Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
-  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file]
-      [--database postgres://USER@HOST/DB]
+  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file|database]
+      [--database postgres://USER@HOST/DB] [--secrets-key-file FILE]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
       [--channel-hops 3] [--channel-forwards 16]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
@@ -119,7 +119,8 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.DurationVar(cfg.DemoTick, "demo-tick", time.Second, "the demo agent's pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
 	fs.IntVar(&cfg.ChannelHops, "channel-hops", bridge.DefaultHops, "how many times in a row agents in a channel answer each other's @mentions before the chain stops (`N` ≥ 1)")
 	fs.IntVar(&cfg.ChannelForwards, "channel-forwards", bridge.DefaultForwards, "how many messages to agents one person's channel message may lead to in all, agents answering agents included (`N` ≥ 1)")
-	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring or file")
+	fs.StringVar(&cfg.Secrets, "secrets", "auto", "where remote agents' credentials are kept: `auto` (the OS keyring when it answers, else a user-only file in the data directory), keyring, file, or database (the hub's database, sealed under --secrets-key-file; the only mode with a PostgreSQL database)")
+	fs.StringVar(&cfg.SecretsKeyFile, "secrets-key-file", "", "`file` of the key that seals credentials kept in the database: exactly 32 random bytes, mode 0600 (head -c 32 /dev/urandom > FILE)")
 	return cfg
 }
 

@@ -349,8 +349,13 @@ type Config struct {
 	// IdleTimeout closes keep-alive connections idle that long; default DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// Secrets says where credentials for remote agents are kept: "auto" (the OS keyring when it
-	// answers, else a user-only file in the data dir), "keyring" or "file". Default "auto".
+	// answers, else a user-only file in the data dir), "keyring", "file", or "database" (the hub's
+	// database, each value sealed under the key in SecretsKeyFile). Default "auto", or "database"
+	// when Database is set: then it is the only mode, as every replica must read the same secrets.
 	Secrets string
+	// SecretsKeyFile is the file of the key that seals secrets in the database: exactly 32 random
+	// bytes, readable by its owner only (see secrets.ReadKeyFile). Required with Secrets "database".
+	SecretsKeyFile string
 	// InboxBlockingWait bounds how long a blocking send to the inbox waits for the owner before it
 	// returns the task still working; zero means inbox.DefaultBlockingWait.
 	InboxBlockingWait time.Duration
@@ -410,7 +415,8 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	secrets, err := credentials.OpenSecrets(cfg.DataDir, cfg.Secrets)
+	secrets, err := credentials.OpenSecretsWith(ctx, credentials.SecretsConfig{
+		DataDir: cfg.DataDir, Mode: cfg.Secrets, DB: db, KeyFile: cfg.SecretsKeyFile})
 	if err != nil {
 		return err
 	}
@@ -602,8 +608,23 @@ func (cfg *Config) defaults() error {
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr
 	}
+	if cfg.Database != "" {
+		// Replicas share the database, not a keyring or a data dir: only the database mode gives
+		// them all the same credentials.
+		switch cfg.Secrets {
+		case "", "auto":
+			cfg.Secrets = "database"
+		case "database":
+		default:
+			return fmt.Errorf("secrets mode %q cannot be used with a PostgreSQL database: each replica would keep its own credentials; use --secrets database", cfg.Secrets)
+		}
+	}
 	if cfg.Secrets == "" {
 		cfg.Secrets = "auto"
+	}
+	if cfg.Secrets == "database" && cfg.SecretsKeyFile == "" {
+		return errors.New("secrets kept in the database need a key file: pass --secrets-key-file PATH " +
+			"(32 random bytes, made with: head -c 32 /dev/urandom > PATH && chmod 600 PATH)")
 	}
 	if cfg.DemoAddr == "" {
 		cfg.DemoAddr = DefaultDemoAddr

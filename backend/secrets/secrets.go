@@ -1,9 +1,12 @@
-// Package secrets keeps the owner's credentials for remote agents out of SQLite and out of logs: in
-// the OS keyring (Secret Service on Linux) when it answers, else in a JSON file readable only by the
-// user. Which scheme a secret is for, and how it is applied, is backend/agents' business.
+// Package secrets keeps the owner's credentials for remote agents out of the hub's tables in the
+// clear and out of logs: in the OS keyring (Secret Service on Linux) when it answers, else in a JSON
+// file readable only by the user, or (mode database, for a hub whose replicas share one database) in
+// the hub's database sealed under a key from a file (database.go). Which scheme a secret is for, and
+// how it is applied, is backend/agents' business.
 package secrets
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agenthub/agenthub/backend/store"
 	"github.com/google/uuid"
 	"github.com/zalando/go-keyring"
 )
@@ -39,7 +43,7 @@ type Store interface {
 	Put(agentID, scheme string, s Secret) error // an empty Secret deletes
 	Delete(agentID, scheme string) error
 	DeleteAgent(agentID string) error
-	Where() string // "keyring" or "file <path>"
+	Where() string // "keyring", "file <path>" or "database (key file <path>)"
 }
 
 // keyringService names AgentHub's items in the OS keyring.
@@ -49,10 +53,27 @@ const keyringService = "agenthub"
 // session, a locked keyring waiting for a prompt) must not hang the hub.
 const keyringProbeTimeout = 3 * time.Second
 
-// Open opens the credential store. mode "file" always uses dataDir/secrets.json; "keyring"
-// uses the OS keyring and fails if it does not answer; "auto" (or "") uses the keyring when a probe
-// answers quickly and the file otherwise.
+// Config says where OpenWith keeps the secrets.
+type Config struct {
+	DataDir string    // for mode file (and auto)
+	Mode    string    // auto (or ""), keyring, file or database
+	DB      *store.DB // for mode database: the hub's database
+	KeyFile string    // for mode database: the key's file (see ReadKeyFile)
+}
+
+// Open opens the credential store of the desktop modes (see OpenWith).
 func Open(dataDir, mode string) (Store, error) {
+	return OpenWith(context.Background(), Config{DataDir: dataDir, Mode: mode})
+}
+
+// OpenWith opens the credential store. Mode "file" always uses DataDir/secrets.json; "keyring"
+// uses the OS keyring and fails if it does not answer; "auto" (or "") uses the keyring when a probe
+// answers quickly and the file otherwise; "database" keeps them sealed in DB under the key in KeyFile.
+func OpenWith(ctx context.Context, cfg Config) (Store, error) {
+	dataDir, mode := cfg.DataDir, cfg.Mode
+	if mode == "database" {
+		return openDBSecrets(ctx, cfg.DB, cfg.KeyFile)
+	}
 	if dataDir == "" && mode != "keyring" {
 		return nil, errors.New("the secrets store needs a data directory")
 	}
@@ -70,7 +91,7 @@ func Open(dataDir, mode string) (Store, error) {
 		}
 		return openFileSecrets(filepath.Join(dataDir, "secrets.json"))
 	default:
-		return nil, fmt.Errorf("unknown secrets mode %q: use file, keyring or auto", mode)
+		return nil, fmt.Errorf("unknown secrets mode %q: use auto, keyring, file or database", mode)
 	}
 }
 

@@ -1,0 +1,91 @@
+package hub_test
+
+import (
+	"crypto/rand"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
+)
+
+// With its tables in PostgreSQL the hub keeps secrets only in the database, and refuses to start
+// without the key file or with a per-machine mode. The checks come before anything is opened, so
+// an unreachable URL is enough to see them.
+func TestHubOnPostgresNeedsDatabaseSecretsAndAKeyFile(t *testing.T) {
+	const unreachable = "postgres://agenthub@127.0.0.1:1/agenthub"
+	for _, c := range []struct {
+		secrets, keyFile, want string
+	}{
+		{"", "", "--secrets-key-file"},
+		{"auto", "", "--secrets-key-file"},
+		{"database", "", "--secrets-key-file"},
+		{"file", "/nonexistent.key", "--secrets database"},
+		{"keyring", "/nonexistent.key", "--secrets database"},
+	} {
+		_, err := hub.Start(t.Context(), hub.Config{DataDir: t.TempDir(), Database: unreachable, Addr: "127.0.0.1:0",
+			NoDemo: true, Version: "test", Logger: slog.New(slog.DiscardHandler), Secrets: c.secrets, SecretsKeyFile: c.keyFile})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("secrets %q, key file %q: Start = %v, want an error naming %s", c.secrets, c.keyFile, err, c.want)
+		}
+	}
+}
+
+// A hub in database mode keeps the credentials it saves in its database, sealed: another handle on
+// that database with the same key file (another replica) reads them. On PostgreSQL the hub runs with
+// Database set and the mode left to its default; on SQLite the mode is asked for.
+func TestHubKeepsSecretsInItsDatabase(t *testing.T) {
+	dir := t.TempDir()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "secrets.key")
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := hub.Config{DataDir: dir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test",
+		Logger: slog.New(slog.DiscardHandler), SecretsKeyFile: keyFile}
+	target := hub.HubDBPath(dir)
+	if storetest.Postgres() {
+		// TODO(lead): remove once every package has its postgres migrations: at ff92b54 hub.Start on
+		// PostgreSQL stops at "migrations of tasks: no migrations found", before the secrets open.
+		// The database mode itself runs on PostgreSQL in backend/secrets' tests.
+		t.Skip("hub.Start on PostgreSQL needs the other packages' PostgreSQL migrations (issue 25, other branches)")
+		target = storetest.Target(t, target)
+		cfg.Database = target
+	} else {
+		cfg.Secrets = "database"
+	}
+	h, err := hub.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Stop()
+	if where := h.Clients.Secrets().Where(); !strings.Contains(where, "database") {
+		t.Fatalf("secrets kept in %q", where)
+	}
+	// The hub saves its own client's credential at start: this run's owner key.
+	saved := credentials.Secret{APIKey: h.Agent.Auth.OwnerKey()}
+
+	db, err := store.Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := credentials.OpenSecretsWith(t.Context(), credentials.SecretsConfig{Mode: "database", DB: db, KeyFile: keyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := other.Get(hub.HubID, "apiKey"); err != nil || !ok || saved.APIKey == "" || got != saved {
+		t.Errorf("another handle reads %+v, %v, %v", got, ok, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "secrets.json")); !os.IsNotExist(err) {
+		t.Errorf("a secrets file was written in the data dir: %v", err)
+	}
+}
