@@ -32,6 +32,7 @@ import (
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -66,16 +67,17 @@ type endpoint struct {
 }
 
 // hubStack is the hub's durable stack as `agenthub serve` runs an agent: its own SQLite file
-// (synchronous=FULL), the push outbox as write hook, auth, recovery, the dialect router.
-func hubStack(b testing.TB, name string, exec a2asrv.AgentExecutor) *endpoint {
+// (synchronous=FULL), or with database a PostgreSQL database (synchronous_commit on), the push outbox
+// as write hook, auth, recovery, the dialect router. column names its column in the table.
+func hubStack(b testing.TB, column, name, database string, exec a2asrv.AgentExecutor) *endpoint {
 	a, err := hub.StartAgent(b.Context(), hub.AgentSpec{ID: name, Name: name, Addr: "127.0.0.1:0",
-		DBPath: filepath.Join(b.TempDir(), name+".db"), Logger: slog.New(slog.DiscardHandler),
+		DBPath: filepath.Join(b.TempDir(), name+".db"), Database: database, Logger: slog.New(slog.DiscardHandler),
 		Executor: func(context.Context, *store.DB, *tasks.Store) (a2asrv.AgentExecutor, error) { return exec, nil }})
 	if err != nil {
 		b.Fatal(err)
 	}
 	u := a.BaseURL + server.RPCPath
-	return &endpoint{name: "hub", v1: u, v03: u, shutdown: func() { a.Stop() }, db: a.DB}
+	return &endpoint{name: column, v1: u, v03: u, shutdown: func() { a.Stop() }, db: a.DB}
 }
 
 // sdkStack is a2a-go/v2's own JSON-RPC server with its default in-memory task store, v1.0 and its
@@ -286,11 +288,27 @@ func BenchmarkThroughput(b *testing.B) {
 	}
 	const rounds = 3
 	demo := &demoagent.Agent{Tick: 0}
-	var hubDemo, sdkDemo, hubEcho4, sdkEcho4 *endpoint
-	labelled("hub", func() { hubDemo, hubEcho4 = hubStack(b, "demo", demo), hubStack(b, "echo4", echo4{}) })
+	var hubDemo, pgDemo, sdkDemo, hubEcho4, pgEcho4, sdkEcho4 *endpoint
+	labelled("hub", func() { hubDemo, hubEcho4 = hubStack(b, "hub", "demo", "", demo), hubStack(b, "hub", "echo4", "", echo4{}) })
+	// The team hub's storage: one replica on a PostgreSQL cluster of its own on this machine (Debian's
+	// package, fsync and synchronous_commit on), started here and removed after.
+	pg, err := storetest.StartCluster()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pg.Remove()
+	var dbs [2]string
+	for i, name := range []string{"demo", "echo4"} {
+		if dbs[i], err = pg.CreateDatabase(name); err != nil {
+			b.Fatal(err)
+		}
+	}
+	labelled("hub-pg", func() {
+		pgDemo, pgEcho4 = hubStack(b, "hub-pg", "demo", dbs[0], demo), hubStack(b, "hub-pg", "echo4", dbs[1], echo4{})
+	})
 	labelled("a2a-go", func() { sdkDemo, sdkEcho4 = sdkStack(b, demo), sdkStack(b, echo4{}) })
 	ceiling := ceilingStack(b)
-	for _, e := range []*endpoint{hubDemo, sdkDemo, hubEcho4, sdkEcho4, ceiling} {
+	for _, e := range []*endpoint{hubDemo, pgDemo, sdkDemo, hubEcho4, pgEcho4, sdkEcho4, ceiling} {
 		defer e.shutdown()
 	}
 	var cells []*cell
@@ -299,10 +317,10 @@ func BenchmarkThroughput(b *testing.B) {
 		m       method
 		servers []*endpoint
 	}{
-		{"demo echo (7 events)", sendV1, []*endpoint{hubDemo, sdkDemo}},
-		{"demo echo (7 events)", sendV03, []*endpoint{hubDemo, sdkDemo}},
-		{"demo echo (7 events)", streamV1, []*endpoint{hubDemo, sdkDemo}},
-		{"echo4 (4 events)", sendV1, []*endpoint{hubEcho4, sdkEcho4}},
+		{"demo echo (7 events)", sendV1, []*endpoint{hubDemo, pgDemo, sdkDemo}},
+		{"demo echo (7 events)", sendV03, []*endpoint{hubDemo, pgDemo, sdkDemo}},
+		{"demo echo (7 events)", streamV1, []*endpoint{hubDemo, pgDemo, sdkDemo}},
+		{"echo4 (4 events)", sendV1, []*endpoint{hubEcho4, pgEcho4, sdkEcho4}},
 		{"ceiling (no agent)", sendV1, []*endpoint{ceiling}},
 	} {
 		for _, n := range clients {
@@ -396,6 +414,7 @@ func printTable(out io.Writer, cells []*cell, rounds int, run time.Duration, loa
 	fmt.Fprintf(out, "\nThroughput: %d rounds, interleaved, %v per run; GOMAXPROCS %d, %d CPUs; load average %s before, %s after; took %v\n",
 		rounds, run, runtime.GOMAXPROCS(0), runtime.NumCPU(), load0, load1, took.Round(time.Second))
 	fmt.Fprintln(out, "tasks/s is min / median / max of the rounds; p50, p99, CPU per task and cores used (client + server: one process) are medians.")
+	fmt.Fprintln(out, "hub is the hub on SQLite, hub-pg on PostgreSQL (one replica; the PostgreSQL server's own CPU is not in CPU ms/task).")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tmethod\tclients\tserver\ttasks/s min\tmedian\tmax\tp50 ms\tp99 ms\tCPU ms/task\tcores used\twrites/commit\thub/a2a-go\tper round\t")
 	for _, c := range cells {
@@ -403,8 +422,7 @@ func printTable(out io.Writer, cells []*cell, rounds int, run time.Duration, loa
 			ss := c.samples[e.name]
 			rate := field(ss, func(s sample) float64 { return s.perSec })
 			ratio, perRound := "", ""
-			if e.name == "hub" && len(c.servers) == 2 {
-				peer := c.samples[c.servers[1].name]
+			if peer, ok := c.samples["a2a-go"]; ok && strings.HasPrefix(e.name, "hub") {
 				peerRate := field(peer, func(s sample) float64 { return s.perSec })
 				ratio = fmt.Sprintf("%.2fx", median(rate)/median(peerRate))
 				var rs []float64

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
@@ -13,10 +14,12 @@ import (
 func startReplicas(t *testing.T, n int, database string) []*serveProc {
 	t.Helper()
 	procs := make([]*serveProc, n)
+	key := hubtest.KeyFile(t, "") // one key for all: the credentials they keep are shared
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			procs[i] = startServe(t, fmt.Sprintf("replica %d", i), t.TempDir(), "--no-demo", "--database", database)
+			procs[i] = startServe(t, fmt.Sprintf("replica %d", i), t.TempDir(), "--no-demo",
+				"--database", database, "--secrets", "database", "--secrets-key-file", key)
 		})
 	}
 	wg.Wait()

@@ -423,13 +423,12 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if h.wire, err = wirelog.Open(ctx, db, h.Bus); err != nil {
 		return err
 	}
-	h.Clients = agents.NewClients(h.Agents, secrets, h.wire)
 	// When the owner chats with the hub itself (a note to their own inbox), the hub's client calls it
 	// with this run's owner key, so the task is the owner's: no anonymous caller can read it, and it
-	// works with anonymous access off.
-	if err := h.Clients.SaveCredential(ctx, HubID, "apiKey", credentials.Secret{APIKey: h.Agent.Auth.OwnerKey()}); err != nil {
-		return err
-	}
+	// works with anonymous access off. The key is this process's own (each replica of a team hub
+	// has its own), so it stays in memory, not in the shared store.
+	secrets = credentials.Pinned(secrets, HubID, "apiKey", credentials.Secret{APIKey: h.Agent.Auth.OwnerKey()})
+	h.Clients = agents.NewClients(h.Agents, secrets, h.wire)
 	// The hub's webhook for agents that push a conversation's task updates. Its URL is the hub's base
 	// URL: loopback unless --public-url names one that agents on other computers can reach.
 	receiver, err := push.OpenReceiver(ctx, push.ReceiverConfig{DB: db, BaseURL: h.Agent.BaseURL, Logger: cfg.Logger})

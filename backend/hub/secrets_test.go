@@ -53,10 +53,6 @@ func TestHubKeepsSecretsInItsDatabase(t *testing.T) {
 		Logger: slog.New(slog.DiscardHandler), SecretsKeyFile: keyFile}
 	target := hub.HubDBPath(dir)
 	if storetest.Postgres() {
-		// TODO(lead): remove once every package has its postgres migrations: at ff92b54 hub.Start on
-		// PostgreSQL stops at "migrations of tasks: no migrations found", before the secrets open.
-		// The database mode itself runs on PostgreSQL in backend/secrets' tests.
-		t.Skip("hub.Start on PostgreSQL needs the other packages' PostgreSQL migrations (issue 25, other branches)")
 		target = storetest.Target(t, target)
 		cfg.Database = target
 	} else {
@@ -70,8 +66,12 @@ func TestHubKeepsSecretsInItsDatabase(t *testing.T) {
 	if where := h.Clients.Secrets().Where(); !strings.Contains(where, "database") {
 		t.Fatalf("secrets kept in %q", where)
 	}
-	// The hub saves its own client's credential at start: this run's owner key.
-	saved := credentials.Secret{APIKey: h.Agent.Auth.OwnerKey()}
+	// What the hub keeps goes to the database; its own client's key (this run's owner key, its own
+	// per replica) stays in its memory, so replicas starting one after the other don't overwrite it.
+	saved := credentials.Secret{APIKey: "ahk_remote-agent-key"}
+	if err := h.Clients.Secrets().Put("remote-agent", "apiKey", saved); err != nil {
+		t.Fatal(err)
+	}
 
 	db, err := store.Open(target)
 	if err != nil {
@@ -82,8 +82,14 @@ func TestHubKeepsSecretsInItsDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := other.Get(hub.HubID, "apiKey"); err != nil || !ok || saved.APIKey == "" || got != saved {
+	if got, ok, err := other.Get("remote-agent", "apiKey"); err != nil || !ok || got != saved {
 		t.Errorf("another handle reads %+v, %v, %v", got, ok, err)
+	}
+	if got, ok, err := other.Get(hub.HubID, "apiKey"); err != nil || ok {
+		t.Errorf("the hub's own key is in the shared store: %+v, %v, %v", got, ok, err)
+	}
+	if got, ok, _ := h.Clients.Secrets().Get(hub.HubID, "apiKey"); !ok || got.APIKey != h.Agent.Auth.OwnerKey() {
+		t.Errorf("the hub's client has not its run's owner key: %v", ok)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "secrets.json")); !os.IsNotExist(err) {
 		t.Errorf("a secrets file was written in the data dir: %v", err)

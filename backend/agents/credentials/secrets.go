@@ -34,3 +34,8 @@ func Covers(s Secret, sc Scheme) bool {
 	}
 	return false
 }
+
+// Pinned keeps one agent's scheme credential in this process's memory over st (see secrets.Pinned).
+func Pinned(st Secrets, agentID, scheme string, s Secret) Secrets {
+	return secrets.Pinned(st, agentID, scheme, s)
+}

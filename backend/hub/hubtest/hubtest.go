@@ -4,6 +4,8 @@
 package hubtest
 
 import (
+	"crypto/rand"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -41,20 +43,47 @@ func Target(t testing.TB, dataDir string) string {
 	return hub.HubDBPath(dataDir)
 }
 
-// Storage returns cfg with its storage set for this test run (see Database).
+// Storage returns cfg with its storage set for this test run (see Database). On PostgreSQL the
+// remote agents' credentials are kept in the database too, under a key file in the data dir (as
+// every replica of a team hub must: the keyring and the file are per machine).
 func Storage(t testing.TB, cfg hub.Config) hub.Config {
 	t.Helper()
 	if cfg.Database == "" {
 		cfg.Database = Database(t, cfg.DataDir)
 	}
+	if cfg.Database != "" && cfg.SecretsKeyFile == "" {
+		cfg.Secrets, cfg.SecretsKeyFile = "database", KeyFile(t, cfg.DataDir)
+	}
 	return cfg
+}
+
+// KeyFile is a secrets key file for the hub over dataDir (made once, in the data dir: dataDir's
+// hubs all use the same key). With no data dir, a new one in a temp dir.
+func KeyFile(t testing.TB, dataDir string) string {
+	t.Helper()
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	path := filepath.Join(dataDir, "test-secrets.key")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // ServeFlags are the `agenthub serve` flags that put a hub over dataDir on this run's storage.
 func ServeFlags(t testing.TB, dataDir string) []string {
 	t.Helper()
 	if u := Database(t, dataDir); u != "" {
-		return []string{"--database", u}
+		return []string{"--database", u, "--secrets", "database", "--secrets-key-file", KeyFile(t, dataDir)}
 	}
 	return nil
 }
