@@ -66,7 +66,8 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 			return err
 		}
 		for _, m := range p.Members {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'member', ?)`, id, m, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO channel_members(channel_id, principal_id, role, joined_at) VALUES (?, ?, 'member', ?)
+				ON CONFLICT DO NOTHING`, id, m, now); err != nil {
 				return err
 			}
 		}

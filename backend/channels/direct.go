@@ -26,8 +26,8 @@ func DirectID(a, b string) string {
 // ensureDirect creates the direct channel of a and b if it does not exist yet, and says whether it
 // did.
 func (s *Service) ensureDirect(ctx context.Context, tx *sql.Tx, id, a, b string, now int64) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
-		VALUES (?, '', 'private', 1, ?, ?, '{}', 1)`, id, now, a)
+	res, err := tx.ExecContext(ctx, `INSERT INTO channels(id, name, visibility, direct, created_at, created_by, metadata, version)
+		VALUES (?, '', 'private', 1, ?, ?, '{}', 1) ON CONFLICT DO NOTHING`, id, now, a)
 	if err != nil {
 		return false, err
 	}

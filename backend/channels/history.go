@@ -18,11 +18,14 @@ func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
 }
 
 const (
-	pageQuery = `SELECT sequence, event_json FROM channel_events WHERE channel_id = ?1 AND sequence > ?2 AND timestamp >= ?3`
-	// readableQuery is access's answer as a condition (the channel is public, or the caller, ?4, is
-	// a member), for a page read with it: it does not depend on the row, so SQLite runs it once.
-	readableQuery = `EXISTS (SELECT 1 FROM channels c WHERE c.id = ?1 AND (c.visibility = 'public'
-		OR EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = ?1 AND m.principal_id = ?4)))`
+	// The placeholders are plain ? in order (not SQLite's numbered ?NNN, which PostgreSQL's
+	// rewriting of ? to $1, $2, … does not know), so a value used twice is passed twice.
+	pageQuery = `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? AND timestamp >= ?`
+	// readableQuery is access's answer as a condition (the channel, ? twice, is public, or the
+	// caller, the third ?, is a member), for a page read with it: it does not depend on the row, so
+	// SQLite runs it once.
+	readableQuery = `EXISTS (SELECT 1 FROM channels c WHERE c.id = ? AND (c.visibility = 'public'
+		OR EXISTS (SELECT 1 FROM channel_members m WHERE m.channel_id = ? AND m.principal_id = ?)))`
 )
 
 // HistoryParams are channels/history's params.
@@ -91,7 +94,7 @@ func (s *Service) History(ctx context.Context, p HistoryParams) (*HistoryPage, e
 	if len(authors) == 0 {
 		// The common shape reads the page and the caller's access in one statement: rows come back
 		// only if the caller may read the channel, and an empty answer is told apart below.
-		rows, err = s.pub.page.QueryContext(rctx, p.ChannelID, after, since, who.ID, size+1)
+		rows, err = s.pub.page.QueryContext(rctx, p.ChannelID, after, since, p.ChannelID, p.ChannelID, who.ID, size+1)
 	} else {
 		if _, err := access(rctx, s.pub.readAccess, p.ChannelID, who); err != nil {
 			return nil, err

@@ -53,8 +53,16 @@ func (s *Service) ForgetFormer(ctx context.Context, addedAt map[string]time.Time
 	var stale []membership
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		stale = nil // the transaction may run again
-		rows, err := tx.QueryContext(ctx, `SELECT channel_id, principal_id, joined_at FROM channel_members
-			WHERE principal_id >= 'agent://' AND principal_id < 'agent:/0' ORDER BY channel_id, principal_id`)
+		// The agent://NAME members: a range of the principal index in SQLite, whose text order is
+		// bytewise; PostgreSQL orders text by the database's collation, where a locale's order (which
+		// skips punctuation) would put agent://x outside that range, so it asks for the prefix.
+		query := `SELECT channel_id, principal_id, joined_at FROM channel_members
+			WHERE principal_id >= 'agent://' AND principal_id < 'agent:/0' ORDER BY channel_id, principal_id`
+		if s.db.Postgres() {
+			query = `SELECT channel_id, principal_id, joined_at FROM channel_members
+			WHERE starts_with(principal_id, 'agent://') ORDER BY channel_id, principal_id`
+		}
+		rows, err := tx.QueryContext(ctx, query)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/auth"
-	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -58,7 +57,7 @@ func TestPrincipalReplacedWhileHubStoppedStartsWithNothing(t *testing.T) {
 	h.Stop()
 
 	ctx := context.Background()
-	db, err := store.Open(hub.HubDBPath(dir))
+	db, err := store.Open(hubStore(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
