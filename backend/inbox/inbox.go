@@ -22,7 +22,7 @@ import (
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Skill is the inbox's entry on the hub's card.
@@ -365,9 +365,16 @@ func (in *Inbox) mark(ctx context.Context, id a2a.TaskID, answered bool) error {
 	if answered {
 		a = v
 	}
-	_, err = in.db.Writer.ExecContext(ctx, `INSERT INTO inbox_seen(task_id, seen_version, answered_version) VALUES (?, ?, ?)
+	// The larger of the two versions: SQLite's two-argument MAX is PostgreSQL's GREATEST.
+	query := `INSERT INTO inbox_seen(task_id, seen_version, answered_version) VALUES (?, ?, ?)
 		ON CONFLICT(task_id) DO UPDATE SET seen_version = MAX(seen_version, excluded.seen_version),
-			answered_version = MAX(answered_version, excluded.answered_version)`, string(id), v, a)
+			answered_version = MAX(answered_version, excluded.answered_version)`
+	if in.db.Postgres() {
+		query = `INSERT INTO inbox_seen(task_id, seen_version, answered_version) VALUES (?, ?, ?)
+		ON CONFLICT(task_id) DO UPDATE SET seen_version = GREATEST(inbox_seen.seen_version, excluded.seen_version),
+			answered_version = GREATEST(inbox_seen.answered_version, excluded.answered_version)`
+	}
+	_, err = in.db.Writer.ExecContext(ctx, query, string(id), v, a)
 	return err
 }
 

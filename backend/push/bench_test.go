@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkTaskUpdate(b *testing.B) {
 		configs int
 	}{{"no hook", false, 0}, {"hook, no config", true, 0}, {"hook, 1 config", true, 1}} {
 		b.Run(c.name, func(b *testing.B) {
-			db, err := store.Open(filepath.Join(b.TempDir(), "hub.db"))
+			db, err := store.Open(storetest.Target(b, filepath.Join(b.TempDir(), "hub.db")))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -17,20 +17,21 @@ import (
 
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/server"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 // Deadlines guard against hangs only; no test asserts on how long anything takes.
 const waitDeadline = 30 * time.Second
 
-// startAgent runs the demo agent as the hub runs it (hub.StartAgent: real SQLite file, loopback
+// startAgent runs the demo agent as the hub runs it (hub.StartAgent: real database, loopback
 // listener, outbox, signing key, JWKS), with short retry waits.
 func startAgent(t *testing.T, opts hub.PushOptions) *hub.Agent {
 	t.Helper()
 	if opts.RetryMax == 0 {
 		opts.RetryMax = 20 * time.Millisecond
 	}
-	spec := hub.DemoSpec(hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	spec := hub.DemoSpec(hub.Config{DataDir: t.TempDir(), Database: storetest.Target(t, ""), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)})
 	spec.Push = opts
 	a, err := hub.StartAgent(t.Context(), spec)
 	if err != nil {

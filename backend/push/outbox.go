@@ -32,7 +32,7 @@ import (
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Topic is the bus topic of delivery outcomes; Source is the outbox's source, Key the task id and
@@ -514,7 +514,8 @@ type Status struct {
 // Status is the delivery status of each push config the task has notifications for, by config id.
 func (o *Outbox) Status(ctx context.Context, taskID a2a.TaskID) ([]Status, error) {
 	rows, err := o.cfg.DB.Reader.QueryContext(ctx, `SELECT config_id,
-		SUM(state = 'delivered'), SUM(state = 'pending'), SUM(state = 'failed'), SUM(state = 'canceled')
+		SUM(CASE WHEN state = 'delivered' THEN 1 ELSE 0 END), SUM(CASE WHEN state = 'pending' THEN 1 ELSE 0 END),
+		SUM(CASE WHEN state = 'failed' THEN 1 ELSE 0 END), SUM(CASE WHEN state = 'canceled' THEN 1 ELSE 0 END)
 		FROM push_outbox WHERE task_id = ? GROUP BY config_id ORDER BY MIN(id)`, taskID)
 	if err != nil {
 		return nil, err

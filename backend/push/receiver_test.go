@@ -23,6 +23,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 // agentKeys is a remote agent's signing keys and the JWKS endpoint that publishes them.
@@ -91,7 +92,8 @@ type receiverWorld struct {
 }
 
 func newReceiverWorld(t *testing.T) *receiverWorld {
-	w := &receiverWorld{t: t, path: filepath.Join(t.TempDir(), "hub.db"), clock: &clock{now: time.Now()}}
+	// path is the database's target on the engine of the run: reopening it reopens the same database.
+	w := &receiverWorld{t: t, path: storetest.Target(t, filepath.Join(t.TempDir(), "hub.db")), clock: &clock{now: time.Now()}}
 	w.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { w.serving.Load().ServeHTTP(rw, r) }))
 	t.Cleanup(w.srv.Close)
 	w.open()

@@ -157,10 +157,16 @@ func (g guard) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushConfig) (
 		return nil, err
 	}
 	// A URL already validated stays validated; a new URL must pass the v0.1 challenge again.
+	// The old row's columns are named with the table: unqualified they are ambiguous in PostgreSQL.
+	// caller_local is 0 or 1 (PostgreSQL refuses a Go bool in an INTEGER column).
+	callerLocal := 0
+	if local {
+		callerLocal = 1
+	}
 	_, err = g.o.cfg.DB.Writer.ExecContext(ctx, `INSERT INTO push_targets (task_id, config_id, url, caller_local) VALUES (?, ?, ?, ?)
 		ON CONFLICT (task_id, config_id) DO UPDATE SET caller_local = excluded.caller_local,
-			validated = CASE WHEN url = excluded.url THEN validated ELSE 0 END, url = excluded.url`,
-		taskID, saved.ID, saved.URL, local)
+			validated = CASE WHEN push_targets.url = excluded.url THEN push_targets.validated ELSE 0 END, url = excluded.url`,
+		taskID, saved.ID, saved.URL, callerLocal)
 	if err != nil {
 		return nil, err
 	}

@@ -193,7 +193,11 @@ func TestDeliveryRefusesLinkLocalForALoopbackCaller(t *testing.T) {
 	hook := newWebhook(t, nil)
 	mustRPC(t, rpcURL, "CreateTaskPushNotificationConfig", map[string]any{"taskId": asked.Task.ID, "id": "c", "url": hook.URL})
 	metadata := "http://169.254.169.254:80/latest/meta-data"
-	if _, err := a.DB.Writer.Exec(`UPDATE push_configs SET config_json = json_set(config_json, '$.url', ?) WHERE task_id = ?`, metadata, asked.Task.ID); err != nil {
+	setURL := `UPDATE push_configs SET config_json = json_set(config_json, '$.url', ?) WHERE task_id = ?`
+	if a.DB.Postgres() { // config_json is BYTEA there: through jsonb and back
+		setURL = `UPDATE push_configs SET config_json = convert_to(jsonb_set(convert_from(config_json, 'UTF8')::jsonb, '{url}', to_jsonb(?::text))::text, 'UTF8') WHERE task_id = ?`
+	}
+	if _, err := a.DB.Writer.Exec(setURL, metadata, asked.Task.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.DB.Writer.Exec(`UPDATE push_targets SET url = ? WHERE task_id = ?`, metadata, asked.Task.ID); err != nil {

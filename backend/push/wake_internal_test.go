@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -21,7 +22,7 @@ func (fakeSigner) SignClaims(jwt.Claims) (string, error) { return "token", nil }
 // push configs (nearly all) no longer makes delivery query the outbox on each of its events.
 func TestOnlyWritesWithNotificationsWakeDelivery(t *testing.T) {
 	ctx := t.Context()
-	db, err := store.Open(filepath.Join(t.TempDir(), "t.db"))
+	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "t.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

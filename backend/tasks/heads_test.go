@@ -13,14 +13,26 @@ import (
 )
 
 // orphanEvent is a write hook that, once armed, logs an event for a task that does not exist with
-// the foreign key check deferred to COMMIT: its write succeeds and its commit fails.
-type orphanEvent struct{ armed bool }
+// the foreign key check deferred to COMMIT: its write succeeds and its commit fails. On PostgreSQL,
+// whose foreign key here is not deferrable, it breaks a deferred unique constraint of a table of the
+// test's own instead (commitFails), with the same effect.
+type orphanEvent struct {
+	armed    bool
+	postgres bool
+}
+
+// commitFails is a table whose constraint is checked at COMMIT (PostgreSQL).
+const commitFails = `CREATE TABLE commit_fails (x INTEGER UNIQUE DEFERRABLE INITIALLY DEFERRED)`
 
 func (o *orphanEvent) OnTaskWrite(ctx context.Context, tx *sql.Tx, _ *tasks.Write) error {
 	if !o.armed {
 		return nil
 	}
 	o.armed = false
+	if o.postgres {
+		_, err := tx.ExecContext(ctx, `INSERT INTO commit_fails (x) VALUES (1), (1)`)
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `PRAGMA defer_foreign_keys = ON`); err != nil {
 		return err
 	}
@@ -33,8 +45,13 @@ func (o *orphanEvent) OnTaskWrite(ctx context.Context, tx *sql.Tx, _ *tasks.Writ
 // remembered. After an update whose batch did not commit, the task is still at its stored version,
 // the next update at that version succeeds, and its log stays contiguous.
 func TestUpdateAfterAFailedCommitReadsTheRow(t *testing.T) {
-	_, s := open(t, filepath.Join(t.TempDir(), "t.db"))
-	hook := &orphanEvent{}
+	db, s := open(t, filepath.Join(t.TempDir(), "t.db"))
+	hook := &orphanEvent{postgres: db.Postgres()}
+	if db.Postgres() {
+		if _, err := db.Writer.Exec(commitFails); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s.SetWriteHook(hook)
 	ctx := t.Context()
 	task := newTask("a")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
@@ -70,9 +71,10 @@ func (p *PushConfigs) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushCo
 		if n >= MaxPushConfigsPerTask {
 			return fmt.Errorf("a task may have at most %d push configs: %w", MaxPushConfigsPerTask, a2a.ErrInvalidParams)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO push_configs(task_id, id, config_json, dialect, created_at) VALUES (?, ?, ?, ?, unixepoch())
+		// created_at is unix seconds from the hub's clock (SQLite's unixepoch() before; PostgreSQL has none).
+		_, err := tx.ExecContext(ctx, `INSERT INTO push_configs(task_id, id, config_json, dialect, created_at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT(task_id, id) DO UPDATE SET config_json = excluded.config_json, dialect = excluded.dialect`,
-			taskID, saved.ID, body, string(dialectFrom(ctx)))
+			taskID, saved.ID, body, string(dialectFrom(ctx)), time.Now().Unix())
 		if err == nil {
 			p.ix.set(taskID, true)
 		}
@@ -105,7 +107,7 @@ func (p *PushConfigs) List(ctx context.Context, taskID a2a.TaskID) ([]*a2a.PushC
 	if p.err == nil && !p.ix.mayHave(taskID) {
 		return []*a2a.PushConfig{}, nil
 	}
-	rows, err := p.db.Reader.QueryContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? ORDER BY created_at, rowid`, taskID)
+	rows, err := p.db.Reader.QueryContext(ctx, `SELECT config_json FROM push_configs WHERE task_id = ? ORDER BY `+pushConfigOrder(p.db), taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -131,9 +133,19 @@ type StoredPushConfig struct {
 	Dialect Dialect
 }
 
-// listPushConfigs reads the task's configs, oldest first, inside a write transaction.
-func listPushConfigs(ctx context.Context, tx *sql.Tx, taskID a2a.TaskID) ([]*StoredPushConfig, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT config_json, dialect FROM push_configs WHERE task_id = ? ORDER BY created_at, rowid`, taskID)
+// pushConfigOrder is the ORDER BY of a task's configs, oldest first: by when each was first set, and
+// configs set within the same second in insertion order (SQLite's rowid; PostgreSQL has none, its
+// table has a seq column instead).
+func pushConfigOrder(db *store.DB) string {
+	if db.Postgres() {
+		return "created_at, seq"
+	}
+	return "created_at, rowid"
+}
+
+// listPushConfigs reads the task's configs, oldest first, inside a write transaction of db.
+func listPushConfigs(ctx context.Context, db *store.DB, tx *sql.Tx, taskID a2a.TaskID) ([]*StoredPushConfig, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT config_json, dialect FROM push_configs WHERE task_id = ? ORDER BY `+pushConfigOrder(db), taskID)
 	if err != nil {
 		return nil, err
 	}

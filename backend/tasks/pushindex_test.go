@@ -96,7 +96,7 @@ func TestWriteHookSeesPushConfigsAsStored(t *testing.T) {
 	db.Close()
 
 	// Reopened: the index is loaded from the table.
-	db2, err := store.Open(path)
+	db2, err := store.Open(target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Topic is the bus topic of task events; the event's Source is the store's source, its Key the task
@@ -108,7 +108,7 @@ func (s *Store) onWrite(ctx context.Context, tx *sql.Tx, task *a2a.Task, d Diale
 	var configs []*StoredPushConfig
 	if s.push.mayHave(task.ID) {
 		var err error
-		if configs, err = listPushConfigs(ctx, tx, task.ID); err != nil {
+		if configs, err = listPushConfigs(ctx, s.db, tx, task.ID); err != nil {
 			return err
 		}
 	}
@@ -380,7 +380,11 @@ func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, versio
 	for _, e := range events {
 		seq++
 		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: e.kind, Final: e.kind != "message" && IsFinal(e.ev), At: time.Unix(0, now), Event: e.ev}
-		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, l.Final, e.body, now); err != nil {
+		final := 0 // an INTEGER column: PostgreSQL refuses a Go bool there
+		if l.Final {
+			final = 1
+		}
+		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, final, e.body, now); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

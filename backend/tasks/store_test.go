@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -13,12 +14,27 @@ import (
 
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
+// targets maps each test's SQLite path to the database it stands for on the engine of the run, so
+// a test that reopens a path reopens the same database on PostgreSQL too.
+var targets sync.Map
+
+// target is the database at path on the engine of the test run (see storetest).
+func target(t testing.TB, path string) string {
+	t.Helper()
+	if v, ok := targets.Load(path); ok {
+		return v.(string)
+	}
+	v, _ := targets.LoadOrStore(path, storetest.Target(t, path))
+	return v.(string)
+}
+
 func open(t testing.TB, path string) (*store.DB, *tasks.Store) {
 	t.Helper()
-	db, err := store.Open(path)
+	db, err := store.Open(target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,14 +157,16 @@ func TestSchemaNewerThanBinaryIsRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
 	db, _ := open(t, path)
 	future := fstest.MapFS{
-		"00001_tasks.sql": {Data: []byte("-- +goose Up\nSELECT 1;\n")},
-		"00099_later.sql": {Data: []byte("-- +goose Up\nCREATE TABLE later(x);\n")},
+		"00001_tasks.sql":          {Data: []byte("-- +goose Up\nSELECT 1;\n")},
+		"00099_later.sql":          {Data: []byte("-- +goose Up\nCREATE TABLE later(x INTEGER);\n")},
+		"postgres/00001_tasks.sql": {Data: []byte("-- +goose Up\nSELECT 1;\n")},
+		"postgres/00099_later.sql": {Data: []byte("-- +goose Up\nCREATE TABLE later(x INTEGER);\n")},
 	}
 	if err := db.Migrate(t.Context(), "tasks", future); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
-	db2, err := store.Open(path)
+	db2, err := store.Open(target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

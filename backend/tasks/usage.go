@@ -17,7 +17,7 @@ type Usage struct {
 func (s *Store) UsageOf(ctx context.Context, owner string) (Usage, error) {
 	var u Usage
 	err := s.db.Reader.QueryRowContext(ctx, `SELECT COUNT(*),
-		COALESCE(SUM(state NOT IN (?, ?, ?, ?)), 0), COALESCE(SUM(length(task_json)), 0)
+		COALESCE(SUM(CASE WHEN state NOT IN (?, ?, ?, ?) THEN 1 ELSE 0 END), 0), COALESCE(SUM(length(task_json)), 0)
 		FROM tasks WHERE owner = ?`,
 		string(a2a.TaskStateCompleted), string(a2a.TaskStateFailed), string(a2a.TaskStateCanceled), string(a2a.TaskStateRejected),
 		owner).Scan(&u.Tasks, &u.Open, &u.Bytes)
