@@ -14,14 +14,15 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // A v0.1 draft agent (the demo agent's draft endpoint) takes the hub's push config with
 // tasks/pushNotification/set, challenges the webhook, and pushes the whole task in the draft's shape,
 // which the Conn reads back as the task.
 func TestDraftPushConfigAndPayload(t *testing.T) {
-	demo, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test",
-		Logger: slog.New(slog.DiscardHandler), Push: hub.PushOptions{RetryMax: 50 * time.Millisecond}})
+	demo, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test",
+		Logger: slog.New(slog.DiscardHandler), Push: hub.PushOptions{RetryMax: 50 * time.Millisecond}}))
 	if err != nil {
 		t.Fatal(err)
 	}

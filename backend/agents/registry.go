@@ -21,7 +21,7 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Topic is the bus topic of registry changes; Key is the agent id.

@@ -12,11 +12,12 @@ import (
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 func openRegistry(t *testing.T, path string) (*agents.Registry, *store.DB) {
 	t.Helper()
-	db, err := store.Open(path)
+	db, err := store.Open(storetest.Target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

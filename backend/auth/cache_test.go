@@ -98,10 +98,14 @@ func TestRememberedKeysSkipTheLookup(t *testing.T) {
 	}
 	// Were the table read again, this row (its hash no longer the key's) would refuse the key;
 	// written without the columns the triggers watch, it leaves the counter where it was.
-	if _, err := f.db.Writer.ExecContext(ctx, `DROP TRIGGER principals_epoch_update`); err != nil {
+	drop := `DROP TRIGGER principals_epoch_update`
+	if f.db.Postgres() {
+		drop += ` ON principals`
+	}
+	if _, err := f.db.Writer.ExecContext(ctx, drop); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.db.Writer.ExecContext(ctx, `UPDATE principals SET key_hash = x'00' WHERE name = 'bot'`); err != nil {
+	if _, err := f.db.Writer.ExecContext(ctx, `UPDATE principals SET key_hash = ? WHERE name = 'bot'`, []byte{0}); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := f.svc.Principals.Authenticate(ctx, key); err != nil || p.Name != "bot" {

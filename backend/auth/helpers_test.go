@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 const testIssuer = "http://127.0.0.1:47470"
@@ -38,7 +39,7 @@ func (c *clock) Advance(d time.Duration) {
 // openDB opens a fresh hub.db in a temporary directory.
 func openDB(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"))
+	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "hub.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 func migrate(ctx context.Context, db *store.DB) error {
@@ -220,8 +220,8 @@ func (ps *Principals) Remove(ctx context.Context, name string) error {
 	if err := ValidName(name); err != nil {
 		return err
 	}
-	res, err := ps.db.Writer.ExecContext(ctx, `UPDATE principals SET key_hash = x'', generation = generation + 1,
-		revoked_at = ? WHERE name = ? AND revoked_at = 0`, ps.now().UnixNano(), name)
+	res, err := ps.db.Writer.ExecContext(ctx, `UPDATE principals SET key_hash = ?, generation = generation + 1,
+		revoked_at = ? WHERE name = ? AND revoked_at = 0`, []byte{}, ps.now().UnixNano(), name)
 	if err := affectedOne(res, err); err != nil {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}

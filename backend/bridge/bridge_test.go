@@ -20,6 +20,7 @@ import (
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 // echoAgent answers every message with its text, as an agent message in one context.
@@ -71,7 +72,7 @@ func (e *echoAgent) Cancel(context.Context, a2a.TaskID) (*a2a.Task, error) {
 func openBridge(t *testing.T, agent chats.Remote) (*store.DB, *bus.Bus, *channels.Service, *channels.Channel, *Bridge) {
 	t.Helper()
 	ctx := t.Context()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"))
+	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "hub.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

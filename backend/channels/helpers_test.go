@@ -10,14 +10,13 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/hub"
-	"github.com/agenthub/agenthub/backend/store/storetest"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // testHub is the whole hub on a temporary data dir, anonymous access off, with principals that
@@ -32,8 +31,8 @@ func startHub(t testing.TB, dataDir string) *testHub {
 	if dataDir == "" {
 		dataDir = t.TempDir()
 	}
-	h, err := hub.Start(context.Background(), hub.Config{DataDir: dataDir, Database: hubDatabase(t, dataDir), Addr: "127.0.0.1:0",
-		NoDemo: true, Version: "test", Secrets: "file", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h, err := hub.Start(context.Background(), hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0",
+		NoDemo: true, Version: "test", Secrets: "file", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,31 +41,6 @@ func startHub(t testing.TB, dataDir string) *testHub {
 		t.Fatal(err)
 	}
 	return &testHub{Hub: h, URL: h.Agent.LocalURL + "/a2a"}
-}
-
-// databases is the hub.Config.Database of each data dir a test started a hub on, so a hub started
-// again on the same dir (a restart) finds the same tables.
-var databases sync.Map // data dir -> its Database
-
-// hubDatabase is the Database of the hub kept in dataDir: "" (hub.db in the dir) on SQLite, a
-// PostgreSQL database of the dir's own on a PostgreSQL test run.
-func hubDatabase(t testing.TB, dataDir string) string {
-	t.Helper()
-	if db, ok := databases.Load(dataDir); ok {
-		return db.(string)
-	}
-	db, _ := databases.LoadOrStore(dataDir, storetest.Target(t, ""))
-	return db.(string)
-}
-
-// hubStore is what store.Open takes to open the database of the hub kept in dataDir, as the
-// `agenthub principals` command does while the hub is stopped.
-func hubStore(t testing.TB, dataDir string) string {
-	t.Helper()
-	if db := hubDatabase(t, dataDir); db != "" {
-		return db
-	}
-	return hub.HubDBPath(dataDir)
 }
 
 // principal is an agent://NAME calling the hub with its key.

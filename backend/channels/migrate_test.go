@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/store/storetest"
 )
@@ -26,7 +27,7 @@ func TestUpgradeFromFirstSchemaKeepsEventsAndAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(hubStore(t, dir))
+	db, err := store.Open(hubtest.Target(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

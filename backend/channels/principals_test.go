@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/store"
 )
 
@@ -57,7 +58,7 @@ func TestPrincipalReplacedWhileHubStoppedStartsWithNothing(t *testing.T) {
 	h.Stop()
 
 	ctx := context.Background()
-	db, err := store.Open(hubStore(t, dir))
+	db, err := store.Open(hubtest.Target(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Topic is the bus topic of conversation changes: Key is the conversation id; Data is the recorded

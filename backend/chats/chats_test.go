@@ -18,6 +18,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // The hub talks to a demo agent running on its own (so the hub can stop and start while the agent
@@ -49,7 +50,7 @@ func newWorld(t *testing.T) *world { return newWorldWith(t, nil) }
 
 // newWorldWith is newWorld with setup changing the world before the hub starts.
 func newWorldWith(t *testing.T, setup func(*world)) *world {
-	demo, err := hub.StartDemo(t.Context(), hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: quiet()})
+	demo, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: quiet()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +69,8 @@ func newWorldWith(t *testing.T, setup func(*world)) *world {
 }
 
 func (w *world) start() {
-	h, err := hub.Start(w.t.Context(), hub.Config{DataDir: w.dataDir, Addr: w.addr, NoDemo: true, Version: "test", Secrets: "file", Logger: quiet(),
-		PushFallback: w.fallback, PublicURL: w.publicURL})
+	h, err := hub.Start(w.t.Context(), hubtest.Storage(w.t, hub.Config{DataDir: w.dataDir, Addr: w.addr, NoDemo: true, Version: "test", Secrets: "file", Logger: quiet(),
+		PushFallback: w.fallback, PublicURL: w.publicURL}))
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +21,8 @@ import (
 	legacycard "github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/inbox"
-	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 func startHub(t *testing.T, dir string) *hub.Hub {
@@ -31,24 +30,11 @@ func startHub(t *testing.T, dir string) *hub.Hub {
 	return startHubWaiting(t, dir, 0)
 }
 
-// databases is the database of each data dir on the engine of the test run ("" on SQLite), so a hub
-// restarted over the same data dir finds the same tables on PostgreSQL too.
-var databases sync.Map
-
-func databaseOf(t *testing.T, dir string) string {
-	t.Helper()
-	if v, ok := databases.Load(dir); ok {
-		return v.(string)
-	}
-	v, _ := databases.LoadOrStore(dir, storetest.Target(t, ""))
-	return v.(string)
-}
-
 // startHubWaiting starts the hub with blocking sends to the inbox bounded by wait (0: the default).
 func startHubWaiting(t *testing.T, dir string, wait time.Duration) *hub.Hub {
 	t.Helper()
-	h, err := hub.Start(t.Context(), hub.Config{DataDir: dir, Database: databaseOf(t, dir), Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
-		Logger: slog.New(slog.DiscardHandler), InboxBlockingWait: wait})
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: dir, Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
+		Logger: slog.New(slog.DiscardHandler), InboxBlockingWait: wait}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 	"github.com/agenthub/agenthub/backend/server"
-	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -31,7 +31,7 @@ func startAgent(t *testing.T, opts hub.PushOptions) *hub.Agent {
 	if opts.RetryMax == 0 {
 		opts.RetryMax = 20 * time.Millisecond
 	}
-	spec := hub.DemoSpec(hub.Config{DataDir: t.TempDir(), Database: storetest.Target(t, ""), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)})
+	spec := hub.DemoSpec(hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)}))
 	spec.Push = opts
 	a, err := hub.StartAgent(t.Context(), spec)
 	if err != nil {

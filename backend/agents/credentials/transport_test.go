@@ -25,6 +25,7 @@ import (
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 // credExecutor echoes the text it gets; the text "stream" makes it run a task with a few events.
@@ -613,7 +614,7 @@ func TestCredentialsDoNotFollowARedirectToAnotherHost(t *testing.T) {
 
 func credStore(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"))
+	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "hub.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

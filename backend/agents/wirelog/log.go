@@ -15,7 +15,7 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Topic is the bus topic of new wire log entries; Key is the agent id, Data an Entry.
@@ -184,13 +184,10 @@ func (w *Log) write(batch []logItem) {
 					return err
 				}
 			}
-			res, err := tx.ExecContext(ctx, `INSERT INTO wire_log(agent_id, call_id, at, kind, method, url, status, duration, header, body)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-				e.AgentID, e.CallID, e.At.UnixNano(), e.Kind, e.Method, e.URL, e.Status, int64(e.Duration), string(header), e.Body)
-			if err != nil {
-				return err
-			}
-			if e.ID, err = res.LastInsertId(); err != nil {
+			// RETURNING, which both engines read the same: PostgreSQL's driver has no LastInsertId.
+			if err := tx.QueryRowContext(ctx, `INSERT INTO wire_log(agent_id, call_id, at, kind, method, url, status, duration, header, body)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				e.AgentID, e.CallID, e.At.UnixNano(), e.Kind, e.Method, e.URL, e.Status, int64(e.Duration), string(header), e.Body).Scan(&e.ID); err != nil {
 				return err
 			}
 			written = append(written, e)

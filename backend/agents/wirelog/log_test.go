@@ -14,11 +14,12 @@ import (
 
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 func openTestWireLog(t *testing.T) (*Log, *store.DB) {
 	t.Helper()
-	db, err := store.Open(filepath.Join(t.TempDir(), "hub.db"))
+	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "hub.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,19 +37,31 @@ const Env = "AGENTHUB_TEST_DATABASE"
 // Postgres reports whether this test run puts hub databases in PostgreSQL.
 func Postgres() bool { return os.Getenv(Env) != "" }
 
-// Target is where a test's hub database goes: sqlitePath itself on SQLite, or the URL of a new, empty
-// PostgreSQL database.
+// Target is where a test's hub database goes: sqlitePath itself on SQLite, or the URL of a PostgreSQL
+// database: a new, empty one for a path not seen before (or ""), the same one again for a path seen
+// before, so a test that reopens its file finds what it stored.
 func Target(t testing.TB, sqlitePath string) string {
 	t.Helper()
 	if !Postgres() {
 		return sqlitePath
 	}
+	if sqlitePath != "" {
+		if u, ok := byPath.Load(sqlitePath); ok {
+			return u.(string)
+		}
+	}
 	u, err := NewDatabase()
 	if err != nil {
 		t.Fatalf("postgres for tests: %v", err)
 	}
+	if sqlitePath != "" {
+		got, _ := byPath.LoadOrStore(sqlitePath, u)
+		return got.(string)
+	}
 	return u
 }
+
+var byPath sync.Map // SQLite path -> its PostgreSQL database's URL
 
 var (
 	once    sync.Once
