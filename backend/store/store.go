@@ -527,9 +527,9 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 	if len(pending) == 1 {
 		return -1, db.tryOne(pending[0], results)
 	}
-	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	tx, err := db.begin()
 	if err != nil {
-		return -1, fmt.Errorf("begin: %w", err)
+		return -1, err
 	}
 	savepoint, release, rollbackTo := tx.Stmt(db.savepoint), tx.Stmt(db.release), tx.Stmt(db.rollbackTo)
 	ran := false
@@ -591,9 +591,9 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 		results[w] = result{err: err}
 		return nil
 	}
-	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	tx, err := db.begin()
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	r := runFn(w.fn, tx)
 	results[w] = r
@@ -605,6 +605,21 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// begin starts the writer's transaction. On PostgreSQL, a writer connection that the server dropped
+// while it sat idle (a restart) fails its first BEGIN, and database/sql only then knows to replace it:
+// the BEGIN is tried once more, on a new connection, before the batch is failed as unavailable.
+// Nothing has run yet, so trying again is safe.
+func (db *DB) begin() (*sql.Tx, error) {
+	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	if err != nil && db.Postgres() && Unavailable(err) {
+		tx, err = db.Writer.BeginTx(context.Background(), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return tx, nil
 }
 
 // runFn runs fn, turning a panic into a result so the writer goroutine survives it and the caller

@@ -56,6 +56,8 @@ var (
 	server  string // URL of the cluster's maintenance database
 	onceErr error
 	counter atomic.Int64
+
+	clusters atomic.Int64 // started by this process
 )
 
 // NewDatabase creates an empty database in the test run's PostgreSQL and returns its URL.
@@ -147,7 +149,12 @@ func StartCluster() (*Cluster, error) {
 	}
 	os.Chmod(parent, 0o755)
 	sweep(parent)
-	dir := filepath.Join(parent, strconv.Itoa(os.Getpid()))
+	// A test may start a cluster of its own (to stop and start it) beside the run's shared one.
+	name := strconv.Itoa(os.Getpid())
+	if n := clusters.Add(1); n > 1 {
+		name += "-" + strconv.FormatInt(n, 10)
+	}
+	dir := filepath.Join(parent, name)
 	os.RemoveAll(dir)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
@@ -276,7 +283,8 @@ func unprivileged() (*syscall.Credential, error) {
 func sweep(parent string) {
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
