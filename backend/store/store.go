@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -610,10 +611,12 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 // begin starts the writer's transaction. On PostgreSQL, a writer connection that the server dropped
 // while it sat idle (a restart) fails its first BEGIN, and database/sql only then knows to replace it:
 // the BEGIN is tried once more, on a new connection, before the batch is failed as unavailable.
-// Nothing has run yet, so trying again is safe.
+// Nothing has run yet, so trying again is safe. A failed connection attempt is not tried again: it
+// already was a new connection, and one that timed out took pgx's ConnectTimeout.
 func (db *DB) begin() (*sql.Tx, error) {
 	tx, err := db.Writer.BeginTx(context.Background(), nil)
-	if err != nil && db.Postgres() && Unavailable(err) {
+	var connect *pgconn.ConnectError
+	if err != nil && db.Postgres() && Unavailable(err) && !errors.As(err, &connect) {
 		tx, err = db.Writer.BeginTx(context.Background(), nil)
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,4 +281,32 @@ func TestSessionsTerminated(t *testing.T) {
 			t.Fatalf("write after the sessions ended: %v", err)
 		}
 	}
+}
+
+// TestUnavailableWhenServerHangs: a server that takes the connection but never answers (a hung host,
+// a stuck proxy) fails the connection attempt at pgx's connect timeout, as unavailable, instead of
+// holding the caller. (The URL shortens the hub's 5 s default.)
+func TestUnavailableWhenServerHangs(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		var held []net.Conn // accepted and never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	_, err = Open(fmt.Sprintf("postgres://agenthub@%s/hub?sslmode=disable&connect_timeout=1", l.Addr()))
+	checkUnavailable(t, "open against a server that never answers", err)
 }
