@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -117,6 +118,19 @@ func (c *rebindConn) failed(err error, autocommit bool) error {
 		return markUnavailable(errors.Join(driver.ErrBadConn, err))
 	}
 	return markUnavailable(err)
+}
+
+// resetTimeout bounds the liveness check of a pooled connection that sat idle for over a second (pgx
+// pings it when database/sql takes it from the pool): a live server answers in milliseconds; a hung
+// one (a frozen host, a network that drops packets but sent no reset) would hold the caller for as
+// long as TCP takes to give up, minutes. Past it the connection counts as bad and database/sql
+// takes another or connects anew, which pgx's ConnectTimeout bounds.
+const resetTimeout = 2 * time.Second
+
+func (c *rebindConn) ResetSession(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, resetTimeout)
+	defer cancel()
+	return c.Conn.ResetSession(ctx)
 }
 
 func (c *rebindConn) Ping(ctx context.Context) error {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -309,4 +310,42 @@ func TestUnavailableWhenServerHangs(t *testing.T) {
 	}()
 	_, err = Open(fmt.Sprintf("postgres://agenthub@%s/hub?sslmode=disable&connect_timeout=1", l.Addr()))
 	checkUnavailable(t, "open against a server that never answers", err)
+}
+
+// TestFrozenServer: the server hangs (its processes stopped: connections stay open, nothing answers)
+// while the pools hold idle connections. A write and a read fail as unavailable instead of waiting
+// for TCP to give up, and once the server runs again the same DB works.
+func TestFrozenServer(t *testing.T) {
+	c := faultCluster(t)
+	db, err := Open(c.URL("postgres") + "&connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := db.Write(ctx, put("before")); err != nil {
+		t.Fatal(err)
+	}
+	keyCount(t, db)
+	// pgx checks a pooled connection (a ping) once it has sat idle for over a second: that check is
+	// what notices the hung server before a statement is sent to it.
+	time.Sleep(1100 * time.Millisecond)
+	if err := c.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	checkUnavailable(t, "write to a frozen server", db.Write(ctx, put("frozen")))
+	var n int
+	checkUnavailable(t, "read from a frozen server", db.Reader.QueryRow(`SELECT count(*) FROM kv`).Scan(&n))
+	if err := c.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Write(ctx, put("after")); err != nil {
+		t.Fatalf("write after the server runs again: %v", err)
+	}
+	if n := keyCount(t, db); n != 2 {
+		t.Errorf("%d keys, want before and after", n)
+	}
 }

@@ -255,8 +255,45 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.cmd.Process.Signal(syscall.SIGINT)
+	c.Thaw() // a frozen server takes the signal once it runs again
 	<-c.done
 	c.cmd = nil
+}
+
+// Freeze stops the server's processes (SIGSTOP) without closing anything: its connections stay
+// open and the kernel still accepts new ones, but nothing answers, as with a hung host. Thaw
+// resumes them.
+func (c *Cluster) Freeze() error { return c.signalAll(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server.
+func (c *Cluster) Thaw() error { return c.signalAll(syscall.SIGCONT) }
+
+// signalAll signals the postmaster and its children (the sessions and background workers).
+func (c *Cluster) signalAll(sig syscall.Signal) error {
+	if c.cmd == nil {
+		return fmt.Errorf("the cluster is not running")
+	}
+	pids := []int{c.cmd.Process.Pid}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after its closing parenthesis.
+		i := strings.LastIndexByte(string(b), ')')
+		fields := strings.Fields(string(b[i+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(c.cmd.Process.Pid) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Remove stops the server and deletes its files.
