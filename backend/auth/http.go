@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/agenthub/agenthub/backend/store"
 )
 
 // Where the lead mounts the handlers.
@@ -152,6 +154,13 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request) {
 		err = errUnknownKey // a real key, but not this client's
 	}
 	if err != nil {
+		if store.Unavailable(err) {
+			// OAuth2's own word for it (RFC 6749 §4.1.2.1), with HTTP's: try again shortly.
+			s.cfg.Logger.Warn("token endpoint: storage unavailable", "err", err)
+			h.Set("Retry-After", "5")
+			oauthError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "the hub's database cannot be reached; retry shortly")
+			return
+		}
 		if !errors.Is(err, ErrUnauthenticated) {
 			s.cfg.Logger.Error("token endpoint", "err", err)
 			oauthError(w, http.StatusInternalServerError, "server_error", "the hub could not check the credentials")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -39,6 +40,12 @@ func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next h
 		switch {
 		case errors.As(err, &refused):
 			unauthenticated(w, tokenURL, "unauthenticated: "+refused.Reason)
+			return
+		case StorageUnavailable(err):
+			// Who the caller is lives in the database: the request cannot be admitted now.
+			log.Warn("resolving a request's credentials: storage unavailable", "error", err)
+			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+			writeJSON(w, http.StatusServiceUnavailable, errorResponse(nil, errStorageUnavailable))
 			return
 		case err != nil:
 			log.Error("resolving a request's credentials", "error", err)

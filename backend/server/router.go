@@ -298,7 +298,9 @@ func (rt *router) call(ctx context.Context, m method, req *request) (raw json.Ra
 	if err == nil {
 		return raw
 	}
-	if re := toRPCError(err); re.Code == codeInternal {
+	if re := toRPCError(err); re.Message == storageMessage {
+		rt.log.Warn("json-rpc call failed: storage unavailable", "method", req.Method, "error", err)
+	} else if re.Code == codeInternal {
 		rt.log.Error("json-rpc call failed", "method", req.Method, "error", err)
 		err = errInternal
 		if strings.Contains(re.Message, tasks.ErrUnreadable.Error()) {

@@ -60,10 +60,18 @@ var a2aCodes = []struct {
 
 // toRPCError maps an error from the handlers to its JSON-RPC error; unknown errors are internal and
 // their text is not leaked.
+//
+// An unreachable database is errStorageUnavailable whatever the error around it (see storage.go).
 func toRPCError(err error) *rpcError {
 	var re *rpcError
 	if errors.As(err, &re) {
-		return re
+		if re.Code == codeInternal && storageText(re.Message) && re.Message != storageMessage {
+			return errStorageUnavailable // a2a-go's text of the store's error
+		}
+		return re // the hub's own answer, maybe already in its dialect's shape
+	}
+	if StorageUnavailable(err) {
+		return errStorageUnavailable
 	}
 	var withData rpcDataError
 	if errors.As(err, &withData) {
@@ -102,6 +110,9 @@ var v1StateName = regexp.MustCompile(`TASK_STATE_[A-Z_]+`)
 func inDialect(d tasks.Dialect, re *rpcError) *rpcError {
 	if re == nil {
 		return re
+	}
+	if re.Code == codeInternal && storageText(re.Message) {
+		re = errStorageUnavailable // a2a-go's text of the store's error, in a stream's error event
 	}
 	if re.Code == codeTaskNotFound && strings.Contains(re.Message, "task not found") && !strings.HasPrefix(re.Message, "task not found") {
 		canonical := *re

@@ -85,14 +85,14 @@ func openPostgres(target string) (*DB, error) {
 		cfg.RuntimeParams["application_name"] = "agenthub"
 	}
 	schema := cfg.RuntimeParams["search_path"]
-	open := func(max int) *sql.DB {
-		d := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
+	open := func(max int, reads bool) *sql.DB {
+		d := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg), reads})
 		d.SetMaxOpenConns(max)
 		d.SetMaxIdleConns(max)
 		d.SetConnMaxIdleTime(5 * time.Minute)
 		return d
 	}
-	w := open(1)
+	w := open(1, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := w.PingContext(ctx); err != nil {
@@ -105,7 +105,7 @@ func openPostgres(target string) (*DB, error) {
 			return nil, fmt.Errorf("create schema %s: %w", schema, err)
 		}
 	}
-	r := open(pgReaders)
+	r := open(pgReaders, true)
 	db := &DB{Path: Redacted(target), Writer: w, Reader: r, dialect: Postgres, notes: newNotes(cfg), wake: make(chan struct{}, 1),
 		stopped: make(chan struct{}), dirty: make(chan struct{}, 1), ckStopped: make(chan struct{})}
 	close(db.ckStopped) // PostgreSQL checkpoints by itself
@@ -127,39 +127,49 @@ func openPostgres(target string) (*DB, error) {
 // same way; PostgreSQL's wire protocol wants $1, $2, … instead. rebindConnector hands database/sql
 // connections that rewrite the placeholders of each query once (then from a cache), so one query text
 // serves both engines and only real differences of dialect show in the packages.
-type rebindConnector struct{ driver.Connector }
+type rebindConnector struct {
+	driver.Connector
+	reads bool // the readers' pool (see rebindConn.failed)
+}
 
 func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.Connector.Connect(ctx)
 	if err != nil {
-		return nil, err
+		return nil, markUnavailable(err)
 	}
 	pc, ok := conn.(*stdlib.Conn)
 	if !ok {
 		conn.Close()
 		return nil, fmt.Errorf("unexpected pgx connection type %T", conn)
 	}
-	return &rebindConn{pc}, nil
+	return &rebindConn{pc, c.reads}, nil
 }
 
 // rebindConn is a pgx connection (all its database/sql interfaces promoted) whose query texts are
-// rebound first.
-type rebindConn struct{ *stdlib.Conn }
+// rebound first, and whose connection failures are marked ErrUnavailable (see unavailable.go).
+type rebindConn struct {
+	*stdlib.Conn
+	reads bool
+}
 
 func (c *rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(rebind(query))
+	return wrapStmt(c.Conn.Prepare(rebind(query)))
 }
 
 func (c *rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, rebind(query))
+	return wrapStmt(c.Conn.PrepareContext(ctx, rebind(query)))
 }
 
 func (c *rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, rebind(query), args)
+	autocommit := c.idle()
+	r, err := c.Conn.ExecContext(ctx, rebind(query), args)
+	return r, c.failed(err, autocommit)
 }
 
 func (c *rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, rebind(query), args)
+	autocommit := c.idle()
+	r, err := c.Conn.QueryContext(ctx, rebind(query), args)
+	return r, c.failed(err, autocommit)
 }
 
 var rebound sync.Map // query text -> its PostgreSQL form

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -527,9 +528,9 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 	if len(pending) == 1 {
 		return -1, db.tryOne(pending[0], results)
 	}
-	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	tx, err := db.begin()
 	if err != nil {
-		return -1, fmt.Errorf("begin: %w", err)
+		return -1, err
 	}
 	savepoint, release, rollbackTo := tx.Stmt(db.savepoint), tx.Stmt(db.release), tx.Stmt(db.rollbackTo)
 	ran := false
@@ -591,9 +592,9 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 		results[w] = result{err: err}
 		return nil
 	}
-	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	tx, err := db.begin()
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	r := runFn(w.fn, tx)
 	results[w] = r
@@ -605,6 +606,23 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// begin starts the writer's transaction. On PostgreSQL, a writer connection that the server dropped
+// while it sat idle (a restart) fails its first BEGIN, and database/sql only then knows to replace it:
+// the BEGIN is tried once more, on a new connection, before the batch is failed as unavailable.
+// Nothing has run yet, so trying again is safe. A failed connection attempt is not tried again: it
+// already was a new connection, and one that timed out took pgx's ConnectTimeout.
+func (db *DB) begin() (*sql.Tx, error) {
+	tx, err := db.Writer.BeginTx(context.Background(), nil)
+	var connect *pgconn.ConnectError
+	if err != nil && db.Postgres() && Unavailable(err) && !errors.As(err, &connect) {
+		tx, err = db.Writer.BeginTx(context.Background(), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return tx, nil
 }
 
 // runFn runs fn, turning a panic into a result so the writer goroutine survives it and the caller

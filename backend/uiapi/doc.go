@@ -24,7 +24,7 @@
 // Error codes: bad_request (frame not understood), unknown_method, invalid_params, not_found,
 // conflict (e.g. acting on an inbox task that is not waiting), agent_error (a remote agent refused or
 // failed the call; the message says how), rpc_error (an extension's JSON-RPC error, in error.rpc),
-// internal.
+// unavailable (the hub's database cannot be reached now: nothing happened, try again shortly), internal.
 //
 // # Methods
 //

@@ -213,6 +213,8 @@ func (c *conn) runStream(ctx context.Context, id string, run func(ctx context.Co
 		detail := &RPCErrorDetail{Code: -32603, Message: err.Error()}
 		if e, ok := rpcError(err); ok {
 			detail = e.RPC
+		} else if server.StorageUnavailable(err) {
+			detail.Message = storageMessage
 		}
 		c.pushWaiting(ctx, extStreamFrame{Stream: id, Error: detail})
 	}

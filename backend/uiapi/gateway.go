@@ -489,7 +489,13 @@ const (
 	CodeAgent = "agent_error"
 	// CodeRPC: an extension method (ext.call, ext.stream) answered a JSON-RPC error; Error.RPC has it.
 	CodeRPC = "rpc_error"
+	// CodeUnavailable: the hub's database cannot be reached now (PostgreSQL restarting or out of
+	// reach); the call did not happen and may be tried again shortly.
+	CodeUnavailable = "unavailable"
 )
+
+// storageMessage is the message of CodeUnavailable.
+const storageMessage = "storage unavailable: the hub's database cannot be reached; retry shortly"
 
 func errorOf(err error, log *slog.Logger, method string) *Error {
 	var e *Error
@@ -510,6 +516,10 @@ func errorOf(err error, log *slog.Logger, method string) *Error {
 	var call *chats.CallError
 	if errors.As(err, &call) {
 		return &Error{Code: CodeAgent, Message: call.Message}
+	}
+	if server.StorageUnavailable(err) {
+		log.Warn("ui call failed: storage unavailable", "method", method, "err", err)
+		return &Error{Code: CodeUnavailable, Message: storageMessage}
 	}
 	log.Warn("ui call failed", "method", method, "err", err)
 	return &Error{Code: CodeInternal, Message: err.Error()}

@@ -68,6 +68,8 @@ var (
 	server  string // URL of the cluster's maintenance database
 	onceErr error
 	counter atomic.Int64
+
+	clusters atomic.Int64 // started by this process
 )
 
 // NewDatabase creates an empty database in the test run's PostgreSQL and returns its URL.
@@ -159,7 +161,12 @@ func StartCluster() (*Cluster, error) {
 	}
 	os.Chmod(parent, 0o755)
 	sweep(parent)
-	dir := filepath.Join(parent, strconv.Itoa(os.Getpid()))
+	// A test may start a cluster of its own (to stop and start it) beside the run's shared one.
+	name := strconv.Itoa(os.Getpid())
+	if n := clusters.Add(1); n > 1 {
+		name += "-" + strconv.FormatInt(n, 10)
+	}
+	dir := filepath.Join(parent, name)
 	os.RemoveAll(dir)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
@@ -260,8 +267,45 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.cmd.Process.Signal(syscall.SIGINT)
+	c.Thaw() // a frozen server takes the signal once it runs again
 	<-c.done
 	c.cmd = nil
+}
+
+// Freeze stops the server's processes (SIGSTOP) without closing anything: its connections stay
+// open and the kernel still accepts new ones, but nothing answers, as with a hung host. Thaw
+// resumes them.
+func (c *Cluster) Freeze() error { return c.signalAll(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen server.
+func (c *Cluster) Thaw() error { return c.signalAll(syscall.SIGCONT) }
+
+// signalAll signals the postmaster and its children (the sessions and background workers).
+func (c *Cluster) signalAll(sig syscall.Signal) error {
+	if c.cmd == nil {
+		return fmt.Errorf("the cluster is not running")
+	}
+	pids := []int{c.cmd.Process.Pid}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so read after its closing parenthesis.
+		i := strings.LastIndexByte(string(b), ')')
+		fields := strings.Fields(string(b[i+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(c.cmd.Process.Pid) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Remove stops the server and deletes its files.
@@ -288,7 +332,8 @@ func unprivileged() (*syscall.Credential, error) {
 func sweep(parent string) {
 	entries, _ := os.ReadDir(parent)
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+		pidText, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
