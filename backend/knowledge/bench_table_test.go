@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +113,7 @@ func benchSizes() []int {
 
 // benchOpen opens the real service (hub.db + Cayley bolt) in dir, with a bus for subscriptions.
 func benchOpen(b testing.TB, dir string) *Service {
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	db, err := store.Open(hubTarget(b, dir))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 
 func benchService(b *testing.B) *Service {
 	dir := b.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	db, err := store.Open(hubTarget(b, dir))
 	if err != nil {
 		b.Fatal(err)
 	}

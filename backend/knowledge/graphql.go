@@ -403,7 +403,12 @@ func (s *Service) nodes(ctx context.Context, typ string, where []map[string]any,
 			tw, targs := v.sqlFilterOn("t")
 			// +t.object_id keeps SQLite from answering this through the object index, which holds
 			// every node of the type, per candidate: the lookup goes by subject and predicate.
-			q += ` AND EXISTS (SELECT 1 FROM kg_statements t WHERE t.subject = a.subject AND t.predicate = ? AND +t.object_id = ? AND ` + tw + `)`
+			// PostgreSQL has no unary + on text (and its planner weighs the indexes itself).
+			objectID := "+t.object_id"
+			if s.db.Postgres() {
+				objectID = "t.object_id"
+			}
+			q += ` AND EXISTS (SELECT 1 FROM kg_statements t WHERE t.subject = a.subject AND t.predicate = ? AND ` + objectID + ` = ? AND ` + tw + `)`
 			args = append(append(args, RDFType, typ), targs...)
 		}
 		q += ` ORDER BY a.subject`

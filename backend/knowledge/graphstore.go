@@ -270,7 +270,13 @@ func (s *Service) rebuildGraph(ctx context.Context, dir, why string) error {
 		return err
 	}
 	s.qs, s.bolt = qs, bdb
-	tx, err := s.db.Reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	// The last change and the statements are read in one snapshot: SQLite's read transaction is
+	// one; PostgreSQL's default (read committed) takes a snapshot per statement.
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.db.Postgres() {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := s.db.Reader.BeginTx(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -8,15 +8,35 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
+
+// hubTargets are the databases of the test run by their SQLite path: a test that opens dir/hub.db
+// again (a restart) opens the same PostgreSQL database.
+var hubTargets sync.Map
+
+// hubTarget is dir/hub.db on the test run's engine (storetest), the same each time for dir.
+func hubTarget(t testing.TB, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "hub.db")
+	if !storetest.Postgres() {
+		return path
+	}
+	if u, ok := hubTargets.Load(path); ok {
+		return u.(string)
+	}
+	u, _ := hubTargets.LoadOrStore(path, storetest.Target(t, path))
+	return u.(string)
+}
 
 // openHubDB opens dir/hub.db, closed when the test ends (after the test's own defers).
 func openHubDB(t testing.TB, dir string) *store.DB {
 	t.Helper()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	db, err := store.Open(hubTarget(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package knowledge
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
@@ -29,7 +28,7 @@ func TestIntrospectionAnswersTheConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	db, err := store.Open(filepath.Join(dir, "hub.db"))
+	db, err := store.Open(hubTarget(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

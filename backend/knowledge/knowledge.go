@@ -38,7 +38,7 @@ import (
 	"github.com/agenthub/agenthub/backend/store"
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/*.sql migrations/postgres/*.sql
 var migrations embed.FS
 
 // Topic is the bus topic of knowledge-graph changes; an event's Seq is its change's sequence

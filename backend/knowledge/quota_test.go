@@ -29,10 +29,17 @@ func TestUsageFollowsStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows, err := db.Reader.Query(`SELECT s.source, count(*), sum(length(CAST(s.subject AS BLOB)) + length(CAST(s.predicate AS BLOB)) + length(CAST(s.obj_key AS BLOB)) + length(CAST(s.graph AS BLOB))
+	q := `SELECT s.source, count(*), sum(length(CAST(s.subject AS BLOB)) + length(CAST(s.predicate AS BLOB)) + length(CAST(s.obj_key AS BLOB)) + length(CAST(s.graph AS BLOB))
 		+ coalesce(length(CAST(s.object_id AS BLOB)), 0) + coalesce(length(CAST(s.value_json AS BLOB)), 0) + coalesce(length(CAST(s.datatype AS BLOB)), 0)
 		+ coalesce(length(CAST(s.provenance AS BLOB)), 0) + coalesce(length(CAST(s.justification AS BLOB)), 0))
-		FROM kg_statements s GROUP BY s.source`)
+		FROM kg_statements s GROUP BY s.source`
+	if db.Postgres() {
+		q = `SELECT s.source, count(*), sum(octet_length(s.subject) + octet_length(s.predicate) + octet_length(s.obj_key) + octet_length(s.graph)
+		+ coalesce(octet_length(s.object_id), 0) + coalesce(octet_length(s.value_json), 0) + coalesce(octet_length(s.datatype), 0)
+		+ coalesce(octet_length(s.provenance), 0) + coalesce(octet_length(s.justification), 0))
+		FROM kg_statements s GROUP BY s.source`
+	}
+	rows, err := db.Reader.Query(q)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,8 @@ const (
 		ON CONFLICT (subject, predicate, obj_key, graph) DO NOTHING`
 	updateQuery = `UPDATE kg_statements SET certainty = ?, provenance = ?, source = ?, justification = ?, updated_at = ?
 		WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`
-	changeQuery = `INSERT INTO kg_changes (op, statement, source, created_at) VALUES (?, ?, ?, ?)`
+	// RETURNING rather than LastInsertId, which PostgreSQL's driver does not have.
+	changeQuery = `INSERT INTO kg_changes (op, statement, source, created_at) VALUES (?, ?, ?, ?) RETURNING seq`
 )
 
 func prepareStmts(ctx context.Context, db *store.DB) (*stmts, error) {
@@ -174,11 +175,9 @@ func deleteRow(ctx context.Context, tx *sql.Tx, id int64) error {
 
 // appendChange logs one change (its statement encoded in enc) and returns its sequence number.
 func appendChange(ctx context.Context, change *sql.Stmt, op string, enc encoded, source string, now time.Time) (int64, error) {
-	res, err := change.ExecContext(ctx, op, enc.statement, source, now.UTC().Format(time.RFC3339Nano))
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	var seq int64
+	err := change.QueryRowContext(ctx, op, enc.statement, source, now.UTC().Format(time.RFC3339Nano)).Scan(&seq)
+	return seq, err
 }
 
 // Change is one entry of the change log.

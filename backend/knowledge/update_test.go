@@ -3,6 +3,7 @@ package knowledge
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,50 @@ func TestQueryReadsItsOwnAnsweredUpdate(t *testing.T) {
 	raw, _ := json.Marshal(<-got)
 	if !strings.Contains(string(raw), "ex:second") || !strings.Contains(string(raw), "ex:first") {
 		t.Fatalf("query after the answered update read %s", raw)
+	}
+}
+
+// TestRefusedUpdateLeavesNoChange: an update refused half way (its add written, then a remove of a
+// statement that is not there) leaves neither its statement nor its change, and the next update is
+// read by a query as usual. On PostgreSQL the refused change's sequence number stays used (a gap in
+// the log), which the graph's catch-up and the change feed must step over.
+func TestRefusedUpdateLeavesNoChange(t *testing.T) {
+	dir := t.TempDir()
+	db := openHubDB(t, dir)
+	s := openIn(t, dir, db)
+	defer s.Close()
+	owner := auth.WithPrincipal(t.Context(), auth.Owner)
+	st := func(o string) Statement {
+		return Statement{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: o}}
+	}
+	before, err := lastChangeSeq(t.Context(), db.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(owner, []Patch{{Op: OpAdd, Statement: st("ex:refused")}, {Op: OpRemove, Statement: st("ex:missing")}}, ""); err == nil {
+		t.Fatal("removing a missing statement was accepted")
+	}
+	res, err := s.Update(owner, []Patch{{Op: OpAdd, Statement: st("ex:kept")}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := s.Query(owner, QueryParams{QueryLanguage: "gizmo", Query: `g.V("<ex:a>").Out("<ex:p>").All()`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(q.Data)
+	if !strings.Contains(string(raw), "ex:kept") || strings.Contains(string(raw), "ex:refused") {
+		t.Fatalf("query after a refused and an answered update read %s", raw)
+	}
+	cs, err := changesAfter(t.Context(), db.Reader, before, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].Statement.Object.ID != "ex:kept" || fmt.Sprint(cs[0].Seq) != res.ChangeID {
+		t.Fatalf("the log after the refused update holds %+v, want only the kept add (change %s)", cs, res.ChangeID)
+	}
+	s.background.Wait()
+	if g, tb := graphQuads(t, s), tableQuads(t, s); len(tb) != 1 || !slices.Equal(g, tb) {
+		t.Fatalf("graph %v, kg_statements %v: want the kept statement in both", g, tb)
 	}
 }
