@@ -220,7 +220,8 @@ func startServeURL(t *testing.T, dir string) string {
 // serveHub is startServe, also returning the hub's base URL.
 func serveHub(t *testing.T, dir string) (base string, stop func()) {
 	t.Helper()
-	serve := exec.Command(agenthubBinary(t), "serve", "--no-demo", "--secrets", "file", "--addr", "127.0.0.1:0", "--data", dir)
+	serve := exec.Command(agenthubBinary(t), append([]string{"serve", "--no-demo", "--secrets", "file", "--addr", "127.0.0.1:0", "--data", dir},
+		hubtest.ServeFlags(t, dir)...)...)
 	serve.Env = cliEnv(t, serve.Args)
 	stdout, err := serve.StdoutPipe()
 	if err != nil {

@@ -365,8 +365,13 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	var stop string // why the chain stops here, when this is its first stop
 	if err := b.cfg.DB.Write(b.ctx, func(tx *sql.Tx) error {
 		sent, stop = nil, ""
+		// The larger of the two: SQLite's max() of two values is PostgreSQL's GREATEST.
+		larger := `max(bridge_cursors.sequence, excluded.sequence)`
+		if b.cfg.DB.Postgres() {
+			larger = `GREATEST(bridge_cursors.sequence, excluded.sequence)`
+		}
 		if _, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_cursors(channel_id, sequence) VALUES (?, ?)
-			ON CONFLICT(channel_id) DO UPDATE SET sequence = max(sequence, excluded.sequence)`, ev.ChannelID, ev.Sequence); err != nil {
+			ON CONFLICT(channel_id) DO UPDATE SET sequence = `+larger, ev.ChannelID, ev.Sequence); err != nil {
 			return err
 		}
 		var forwards int
@@ -381,7 +386,7 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 			stop, stopped = why, true
 		}
 		_, err = tx.ExecContext(b.ctx, `INSERT INTO bridge_chains(origin_id, forwards, stopped) VALUES (?, ?, ?)
-			ON CONFLICT(origin_id) DO UPDATE SET forwards = excluded.forwards, stopped = excluded.stopped`, origin, forwards+len(sent), stopped)
+			ON CONFLICT(origin_id) DO UPDATE SET forwards = excluded.forwards, stopped = excluded.stopped`, origin, forwards+len(sent), flag(stopped))
 		return err
 	}); err != nil {
 		b.cfg.Logger.Error("bridge: cannot record a channel event as handled", "channel", ev.ChannelID, "err", err)
@@ -773,4 +778,12 @@ func metaOf(ev *channels.MessageEvent) *Meta {
 		return nil
 	}
 	return &m
+}
+
+// flag is b as the 0 or 1 an INTEGER flag column holds: PostgreSQL does not take a bool there.
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -36,7 +36,7 @@ func (b *Bridge) setState(k key, state, taskID, contextID string, hop int, origi
 		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_contexts(channel_id, agent_id, context_id, task_id, state, hop, origin_id, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(channel_id, agent_id) DO UPDATE SET
-				context_id = CASE WHEN excluded.context_id = '' THEN context_id ELSE excluded.context_id END,
+				context_id = CASE WHEN excluded.context_id = '' THEN bridge_contexts.context_id ELSE excluded.context_id END,
 				task_id = excluded.task_id, state = excluded.state, hop = excluded.hop, origin_id = excluded.origin_id,
 				updated_at = excluded.updated_at`,
 			k.channel, k.agent, contextID, taskID, state, hop, origin, now)

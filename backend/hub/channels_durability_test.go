@@ -18,12 +18,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
 )
 
 // addPrincipal runs `agenthub principals add NAME` on the data dir and returns the key it printed.
 func addPrincipal(t *testing.T, dataDir, name string) string {
 	t.Helper()
-	out, err := exec.Command(agenthubBinary(t), "principals", "add", name, "--data", dataDir).Output()
+	args := []string{"principals", "add", name, "--data", dataDir}
+	if u := hubtest.Database(t, dataDir); u != "" {
+		args = append(args, "--database", u)
+	}
+	out, err := exec.Command(agenthubBinary(t), args...).Output()
 	if err != nil {
 		t.Fatalf("principals add %s: %v", name, err)
 	}

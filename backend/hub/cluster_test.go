@@ -18,7 +18,7 @@ func startReplicas(t *testing.T, n int, database string) []*serveProc {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			procs[i] = startServe(t, fmt.Sprintf("replica %d", i), t.TempDir(), "--no-demo",
+			procs[i] = startServe(t, fmt.Sprintf("replica %d", i), t.TempDir(),
 				"--database", database, "--secrets", "database", "--secrets-key-file", key)
 		})
 	}

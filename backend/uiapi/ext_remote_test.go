@@ -235,7 +235,7 @@ func TestRemoteStreamPassesAnEventTooLargeToCarry(t *testing.T) {
 	stored, _ := json.Marshal(map[string]any{"id": "ev-huge", "channelId": ch, "sequence": 1, "timestamp": 1, "author": "remote://demo",
 		"parts": []any{map[string]any{"type": "text", "text": huge}}, "kind": "messageEvent"})
 	if _, err := b.Agent.DB.Writer.ExecContext(t.Context(), `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
-		VALUES (?, 1, 'ev-huge', 1, 'remote://demo', NULL, x'', ?)`, ch, stored); err != nil {
+		VALUES (?, 1, 'ev-huge', 1, 'remote://demo', NULL, ?, ?)`, ch, []byte{}, stored); err != nil {
 		t.Fatal(err)
 	}
 	bOwner.result("ext.call", extOn("", "channels/publish", map[string]any{"channelId": ch,
