@@ -331,7 +331,7 @@ func (s *Service) rebuildGraph(ctx context.Context, dir, why string) error {
 		return err
 	}
 	s.markerOn = false
-	s.log.Warn("knowledge graph rebuilt from hub.db: "+why, "statements", n, "seq", last)
+	s.log.Warn("knowledge graph rebuilt from the hub's database: "+why, "statements", n, "seq", last)
 	return nil
 }
 
