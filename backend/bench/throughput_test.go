@@ -289,7 +289,9 @@ func BenchmarkThroughput(b *testing.B) {
 	const rounds = 3
 	demo := &demoagent.Agent{Tick: 0}
 	var hubDemo, pgDemo, sdkDemo, hubEcho4, pgEcho4, sdkEcho4 *endpoint
-	labelled("hub", func() { hubDemo, hubEcho4 = hubStack(b, "hub", "demo", "", demo), hubStack(b, "hub", "echo4", "", echo4{}) })
+	labelled("hub", func() {
+		hubDemo, hubEcho4 = hubStack(b, "hub", "demo", "", demo), hubStack(b, "hub", "echo4", "", echo4{})
+	})
 	// The team hub's storage: one replica on a PostgreSQL cluster of its own on this machine (Debian's
 	// package, fsync and synchronous_commit on), started here and removed after.
 	pg, err := storetest.StartCluster()

@@ -386,7 +386,7 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 			stop, stopped = why, true
 		}
 		_, err = tx.ExecContext(b.ctx, `INSERT INTO bridge_chains(origin_id, forwards, stopped) VALUES (?, ?, ?)
-			ON CONFLICT(origin_id) DO UPDATE SET forwards = excluded.forwards, stopped = excluded.stopped`, origin, forwards+len(sent), flag(stopped))
+			ON CONFLICT(origin_id) DO UPDATE SET forwards = excluded.forwards, stopped = excluded.stopped`, origin, forwards+len(sent), store.Flag(stopped))
 		return err
 	}); err != nil {
 		b.cfg.Logger.Error("bridge: cannot record a channel event as handled", "channel", ev.ChannelID, "err", err)
@@ -778,12 +778,4 @@ func metaOf(ev *channels.MessageEvent) *Meta {
 		return nil
 	}
 	return &m
-}
-
-// flag is b as the 0 or 1 an INTEGER flag column holds: PostgreSQL does not take a bool there.
-func flag(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

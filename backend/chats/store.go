@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -253,7 +254,7 @@ func (s *Service) record(ctx context.Context, e *Entry) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_entries(conversation_id, seq, at, direction, task_id, kind, final, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.ConversationID, e.Seq, now, e.Direction, e.TaskID, e.Kind, boolInt(e.Final), body); err != nil {
+			e.ConversationID, e.Seq, now, e.Direction, e.TaskID, e.Kind, store.Flag(e.Final), body); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE conversations SET updated_at = ?, context_id = CASE WHEN context_id = '' THEN ? ELSE context_id END WHERE id = ?`,
@@ -342,12 +343,4 @@ func stateOf(ev a2a.Event) (a2a.TaskState, bool) {
 func (s *Service) MoveAgent(ctx context.Context, from, to string) error {
 	_, err := s.db.Writer.ExecContext(ctx, `UPDATE conversations SET agent_id = ? WHERE agent_id = ?`, to, from)
 	return err
-}
-
-// boolInt is b as the 0 or 1 an INTEGER flag column holds: PostgreSQL does not take a bool there.
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

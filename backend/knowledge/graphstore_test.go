@@ -8,29 +8,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
-// hubTargets are the databases of the test run by their SQLite path: a test that opens dir/hub.db
-// again (a restart) opens the same PostgreSQL database.
-var hubTargets sync.Map
-
-// hubTarget is dir/hub.db on the test run's engine (storetest), the same each time for dir.
+// hubTarget is dir/hub.db on the test run's engine: storetest gives the same database each time
+// for one path, so a test that opens it again (a restart) opens the same PostgreSQL database.
 func hubTarget(t testing.TB, dir string) string {
 	t.Helper()
-	path := filepath.Join(dir, "hub.db")
-	if !storetest.Postgres() {
-		return path
-	}
-	if u, ok := hubTargets.Load(path); ok {
-		return u.(string)
-	}
-	u, _ := hubTargets.LoadOrStore(path, storetest.Target(t, path))
-	return u.(string)
+	return storetest.Target(t, filepath.Join(dir, "hub.db"))
 }
 
 // openHubDB opens dir/hub.db, closed when the test ends (after the test's own defers).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	a2apush "github.com/a2aproject/a2a-go/v2/a2asrv/push"
+	"github.com/agenthub/agenthub/backend/store"
 )
 
 // Who may make the hub POST where. A push config makes the hub send requests to a URL of the
@@ -158,15 +159,10 @@ func (g guard) Save(ctx context.Context, taskID a2a.TaskID, c *a2a.PushConfig) (
 	}
 	// A URL already validated stays validated; a new URL must pass the v0.1 challenge again.
 	// The old row's columns are named with the table: unqualified they are ambiguous in PostgreSQL.
-	// caller_local is 0 or 1 (PostgreSQL refuses a Go bool in an INTEGER column).
-	callerLocal := 0
-	if local {
-		callerLocal = 1
-	}
 	_, err = g.o.cfg.DB.Writer.ExecContext(ctx, `INSERT INTO push_targets (task_id, config_id, url, caller_local) VALUES (?, ?, ?, ?)
 		ON CONFLICT (task_id, config_id) DO UPDATE SET caller_local = excluded.caller_local,
 			validated = CASE WHEN push_targets.url = excluded.url THEN push_targets.validated ELSE 0 END, url = excluded.url`,
-		taskID, saved.ID, saved.URL, callerLocal)
+		taskID, saved.ID, saved.URL, store.Flag(local))
 	if err != nil {
 		return nil, err
 	}

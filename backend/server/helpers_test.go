@@ -33,7 +33,13 @@ type testAgent struct {
 // opts adjust its server's config.
 func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 	t.Helper()
-	cfg, ln := demoConfig(t)
+	return startDemoOn(t, storetest.Target(t, filepath.Join(t.TempDir(), "test.db")), opts...)
+}
+
+// startDemoOn is startDemo over the database at target (a SQLite path or a PostgreSQL URL).
+func startDemoOn(t testing.TB, target string, opts ...func(*server.Config)) *testAgent {
+	t.Helper()
+	cfg, ln := demoConfigOn(t, target)
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -51,7 +57,13 @@ func startDemo(t testing.TB, opts ...func(*server.Config)) *testAgent {
 // such a test run), and the listener it will serve on.
 func demoConfig(t testing.TB) (server.Config, net.Listener) {
 	t.Helper()
-	db, err := store.Open(storetest.Target(t, filepath.Join(t.TempDir(), "test.db")))
+	return demoConfigOn(t, storetest.Target(t, filepath.Join(t.TempDir(), "test.db")))
+}
+
+// demoConfigOn is demoConfig over the database at target.
+func demoConfigOn(t testing.TB, target string) (server.Config, net.Listener) {
+	t.Helper()
+	db, err := store.Open(target)
 	if err != nil {
 		t.Fatal(err)
 	}

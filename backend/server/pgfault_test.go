@@ -5,10 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
-	"github.com/agenthub/agenthub/backend/bus"
-	"github.com/agenthub/agenthub/backend/demoagent"
-	"github.com/agenthub/agenthub/backend/server"
-	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/store/storetest"
-	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 const storageMessage = "storage unavailable: the hub's database cannot be reached; retry shortly"
@@ -43,30 +35,7 @@ func TestPostgresRestartUnderTheDemoAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Remove)
-	db, err := store.Open(c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ts, err := tasks.Open(t.Context(), db, bus.New(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	srv, err := server.New(server.Config{Name: "test", Version: "test", Skills: demoagent.Skills,
-		Executor: &demoagent.Agent{Tick: 50 * time.Millisecond}, Store: ts, PushConfigs: tasks.NewPushConfigs(db),
-		BaseURL: base, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &httptest.Server{Listener: ln, Config: &http.Server{Handler: srv.HTTPHandler()}}
-	hs.Start()
-	t.Cleanup(hs.Close)
-	url := base + server.RPCPath
+	url := startDemoOn(t, c.URL("postgres")).URL
 
 	// Tasks acknowledged before the stop.
 	var acked []string

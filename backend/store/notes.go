@@ -63,7 +63,7 @@ func newNotes(cfg *pgx.ConnConfig) *notes {
 	}
 	return &notes{replica: hex.EncodeToString(id), channel: channel, followers: map[string][]follower{},
 		connected: make(chan struct{}),
-		connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) }}
+		connect:   func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) }}
 }
 
 // Announce tells the other replicas on db's database, once tx commits, that topic changed; payload
@@ -73,7 +73,10 @@ func (db *DB) Announce(tx *sql.Tx, topic, payload string) error {
 	if db.notes == nil {
 		return nil
 	}
-	if len(payload) > MaxNote || strings.ContainsRune(topic, ' ') {
+	if strings.ContainsRune(topic, ' ') {
+		return fmt.Errorf("note topic %q: no spaces (the note's header is space-separated)", topic)
+	}
+	if len(payload) > MaxNote {
 		return ErrNoteTooLarge
 	}
 	_, err := tx.Exec(`SELECT pg_notify(?, ?)`, db.notes.channel, db.notes.replica+" "+topic+" "+payload)
@@ -100,7 +103,7 @@ func (db *DB) Follow(topic string, fn func(payload string), resync func()) {
 	if start {
 		ctx, cancel := context.WithCancel(context.Background())
 		n.cancel, n.stopped = cancel, make(chan struct{})
-		go n.listen(ctx, db.logger())
+		go n.listen(ctx, slog.Default())
 	}
 }
 
@@ -112,8 +115,6 @@ func (db *DB) Listening() <-chan struct{} {
 	}
 	return db.notes.connected
 }
-
-func (db *DB) logger() *slog.Logger { return slog.Default() }
 
 func (n *notes) listen(ctx context.Context, log *slog.Logger) {
 	defer close(n.stopped)

@@ -145,14 +145,7 @@ func TestNotesReachTheOtherReplicasOnCommit(t *testing.T) {
 // When PostgreSQL restarts, the listener reconnects by itself and every follower resyncs (notes sent
 // while it was away are lost); notes announced after that arrive again.
 func TestNotesFollowersResyncAfterTheDatabaseRestarts(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("notes cross PostgreSQL replicas; on SQLite there is one process (see the SQLite case of TestNotesReachTheOtherReplicasOnCommit)")
-	}
-	c, err := storetest.StartCluster()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Remove()
+	c := faultCluster(t) // its own cluster, stopped and started here: in both engines' runs
 	a, err := Open(c.URL("postgres"))
 	if err != nil {
 		t.Fatal(err)
@@ -196,4 +189,3 @@ func TestNotesFollowersResyncAfterTheDatabaseRestarts(t *testing.T) {
 		t.Fatalf("heard %q after the restart", got)
 	}
 }
-

@@ -30,6 +30,16 @@ func (d Dialect) String() string {
 	return "sqlite"
 }
 
+// Flag is b as the 0 or 1 that the hub's INTEGER flag columns hold on both engines. SQLite's driver
+// stores a Go bool that way by itself; PostgreSQL refuses a bool in an INTEGER column (and the
+// connection can't convert for it: tables of others, goose's own, have BOOLEAN columns).
+func Flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // IsPostgresURL tells a PostgreSQL connection URL (postgres:// or postgresql://) from a SQLite path.
 func IsPostgresURL(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")

@@ -18,6 +18,20 @@ import (
 	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
+// openKV opens the PostgreSQL database at target with a table kv, closed when the test ends.
+func openKV(t *testing.T, target string) *DB {
+	t.Helper()
+	db, err := Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // faultCluster starts a PostgreSQL cluster of the test's own, which it may stop and start (the run's
 // shared cluster serves other tests). It runs in both engines' runs: it needs only the server's
 // programs, which a PostgreSQL run must have.
@@ -43,14 +57,7 @@ func faultCluster(t *testing.T) *storetest.Cluster {
 // everything acknowledged before the stop still there.
 func TestPostgresRestart(t *testing.T) {
 	c := faultCluster(t)
-	db, err := Open(c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
-		t.Fatal(err)
-	}
+	db := openKV(t, c.URL("postgres"))
 	ctx := context.Background()
 
 	// Writers and readers run while the server stops under them.
@@ -110,7 +117,7 @@ func TestPostgresRestart(t *testing.T) {
 	for _, err := range errs {
 		checkUnavailable(t, "batched write while down", err)
 	}
-	err = db.WriteLean(ctx, put("lean"))
+	err := db.WriteLean(ctx, put("lean"))
 	checkUnavailable(t, "lean write while down", err)
 	var one int
 	checkUnavailable(t, "read while down", db.Reader.QueryRow(`SELECT 1`).Scan(&one))
@@ -249,14 +256,7 @@ func TestUnavailableClassifies(t *testing.T) {
 // each dead connection the server's farewell as its error.
 func TestSessionsTerminated(t *testing.T) {
 	c := faultCluster(t)
-	db, err := Open(c.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
-		t.Fatal(err)
-	}
+	db := openKV(t, c.URL("postgres"))
 	admin, err := sql.Open("pgx", c.URL("postgres")+"&application_name=admin")
 	if err != nil {
 		t.Fatal(err)
@@ -317,14 +317,7 @@ func TestUnavailableWhenServerHangs(t *testing.T) {
 // for TCP to give up, and once the server runs again the same DB works.
 func TestFrozenServer(t *testing.T) {
 	c := faultCluster(t)
-	db, err := Open(c.URL("postgres") + "&connect_timeout=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
-		t.Fatal(err)
-	}
+	db := openKV(t, c.URL("postgres")+"&connect_timeout=1")
 	ctx := context.Background()
 	if err := db.Write(ctx, put("before")); err != nil {
 		t.Fatal(err)

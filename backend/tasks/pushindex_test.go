@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -96,7 +97,7 @@ func TestWriteHookSeesPushConfigsAsStored(t *testing.T) {
 	db.Close()
 
 	// Reopened: the index is loaded from the table.
-	db2, err := store.Open(target(t, path))
+	db2, err := store.Open(storetest.Target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -380,11 +380,7 @@ func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, versio
 	for _, e := range events {
 		seq++
 		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: e.kind, Final: e.kind != "message" && IsFinal(e.ev), At: time.Unix(0, now), Event: e.ev}
-		final := 0 // an INTEGER column: PostgreSQL refuses a Go bool there
-		if l.Final {
-			final = 1
-		}
-		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, final, e.body, now); err != nil {
+		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, store.Flag(l.Final), e.body, now); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -18,23 +17,9 @@ import (
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
-// targets maps each test's SQLite path to the database it stands for on the engine of the run, so
-// a test that reopens a path reopens the same database on PostgreSQL too.
-var targets sync.Map
-
-// target is the database at path on the engine of the test run (see storetest).
-func target(t testing.TB, path string) string {
-	t.Helper()
-	if v, ok := targets.Load(path); ok {
-		return v.(string)
-	}
-	v, _ := targets.LoadOrStore(path, storetest.Target(t, path))
-	return v.(string)
-}
-
 func open(t testing.TB, path string) (*store.DB, *tasks.Store) {
 	t.Helper()
-	db, err := store.Open(target(t, path))
+	db, err := store.Open(storetest.Target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +151,7 @@ func TestSchemaNewerThanBinaryIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	db2, err := store.Open(target(t, path))
+	db2, err := store.Open(storetest.Target(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}

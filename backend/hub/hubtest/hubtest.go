@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/hub"
@@ -15,10 +14,9 @@ import (
 	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
-var databases sync.Map // data dir -> its PostgreSQL database's URL, in a PostgreSQL run
-
 // Database is the Config.Database of a hub over dataDir in this test run: "" on SQLite (hub.db in
-// dataDir), else the URL of the data dir's own PostgreSQL database.
+// dataDir), else the data dir's own PostgreSQL database (storetest gives the same one for the same
+// hub.db path, so a restart finds what it stored).
 func Database(t testing.TB, dataDir string) string {
 	t.Helper()
 	if !storetest.Postgres() {
@@ -27,11 +25,7 @@ func Database(t testing.TB, dataDir string) string {
 	if dataDir == "" {
 		return storetest.Target(t, "")
 	}
-	if u, ok := databases.Load(dataDir); ok {
-		return u.(string)
-	}
-	u, _ := databases.LoadOrStore(dataDir, storetest.Target(t, ""))
-	return u.(string)
+	return storetest.Target(t, hub.HubDBPath(dataDir))
 }
 
 // Target is what store.Open takes for the hub's database over dataDir: hub.db's path, or its URL.
