@@ -19,6 +19,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -401,6 +403,7 @@ type Hub struct {
 	Bridge *bridge.Bridge
 
 	gateway *uiapi.Gateway
+	routes  *pendingMux // what the hub serves beside A2A: the UI, its gateway, token and push endpoints
 	wire    *wirelog.Log
 }
 
@@ -435,7 +438,7 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 	if err != nil {
 		return err
 	}
-	h.Agent.Server.Mux().Handle(push.InPath, receiver)
+	h.routes.mux.Handle(push.InPath, receiver)
 	h.Chats, err = chats.Open(ctx, chats.Config{
 		DB: db, Bus: h.Bus, Logger: cfg.Logger, Push: receiver, PushFallback: cfg.PushFallback,
 		Dial: func(ctx context.Context, id string) (chats.Remote, error) { return h.Clients.Conn(ctx, id) },
@@ -651,6 +654,18 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		return nil, err
 	}
 	h.Agent = agent
+	// The hub's server answers A2A from here on, while the rest starts. Until the UI, its gateway, the
+	// token endpoint and the push receiver are mounted, a request for one of them waits rather than
+	// meeting a 404: a tab that reconnects or reloads while the hub restarts would show "404 page not
+	// found" (it did, in e2e on a slow machine).
+	h.routes = newPendingMux()
+	agent.Server.Mux().Handle("/", h.routes)
+	started := false
+	defer func() {
+		if !started {
+			h.routes.fail()
+		}
+	}()
 	// After the hub's lock is held: one process at a time writes the token file.
 	token, fresh, err := loadUIToken(cfg.DataDir)
 	if err != nil {
@@ -684,10 +699,12 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge, Channels: h.Channels,
 		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients},
 	})
-	mux := agent.Server.Mux()
+	mux := h.routes.mux
 	mux.Handle(uiapi.Path, h.gateway)
 	mux.Handle(auth.TokenPath, h.Auth.TokenHandler())
 	mux.Handle("/", uiHandler(h, cfg.UI))
+	h.routes.open()
+	started = true
 	return h, nil
 }
 
@@ -809,4 +826,37 @@ func uiHandler(h *Hub, ui fs.FS) http.Handler {
 <p>Agent card: <a href="/.well-known/agent-card.json">/.well-known/agent-card.json</a> &middot; JSON-RPC endpoint: <code>%s%s</code></p>%s`,
 			h.Agent.BaseURL, server.RPCPath, demo)
 	})
+}
+
+// pendingMux holds requests until Start has mounted its routes (open), then serves them; if Start
+// fails (fail), the held requests get 503.
+type pendingMux struct {
+	mux   *http.ServeMux
+	ready chan struct{}
+	once  sync.Once
+	ok    bool
+	held  atomic.Int32 // requests waiting now (a test sees that one waits)
+}
+
+func newPendingMux() *pendingMux {
+	return &pendingMux{mux: http.NewServeMux(), ready: make(chan struct{})}
+}
+
+func (p *pendingMux) open() { p.once.Do(func() { p.ok = true; close(p.ready) }) }
+func (p *pendingMux) fail() { p.once.Do(func() { close(p.ready) }) }
+
+func (p *pendingMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.held.Add(1)
+	select {
+	case <-p.ready:
+		p.held.Add(-1)
+	case <-r.Context().Done():
+		p.held.Add(-1)
+		return
+	}
+	if !p.ok {
+		http.Error(w, "the hub did not start", http.StatusServiceUnavailable)
+		return
+	}
+	p.mux.ServeHTTP(w, r)
 }

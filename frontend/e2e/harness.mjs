@@ -101,7 +101,9 @@ export async function openUI(browser, hub, { colorScheme = 'light' } = {}) {
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') page.errors.push(`console: ${m.text()}`);
+    // A failed load's text does not name the resource; its location does.
+    const where = m.location()?.url;
+    if (m.type() === 'error') page.errors.push(`console: ${m.text()}${where ? ` (${where})` : ''}`);
   });
   await page.goto(hub.uiURL);
   return page;
