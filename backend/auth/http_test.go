@@ -294,7 +294,7 @@ func TestResolve(t *testing.T) {
 		{"Basic scheme", []string{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte("bot:"+key))}, "unsupported Authorization scheme"},
 		{"API key as bearer", []string{"Authorization", "Bearer " + key}, "malformed token"},
 		{"bearer without token", []string{"Authorization", "Bearer"}, "malformed token"},
-		{"tampered token", []string{"Authorization", "Bearer " + tok[:len(tok)-2] + "AA"}, "signature invalid"},
+		{"tampered token", []string{"Authorization", "Bearer " + tamperSignature(tok)}, "signature invalid"},
 	}
 	for _, tc := range bad {
 		status, body := whoami(t, srv.URL, tc.headers...)
