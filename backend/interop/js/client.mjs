@@ -1,7 +1,7 @@
 // Drives the AgentHub demo agent with the official A2A JavaScript SDK (@a2a-js/sdk) client, to prove
 // that an independent client implementation understands our server. Run by ../js_test.go:
 //
-//   node client.mjs http://127.0.0.1:PORT
+//   node client.mjs http://127.0.0.1:PORT[,http://127.0.0.1:PORT2,...]   (several: replicas, called in turn)
 //
 // Every scenario runs twice, once per protocol version the agent card advertises:
 //   1.0  what any SDK user gets: ClientFactory.createFromUrl picks the v1.0 JSON-RPC interface
@@ -316,17 +316,34 @@ function emit(protocol, scenario, ok, detail) {
   process.stdout.write(JSON.stringify({ protocol, scenario, ok, detail }) + '\n');
 }
 
+// roundRobin is one client over several replicas of one agent: each call goes to the next replica, so a
+// stream opened on one is resubscribed on another and an answer lands on a third. Properties (the
+// negotiated protocol, the transport) are the first client's: every replica serves the same card.
+function roundRobin(clients) {
+  let next = 0;
+  return new Proxy(clients[0], {
+    get(first, prop) {
+      if (typeof first[prop] !== 'function') return first[prop];
+      return (...args) => {
+        const c = clients[next++ % clients.length];
+        return c[prop](...args);
+      };
+    },
+  });
+}
+
 async function main() {
-  const baseUrl = process.argv[2];
-  if (!baseUrl) {
-    process.stderr.write('usage: node client.mjs <demo agent base URL>\n');
+  // One base URL, or several comma-separated: replicas of one agent, used in turn.
+  const baseUrls = (process.argv[2] ?? '').split(',').filter(Boolean);
+  if (baseUrls.length === 0) {
+    process.stderr.write('usage: node client.mjs <demo agent base URL>[,<another replica\'s base URL>...]\n');
     process.exit(2);
   }
   let failed = 0;
   for (const [protocol, makeClient] of [['1.0', v1Client], ['0.3', v03Client]]) {
     let client;
     try {
-      client = await makeClient(baseUrl);
+      client = roundRobin(await Promise.all(baseUrls.map(makeClient)));
     } catch (e) {
       for (const name of SCENARIOS) emit(protocol, name, false, `no SDK client: ${describeError(e)}`);
       failed += SCENARIOS.length;
