@@ -153,7 +153,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if cfg.Database != "" {
 		fmt.Fprintf(stdout, "database: %s\n", store.Redacted(cfg.Database))
 	}
-	fmt.Fprintf(stdout, "hub: %s\nui: %s\nsecrets: %s\n", h.Agent.BaseURL, h.UIURL(), h.Clients.Secrets().Where())
+	fmt.Fprintf(stdout, "hub: %s\n", h.Agent.BaseURL)
+	if h.Agent.LocalURL != h.Agent.BaseURL { // --public-url names a proxy or another name: where to point it
+		fmt.Fprintf(stdout, "listening: %s\n", h.Agent.LocalURL)
+	}
+	fmt.Fprintf(stdout, "ui: %s\nsecrets: %s\n", h.UIURL(), h.Clients.Secrets().Where())
 	if h.Demo != nil {
 		fmt.Fprintf(stdout, "demo agent: %s\n", h.Demo.BaseURL)
 	}

@@ -150,14 +150,15 @@ type serveProc struct {
 	t       *testing.T
 	name    string
 	cmd     *exec.Cmd
-	HubURL  string // hub base URL
+	HubURL  string // hub base URL (its public URL, with --public-url)
+	Listen  string // where the hub listens (HubURL without --public-url)
 	DemoURL string // demo agent base URL
 	stderr  *lockedBuffer
 	exited  chan struct{} // closed once the process has been waited for
 }
 
 // HubRPC and DemoRPC are the JSON-RPC endpoints.
-func (p *serveProc) HubRPC() string  { return p.HubURL + "/a2a" }
+func (p *serveProc) HubRPC() string  { return p.Listen + "/a2a" }
 func (p *serveProc) DemoRPC() string { return p.DemoURL + "/a2a" }
 
 // startServe runs `agenthub serve` on dataDir with free loopback ports and returns once it printed
@@ -215,12 +216,18 @@ func startServe(t *testing.T, name, dataDir string, flags ...string) *serveProc 
 			if u, ok := strings.CutPrefix(line, "hub: "); ok {
 				p.HubURL = strings.TrimSpace(u)
 			}
+			if u, ok := strings.CutPrefix(line, "listening: "); ok {
+				p.Listen = strings.TrimSpace(u)
+			}
 			if u, ok := strings.CutPrefix(line, "demo agent: "); ok {
 				p.DemoURL = strings.TrimSpace(u)
 			}
 		case <-deadline:
 			t.Fatalf("%s did not print its URLs within %v; stderr:\n%s", name, startDeadline, tail(p.stderr.String()))
 		}
+	}
+	if p.Listen == "" {
+		p.Listen = p.HubURL
 	}
 	return p
 }
