@@ -3,8 +3,9 @@
 # the GTK/WebKitGTK 4.1 dev packages for the cgo build, Xvfb + xauth to run the window headless,
 # ImageMagick + xdotool for screenshots and input, dbus-daemon (dbus-run-session: a private session
 # bus for the notification check), a colour emoji font, Chromium for browser tests, and sqlite3 (a
-# browser test writes an unreadable row into hub.db), and PostgreSQL's server (the Go tests start a
-# throwaway cluster of it: the team hub's storage).
+# browser test writes an unreadable row into hub.db), PostgreSQL's server (the Go tests start a
+# throwaway cluster of it: the team hub's storage) and HAProxy (the cluster test runs the team hub's
+# example configuration in front of its replicas).
 # Does nothing when every package is already installed.
 # Usage: build/setup-debian.sh [EXTRA_PACKAGE...]   extra packages some targets need besides these
 #        (e.g. nsis for the Windows installer, desktop-file-utils for the .deb test).
@@ -12,7 +13,7 @@ set -euo pipefail
 
 PKGS=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev
       xvfb xauth imagemagick xdotool dbus-daemon fonts-noto-color-emoji chromium sqlite3
-      postgresql "$@")
+      postgresql haproxy "$@")
 
 if dpkg -s "${PKGS[@]}" >/dev/null 2>&1; then
   echo "setup-debian: all ${#PKGS[@]} packages present"
