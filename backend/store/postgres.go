@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -239,4 +241,11 @@ func rebind(query string) string {
 	q := b.String()
 	rebound.Store(query, q)
 	return q
+}
+
+// inFailedTransaction reports PostgreSQL's answer to a statement in a transaction that an earlier
+// statement already broke (25P02, in_failed_sql_transaction).
+func inFailedTransaction(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "25P02"
 }

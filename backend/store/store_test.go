@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -399,13 +400,9 @@ func TestWriteLean(t *testing.T) {
 		t.Fatalf("stored %q, want a, d and held (b's half-made write undone)", k)
 	}
 	// a ran before b broke the transaction and once more after; c's failure broke nothing (else a
-	// would have run a third time); d ran only in the second transaction. On PostgreSQL every write
-	// has its savepoint, so b's failure undid b alone and nothing ran twice.
-	wantA := 2
-	if db.Postgres() {
-		wantA = 1
-	}
-	if runs["a"] != wantA || runs["b"] != 1 || runs["d"] != 1 {
+	// would have run a third time); d ran only in the second transaction. The same on PostgreSQL,
+	// where a batch runs without savepoints until a write fails.
+	if runs["a"] != 2 || runs["b"] != 1 || runs["d"] != 1 {
 		t.Fatalf("runs %v", runs)
 	}
 }
@@ -517,5 +514,54 @@ func TestWriterHasItsLargerPageCache(t *testing.T) {
 	}
 	if w != writerCachePages || r != -2000 {
 		t.Fatalf("cache_size: writer %d, reader %d", w, r)
+	}
+}
+
+// A write whose fn swallows its own failed statement and reports success (on PostgreSQL the
+// transaction is then aborted, which the next write or the commit shows) gets an error, and the
+// others of its batch commit: on PostgreSQL the batch runs again with a savepoint per write to find it.
+func TestWriteThatHidesAFailedStatementFailsAlone(t *testing.T) {
+	db := openTest(t)
+	release, held := holdWriter(t, db)
+	results := make(chan string, 4)
+	for _, w := range []struct {
+		name string
+		fn   func(*sql.Tx) error
+		lean bool
+	}{
+		{"a", put("a"), false},
+		{"hider", func(tx *sql.Tx) error {
+			put("a")(tx) // a duplicate key: the statement fails, its error is dropped
+			return nil
+		}, false},
+		{"lean", func(tx *sql.Tx) error { return NothingWritten(errors.New("not there")) }, true},
+		{"c", put("c"), false},
+	} {
+		go func() {
+			write := db.Write
+			if w.lean {
+				write = db.WriteLean
+			}
+			err := write(context.Background(), w.fn)
+			results <- fmt.Sprintf("%s=%v", w.name, err != nil)
+		}()
+		queued(db, 1)
+	}
+	queued(db, 4)
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for range 4 {
+		got[<-results] = true
+	}
+	// On SQLite a failed statement leaves the transaction usable: the hider's "success" stands.
+	want := map[string]bool{"a=false": true, "hider=" + fmt.Sprint(db.Postgres()): true, "lean=true": true, "c=false": true}
+	if !maps.Equal(got, want) {
+		t.Fatalf("results %v, want %v", got, want)
+	}
+	if k := keys(t, db); k != "a,c,held" {
+		t.Fatalf("stored %q, want a, c and held", k)
 	}
 }
