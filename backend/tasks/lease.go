@@ -240,12 +240,14 @@ func (s *Store) sweep(ctx context.Context, r Resumer, own bool) (resumed, failed
 				resumed++ // this replica holds it now, and renews its lease
 				continue
 			}
+			// The same opening as at a restart on SQLite: to the client it is one event, the agent
+			// lost the execution; the rest says which replica, and how it was found gone.
 			text := "The agent restarted while this task was running, so it was stopped. Send the request again to retry."
 			switch {
 			case l.holder != "" && l.holder != s.replica && l.expired:
-				text = fmt.Sprintf("The hub replica %s that ran this task stopped renewing its lease (it died or lost the database), so the task was stopped. Send the request again to retry.", l.holder)
+				text = fmt.Sprintf("The agent restarted while this task was running (hub replica %s, which ran it, stopped renewing its lease: it died or lost the database), so it was stopped. Send the request again to retry.", l.holder)
 			case l.holder != "" && l.holder != s.replica:
-				text = fmt.Sprintf("The hub replica %s that ran this task is gone (its database session ended), so the task was stopped. Send the request again to retry.", l.holder)
+				text = fmt.Sprintf("The agent restarted while this task was running (hub replica %s, which ran it, is gone: its database session ended), so it was stopped. Send the request again to retry.", l.holder)
 			}
 			msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, t, a2a.NewTextPart(text))
 			ev := a2a.NewStatusUpdateEvent(t, a2a.TaskStateFailed, msg)

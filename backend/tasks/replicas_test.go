@@ -333,7 +333,7 @@ func TestReplicaThatDiesLosesItsTasks(t *testing.T) {
 	}
 	got := stored(t, b, "t")
 	if got.Task.Status.State != a2a.TaskStateFailed || got.Task.Status.Message == nil ||
-		!strings.Contains(got.Task.Status.Message.Parts[0].Text(), "replica "+a.s.replica+" ") {
+		!strings.Contains(got.Task.Status.Message.Parts[0].Text(), "hub replica "+a.s.replica+", which ran it, is gone") {
 		t.Fatalf("the dead replica's task: %s %+v, want failed naming %s", got.Task.Status.State, got.Task.Status.Message, a.s.replica)
 	}
 }
@@ -371,7 +371,7 @@ func TestReplicaThatStopsRenewingLosesItsTasks(t *testing.T) {
 		t.Fatal("B's Recover failed a task whose lease runs")
 	}
 	got := waitFor(t, b, "t", "failed by B's sweep", func(st *taskstore.StoredTask) bool { return st.Task.Status.State == a2a.TaskStateFailed })
-	if msg := got.Task.Status.Message; msg == nil || !strings.Contains(msg.Parts[0].Text(), a.s.replica+" that ran this task stopped renewing its lease") {
+	if msg := got.Task.Status.Message; msg == nil || !strings.Contains(msg.Parts[0].Text(), "hub replica "+a.s.replica+", which ran it, stopped renewing its lease") {
 		t.Fatalf("the lost task's message: %+v", msg)
 	}
 }
