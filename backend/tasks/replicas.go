@@ -15,8 +15,9 @@ import (
 
 // Several replicas on one PostgreSQL database. Every task write announces, in its own transaction,
 // which entries it added to the task's log (noteTopic: "first last taskID"). Each other replica
-// follows the topic: it drops what it cached of the task (heads, latest) and publishes the new
-// entries on its local bus, read back from the log. So whatever listens on the bus here (streams,
+// follows the topic: it drops the task's cached head (heads: only a guess on PostgreSQL, the
+// UPDATE's version condition decides) and publishes the new entries on its local bus, read back from
+// the log. Get and List read the tables on PostgreSQL, so they need no note. So whatever listens on the bus here (streams,
 // resubscribe, the UI, push) hears of a task that runs on another replica the way it hears of one
 // that runs here: streams only take the bus as a wake-up and read the log themselves.
 //
@@ -69,7 +70,6 @@ func (s *Store) onNote(payload string) {
 	id = parts[2]
 	task := a2a.TaskID(id)
 	s.heads.drop(task)
-	s.latest.forget(task)
 	s.relay.mu.Lock()
 	defer s.relay.mu.Unlock()
 	s.relay.heard = time.Now()
@@ -158,7 +158,6 @@ func (s *Store) resync() {
 	rows.Close()
 	for _, id := range ids {
 		s.heads.drop(id)
-		s.latest.forget(id)
 		after, known := s.relay.upTo[id]
 		var entries []*Logged
 		if known {

@@ -272,7 +272,9 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
 		return taskstore.TaskVersionMissing, err
 	}
-	s.latest.created(task.ID, body, ownerOf(ctx))
+	if !s.db.Postgres() { // there Get reads the row: another replica may have written it since
+		s.latest.created(task.ID, body, ownerOf(ctx))
+	}
 	s.publish(entries)
 	return 1, nil
 }
@@ -366,7 +368,9 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		s.latest.forget(req.Task.ID)
 		return taskstore.TaskVersionMissing, err
 	}
-	s.latest.updated(req.Task.ID, body, version)
+	if !s.db.Postgres() {
+		s.latest.updated(req.Task.ID, body, version)
+	}
 	s.publish(entries)
 	return version, nil
 }
