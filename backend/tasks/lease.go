@@ -173,13 +173,15 @@ func (s *Store) takeLost(ctx context.Context, own bool) ([]lost, error) {
 	err := s.db.Write(ctx, func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		out = out[:0]
-		rows, err := tx.QueryContext(ctx, `WITH lost AS (
+		// live: the liveness locks held now, read once (pg_locks copies the lock table at each read).
+		rows, err := tx.QueryContext(ctx, `WITH live AS (
+				SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+					AND classid = `+strconv.Itoa(leaseLockClass)+`
+					AND database = (SELECT oid FROM pg_database WHERE datname = current_database())),
+			lost AS (
 				SELECT id, leased_by, lease_until < now() AS expired FROM tasks
 				WHERE state IN (?, ?) AND (lease_until IS NULL OR lease_until < now() OR leased_by = ?
-					OR (leased_at > pg_postmaster_start_time() AND NOT EXISTS (
-						SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-							AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-							AND l.classid = `+strconv.Itoa(leaseLockClass)+` AND l.objid = lease_key::oid)))
+					OR (leased_at > pg_postmaster_start_time() AND lease_key::oid NOT IN (SELECT objid FROM live)))
 				ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
 			UPDATE tasks t SET leased_by = ?, lease_key = ?, leased_at = now(), lease_until = now() + make_interval(secs => ?)
 			FROM lost WHERE t.id = lost.id

@@ -91,14 +91,28 @@ func (s *Store) onNote(payload string) {
 	s.publishLocked(task, entries)
 }
 
-// relayOwn publishes the entries this replica just wrote, those the relay has not published yet.
+// relayOwn publishes the entries this replica just wrote, those the relay has not published yet,
+// after those of other replicas' writes before them. (For a task this replica has not published
+// anything of lately, its own entries are a start: a note still on its way about earlier entries
+// is then skipped, and only a stream's wake-up, which reads the log, carries them.)
 func (s *Store) relayOwn(entries []*Logged) {
 	if len(entries) == 0 {
 		return
 	}
+	id := entries[0].TaskID
 	s.relay.mu.Lock()
 	defer s.relay.mu.Unlock()
-	s.publishLocked(entries[0].TaskID, entries)
+	if after, known := s.relay.upTo[id]; known && entries[0].Seq > after+1 {
+		// Other replicas wrote the task in between and their notes are not here yet: those
+		// entries are committed (this write came after them), so they go first, read from the log.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		missed, err := s.Log(ctx, id, after)
+		cancel()
+		if err == nil {
+			entries = missed
+		}
+	}
+	s.publishLocked(id, entries)
 }
 
 // publishLocked puts the task's entries after upTo on the bus, in order. relay.mu is held.
