@@ -94,11 +94,16 @@ func (s *Store) holdLock(ctx context.Context) error {
 	return nil
 }
 
-// dropLock ends the liveness lock's session: the replica is going away.
+// dropLock releases the liveness lock and ends its session: the replica is going away. The unlock
+// comes first because the server drops a closed session's locks a moment after the close, and
+// another replica sweeping then should already find this one gone.
 func (s *Store) dropLock() {
 	s.alive.mu.Lock()
 	defer s.alive.mu.Unlock()
 	if c := s.alive.conn; c != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c.ExecContext(ctx, `SELECT pg_advisory_unlock(?, ?)`, int32(leaseLockClass), s.leaseKey) // best effort: the close drops it anyway
+		cancel()
 		c.Raw(func(any) error { return driver.ErrBadConn })
 		c.Close()
 		s.alive.conn = nil
@@ -292,9 +297,8 @@ func (s *Store) sweepEvery(r Resumer) {
 }
 
 // Close ends what the store runs beside its callers on PostgreSQL (the renewals and the sweep) and
-// the session of its liveness lock, at once: to the other replicas this one is gone, and its
-// unfinished tasks are theirs to take over. It leaves the leases as they are (a process that dies
-// cannot release them either). The database stays open; closing it ends all of this too, within a
+// releases its liveness lock, at once: to the other replicas this one is gone, and its unfinished
+// tasks are theirs to take over. It leaves the leases as they are, as a process that dies would. The database stays open; closing it ends all of this too, within a
 // second.
 func (s *Store) Close() {
 	s.alive.mu.Lock()

@@ -313,9 +313,9 @@ func waitFor(t *testing.T, r *replica, id a2a.TaskID, what string, ok func(*task
 	}
 }
 
-// TestReplicaThatDiesLosesItsTasks: A runs a task and dies (its store closed without releasing
-// anything, as a kill -9 leaves it: its database session ends). B's Recover takes the task over
-// and fails it, naming A.
+// TestReplicaThatDiesLosesItsTasks: A runs a task and dies: its store is closed, its leases left as
+// they are and its liveness lock gone, as a kill -9 leaves them once PostgreSQL ended its session.
+// B's Recover takes the task over at once and fails it, naming A.
 func TestReplicaThatDiesLosesItsTasks(t *testing.T) {
 	a, b := replicas(t, time.Minute) // a lease far longer than the test: the session's end decides
 	ctx := t.Context()
