@@ -14,7 +14,8 @@ import (
 // (committed and on disk), so Get never shows what a crash could lose, and only ever replaced by a
 // higher version. The store is the only writer of the tasks table (one Store per database, nothing
 // else changes or deletes its rows), so an entry is what the row holds. It is bounded by bytes and
-// cleared when full; a missing entry costs a query, never correctness.
+// cleared when full; a missing entry costs a query, never correctness. On PostgreSQL, where other
+// replicas write the same rows, it is not used: Get reads the row.
 type latest struct {
 	mu     sync.Mutex
 	byTask map[a2a.TaskID]latestRow

@@ -125,7 +125,17 @@ type Resumer interface {
 // working is handed to r, and whatever r does not resume is failed, saying why, so no task stays
 // "working" forever. A task among them whose stored JSON does not decode is failed too (see
 // failUnreadable): one bad row never stops the hub from starting.
+//
+// On PostgreSQL other replicas may be running their tasks: Recover takes only the tasks whose
+// holder is gone (lease.go), and from then on sweeps for such tasks every third of the lease.
 func (s *Store) Recover(ctx context.Context, r Resumer) (resumed, failed int, err error) {
+	if s.db.Postgres() {
+		resumed, failed, err = s.sweep(ctx, r, true)
+		if err == nil {
+			s.sweeping.Do(func() { go s.sweepEvery(r) })
+		}
+		return resumed, failed, err
+	}
 	rows, err := s.Unfinished(ctx)
 	if err != nil {
 		return 0, 0, err

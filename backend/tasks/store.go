@@ -14,6 +14,7 @@ import (
 	"iter"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -68,6 +69,14 @@ type Store struct {
 	checked pieceCache
 	heads   *heads
 	latest  latest
+
+	// Several replicas on one PostgreSQL database (replicas.go, lease.go); unused on SQLite.
+	replica  string        // this store's name in the leases it takes: host, process and a random part
+	leaseKey int32         // the second key of this replica's liveness lock
+	alive    liveness      // the session that holds it
+	lease    time.Duration // how long a lease lasts unless renewed
+	sweeping sync.Once     // the periodic sweep, started by Recover
+	relay    relay         // what of each task's log this replica's bus has carried
 }
 
 // ErrUnreadable means a stored task or event is there but its JSON does not decode (written by an
@@ -117,9 +126,25 @@ func (s *Store) onWrite(ctx context.Context, tx *sql.Tx, task *a2a.Task, d Diale
 
 var _ taskstore.Store = (*Store)(nil)
 
+// Options tune a Store; the zero value is the default.
+type Options struct {
+	// Lease is how long a replica's hold on the tasks it runs lasts without a renewal, on
+	// PostgreSQL (DefaultLease when zero): a replica that died leaves its working tasks for this
+	// long before another fails them. It is renewed every third of it.
+	Lease time.Duration
+}
+
+// DefaultLease is Options.Lease when not set.
+const DefaultLease = 30 * time.Second
+
 // Open migrates the tasks tables in db and returns the store. Its events go on b (which may be shared
 // by several agents' stores) marked with source.
 func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store, error) {
+	return OpenWith(ctx, db, b, source, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, db *store.DB, b *bus.Bus, source string, opt Options) (*Store, error) {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return nil, err
@@ -127,7 +152,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err := db.Migrate(ctx, "tasks", sub); err != nil {
 		return nil, err
 	}
-	st, err := prepare(ctx, db.Writer, db.Reader)
+	st, err := prepare(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("prepare task statements: %w", err)
 	}
@@ -135,7 +160,20 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string) (*Store,
 	if err != nil {
 		return nil, fmt.Errorf("push config index: %w", err)
 	}
-	return &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix, heads: newHeads(db)}, nil
+	s := &Store{db: db, bus: b, source: source, now: time.Now, log: slog.Default(), st: st, push: ix, heads: newHeads(db),
+		replica: replicaName(), leaseKey: newLeaseKey(), lease: opt.Lease}
+	if s.lease <= 0 {
+		s.lease = DefaultLease
+	}
+	if db.Postgres() {
+		// Held before the first write, so no lease this replica takes names a lock nobody holds.
+		if err := s.holdLock(ctx); err != nil {
+			return nil, fmt.Errorf("liveness lock of this replica: %w", err)
+		}
+		s.follow()
+		go s.renewLeases()
+	}
+	return s, nil
 }
 
 // Logged is one entry of a task's event log.
@@ -206,8 +244,11 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		owner := ownerOf(ctx)
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
-		res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx,
-			task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, owner)
+		args := []any{task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, owner}
+		if s.db.Postgres() {
+			args = append(args, s.replica, s.leaseKey, s.lease.Seconds())
+		}
+		res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx, args...)
 		if err != nil {
 			return err
 		}
@@ -221,6 +262,9 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		if err := s.onWrite(ctx, tx, task, dialectFrom(ctx), entries); err != nil {
 			return err
 		}
+		if err := s.announce(tx, task.ID, entries); err != nil {
+			return err
+		}
 		s.heads.set(task.ID, head{version: 1, state: task.Status.State, dialect: dialectFrom(ctx), lastSeq: 1})
 		return nil
 	})
@@ -228,7 +272,9 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
 		return taskstore.TaskVersionMissing, err
 	}
-	s.latest.created(task.ID, body, ownerOf(ctx))
+	if !s.db.Postgres() { // there Get reads the row: another replica may have written it since
+		s.latest.created(task.ID, body, ownerOf(ctx))
+	}
 	s.publish(entries)
 	return 1, nil
 }
@@ -262,6 +308,10 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		h, known := s.heads.get(req.Task.ID)
+		if known && s.db.Postgres() && req.PrevVersion != h.version {
+			// Another replica may have written the task since this one did: read the row.
+			known = false
+		}
 		if !known {
 			var state, dialect string
 			err := tx.StmtContext(ctx, s.st.selectForUpdate).QueryRowContext(ctx, req.Task.ID).Scan(&h.version, &state, &dialect, &h.lastSeq)
@@ -286,14 +336,29 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			events = append(events[:len(events):len(events)], st) // given stays as it is if fn runs again
 		}
 		version = stored + 1
-		if _, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx,
-			string(req.Task.Status.State), version, body, now, req.Task.ID); err != nil {
+		args := []any{string(req.Task.Status.State), version, body, now}
+		if s.db.Postgres() {
+			args = append(args, s.replica, s.leaseKey, s.lease.Seconds())
+		}
+		res, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx, append(args, req.Task.ID, stored)...)
+		if err != nil {
 			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			// The row is no longer at the version read (another replica wrote it): nothing changed.
+			s.heads.drop(req.Task.ID)
+			if err != nil {
+				return err
+			}
+			return store.NothingWritten(taskstore.ErrConcurrentModification)
 		}
 		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, h.lastSeq, events); err != nil {
 			return err
 		}
 		if err := s.onWrite(ctx, tx, req.Task, h.dialect, entries); err != nil {
+			return err
+		}
+		if err := s.announce(tx, req.Task.ID, entries); err != nil {
 			return err
 		}
 		s.heads.set(req.Task.ID, head{version: version, state: req.Task.Status.State, dialect: h.dialect, lastSeq: h.lastSeq + int64(len(entries))})
@@ -303,7 +368,9 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		s.latest.forget(req.Task.ID)
 		return taskstore.TaskVersionMissing, err
 	}
-	s.latest.updated(req.Task.ID, body, version)
+	if !s.db.Postgres() {
+		s.latest.updated(req.Task.ID, body, version)
+	}
 	s.publish(entries)
 	return version, nil
 }
@@ -392,6 +459,10 @@ func (s *Store) publish(entries []*Logged) {
 	if s.bus == nil {
 		return
 	}
+	if s.db.Postgres() {
+		s.relayOwn(entries) // in step with what other replicas' notes bring (replicas.go)
+		return
+	}
 	for _, l := range entries {
 		s.bus.Publish(bus.Event{Topic: Topic, Source: s.source, Key: string(l.TaskID), Seq: l.Seq, Data: l})
 	}
@@ -403,7 +474,8 @@ func (s *Store) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, 
 	var version taskstore.TaskVersion
 	var owner string
 	var err error
-	if r, ok := s.latest.get(id); ok {
+	// On PostgreSQL another replica may have written the task since this one did: read the row.
+	if r, ok := s.latest.get(id); ok && !s.db.Postgres() {
 		body, version, owner = r.body, r.version, r.owner
 	} else {
 		err = s.st.get.QueryRowContext(ctx, id).Scan(&body, &version, &owner)

@@ -22,23 +22,34 @@ type stmts struct {
 	get, dialectOf *sql.Stmt
 }
 
-func prepare(ctx context.Context, writer, reader *sql.DB) (*stmts, error) {
+func prepare(ctx context.Context, db *store.DB) (*stmts, error) {
 	var st stmts
 	var errs []error
-	db := writer
+	conn := db.Writer
 	p := func(dst **sql.Stmt, query string) {
-		s, err := db.PrepareContext(ctx, query)
+		s, err := conn.PrepareContext(ctx, query)
 		*dst = s
 		errs = append(errs, err)
 	}
-	p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
-		VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
+	// The UPDATE names the version it read: with several replicas on one PostgreSQL database, another
+	// may have written the task since, and only the database can tell (RowsAffected 0: a conflict).
+	// On PostgreSQL every write also takes the task's execution lease (see lease.go): the writer's
+	// replica id, and an expiry on the database's clock, the one clock all replicas share.
+	if db.Postgres() {
+		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner, leased_by, lease_key, leased_at, lease_until)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?)) ON CONFLICT(id) DO NOTHING`)
+		p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ?, leased_by = ?, lease_key = ?, leased_at = now(), lease_until = now() + make_interval(secs => ?)
+			WHERE id = ? AND version = ?`)
+	} else {
+		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
+		p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ? AND version = ?`)
+	}
 	// The task's last event seq comes with its row: one statement less on every write.
 	p(&st.selectForUpdate, `SELECT version, state, dialect,
 		(SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = tasks.id) FROM tasks WHERE id = ?`)
-	p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ?`)
 	p(&st.insertEvent, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	db = reader
+	conn = db.Reader
 	p(&st.get, `SELECT task_json, version, owner FROM tasks WHERE id = ?`)
 	p(&st.dialectOf, `SELECT dialect, owner FROM tasks WHERE id = ?`)
 	return &st, errors.Join(errs...)
@@ -48,7 +59,8 @@ func prepare(ctx context.Context, writer, reader *sql.DB) (*stmts, error) {
 // reading push_configs when its task has none (nearly always). It is changed only inside write
 // transactions, on the group-commit writer, after the statement it reflects succeeded, so every task
 // write sees exactly what its transaction sees; a batch that does not commit reloads it from the table.
-// It holds one entry per task with configs, not per task.
+// It holds one entry per task with configs, not per task. On PostgreSQL, where other replicas save
+// configs too, it is never loaded: every task may have some, and the table is read.
 type pushIndex struct {
 	mu  sync.Mutex
 	has map[a2a.TaskID]struct{}
@@ -62,6 +74,12 @@ func pushIndexOf(ctx context.Context, db *store.DB) (*pushIndex, error) {
 		return ix.(*pushIndex), nil
 	}
 	ix := &pushIndex{}
+	if db.Postgres() {
+		// Another replica may save a task's first config at any moment, and a write here must see it
+		// in its own transaction: on PostgreSQL the index stays unknown (has nil), so every task
+		// write and List reads push_configs.
+		return ix, nil
+	}
 	if err := ix.load(ctx, db.Writer); err != nil {
 		return nil, err
 	}
@@ -143,6 +161,9 @@ type head struct {
 // group-commit writer, as their last step once every statement succeeded, so it says what the
 // writer's transaction holds; a batch that does not commit clears it (OnAbort) and the next writes
 // read their rows again. It is bounded: cleared when full, and a task whose stream ended leaves it.
+// On PostgreSQL another replica may have written the task since: an entry is only a guess there,
+// used when it has the version the update names, and the UPDATE's version condition decides (a
+// note from the other replica drops the entry sooner, see replicas.go).
 type heads struct {
 	mu     sync.Mutex
 	byTask map[a2a.TaskID]head
@@ -150,9 +171,9 @@ type heads struct {
 
 const headsTasks = 4096
 
-// newHeads is the Store's heads, cleared by db's writer after a batch that did not commit. The task
-// store is the only writer of its tables (one Store per database), so what it records is what the
-// rows hold.
+// newHeads is the Store's heads, cleared by db's writer after a batch that did not commit. On SQLite
+// the task store is the only writer of its tables (one Store per database), so what it records is
+// what the rows hold.
 func newHeads(db *store.DB) *heads {
 	h := &heads{}
 	db.OnAbort(h.clear)
@@ -178,6 +199,13 @@ func (h *heads) set(id a2a.TaskID, v head) {
 		h.byTask = make(map[a2a.TaskID]head)
 	}
 	h.byTask[id] = v
+}
+
+// drop forgets one task's head: another replica wrote it, or a write found it stale.
+func (h *heads) drop(id a2a.TaskID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.byTask, id)
 }
 
 func (h *heads) clear() {
