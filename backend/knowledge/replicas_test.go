@@ -359,7 +359,9 @@ func TestReplicasStartingTogetherSeedOnce(t *testing.T) {
 	ss, errs, dirs := make([]*Service, 2), make([]error, 2), []string{t.TempDir(), t.TempDir()}
 	var wg sync.WaitGroup
 	for i := range ss {
-		wg.Go(func() { ss[i], errs[i] = Open(t.Context(), Options{DB: dbs[i], Source: "hub", Dir: dirs[i], Seed: seed}) })
+		wg.Go(func() {
+			ss[i], errs[i] = Open(t.Context(), Options{DB: dbs[i], Source: "hub", Dir: dirs[i], Seed: seed})
+		})
 	}
 	wg.Wait()
 	for i, s := range ss {
