@@ -218,6 +218,7 @@ func (s *Service) syncGraph(ctx context.Context, final bool) error {
 		// than it does. The position is a commit like the graph's: unsynced, it needs the marker.
 		if err = s.markUnsynced(); err == nil {
 			err = writePosition(s.bolt, seq)
+			s.releaseMapped() // as after the graph's own commits
 		}
 		if err == nil {
 			s.recorded = seq
