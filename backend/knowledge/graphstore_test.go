@@ -348,3 +348,36 @@ func TestGraphFileIsPrivate(t *testing.T) {
 	s.Close()
 	assertMode("reopened")
 }
+
+// TestGraphOfEarlierVersionTakesItsPositionFromTheDatabase: a graph written before the position
+// was kept in its file (one process owned the database, which kept the position in kg_state)
+// starts from kg_state's and has its own in the file from then on.
+func TestGraphOfEarlierVersionTakesItsPositionFromTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := openHubDB(t, dir)
+	s := openIn(t, dir, db)
+	someHistory(t, s)
+	s.Close()
+	last, err := lastChangeSeq(t.Context(), db.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The earlier version's data dir: no position in the file, the one in kg_state.
+	bdb, err := bolt.Open(filepath.Join(dir, StoreDir, boltFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bdb.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(positionBucket) }); err != nil {
+		t.Fatal(err)
+	}
+	bdb.Close()
+	if err := writeState(t.Context(), db.Writer, "applied_seq", last); err != nil {
+		t.Fatal(err)
+	}
+	s = openIn(t, dir, db)
+	assertGraphIsTable(t, s)
+	s.Close()
+	if got := filePosition(t, dir, -1); got != last {
+		t.Fatalf("the graph's file records position %d after a start, want kg_state's %d", got, last)
+	}
+}
