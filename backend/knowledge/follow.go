@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -22,7 +23,8 @@ func (s *Service) follow() {
 	}
 	stop, done := make(chan struct{}), make(chan struct{})
 	go s.followLoop(stop, done)
-	s.stopFollow = func() { close(stop); <-done }
+	var once sync.Once // Close may be called more than once
+	s.stopFollow = func() { once.Do(func() { close(stop); <-done }) }
 	// Both only note what to do and wake followLoop: they run on the notes' listener, which they
 	// must not hold up, and may run after Close (Follow cannot be undone), when nothing reads wake.
 	s.db.Follow(Topic, func(payload string) {

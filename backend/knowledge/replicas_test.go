@@ -306,6 +306,7 @@ func TestReplicaRestartReplaysFromItsOwnPosition(t *testing.T) {
 	if err := b.s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	b.s.Close() // a hub's Stop may close it twice
 	b.s = nil
 	dbB.Close()
 	bPos := filePosition(t, b.dir, -1)
