@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,8 +30,8 @@ import (
 //
 //   - The process dies (kill -9, a panic): the OS still has every page bolt wrote, and bolt commits
 //     are atomic in the page cache (its meta page is written last), so the file is bolt's state after
-//     some commit. kg_state.applied_seq is only ever set to a change the graph held at a completed
-//     bolt Sync, so it is never ahead of the graph; the changes after it are replayed on start, and
+//     some commit. The graph's position in the log (positionBucket) is written by a bolt commit after
+//     those of the changes up to it, so it is never ahead of the graph; the changes after it are replayed on start, and
 //     replay is idempotent (each quad is set to what its last change says, after looking whether the
 //     graph has it). This is the same recovery as when every commit was synced.
 //   - The OS dies (power loss, kernel crash): unsynced bolt pages may be lost in any order, and bolt
@@ -202,15 +203,31 @@ func (s *Service) syncLoop(stop <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
-// syncGraph makes the graph's commits durable, records how far that is in kg_state.applied_seq,
-// and removes the marker once nothing is unsynced (at once when final, else after markerIdle of
-// quiet). Only this (and Close and Open, while nothing else runs) writes synced and recorded.
+// syncGraph records in the bolt file how far the graph is in the log, makes the graph's commits
+// durable, and removes the marker once nothing is unsynced (at once when final, else after
+// markerIdle of quiet). Only this (and Close and Open, while nothing else runs) writes synced and
+// recorded.
 func (s *Service) syncGraph(ctx context.Context, final bool) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	s.mu.Lock()
 	seq := s.applied
+	var err error
+	if seq != s.recorded {
+		// Under s.mu, so after every graph commit up to seq: the file never says it holds more
+		// than it does. The position is a commit like the graph's: unsynced, it needs the marker.
+		if err = s.markUnsynced(); err == nil {
+			err = writePosition(s.bolt, seq)
+			s.releaseMapped() // as after the graph's own commits
+		}
+		if err == nil {
+			s.recorded = seq
+		}
+	}
 	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
 	if seq != s.synced {
 		// Every commit up to seq has completed (s.applied is set after the commit, under s.mu),
 		// so its pages are in the file; Sync (fdatasync) puts them on disk. A commit running
@@ -222,12 +239,6 @@ func (s *Service) syncGraph(ctx context.Context, final bool) error {
 		s.mu.Lock()
 		s.synced = seq
 		s.mu.Unlock()
-	}
-	if s.synced != s.recorded {
-		if err := writeState(ctx, s.db.Writer, "applied_seq", s.synced); err != nil {
-			return err
-		}
-		s.recorded = s.synced
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -252,7 +263,8 @@ func (s *Service) releaseMapped() {
 }
 
 // rebuildGraph replaces the graph in dir with the statements of kg_statements, read in one
-// snapshot with the last change logged, which becomes applied_seq: nothing needs replaying after.
+// snapshot with the last change logged, which becomes the graph's position: nothing needs replaying
+// after.
 // The marker stays until the new file is synced, so a crash meanwhile rebuilds again. why is
 // logged.
 func (s *Service) rebuildGraph(ctx context.Context, dir, why string) error {
@@ -320,10 +332,10 @@ func (s *Service) rebuildGraph(ctx context.Context, dir, why string) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	if err := bdb.Sync(); err != nil {
+	if err := writePosition(bdb, last); err != nil {
 		return err
 	}
-	if err := writeState(ctx, s.db.Writer, "applied_seq", last); err != nil {
+	if err := bdb.Sync(); err != nil {
 		return err
 	}
 	s.applied, s.synced, s.recorded = last, last, last
@@ -339,3 +351,37 @@ func (s *Service) rebuildGraph(ctx context.Context, dir, why string) error {
 // commits (graphTxMax), for the same reason. A rebuild of 1M statements (an upgrade from graph.bolt)
 // peaked at 385 MiB (VmHWM) with 10,000 a commit and took 19 s; with 1,000, 214 MiB and 28 s.
 const rebuildBatch = graphTxMax
+
+// The graph's position in the change log (the last change it holds) is kept in the bolt file, in a
+// bucket of its own beside Cayley's: each replica of a hub on PostgreSQL has its own graph over the
+// one log, so the position belongs to the graph, not to the database (which earlier versions kept it
+// in: kg_state.applied_seq, read once when the file has no position yet).
+var (
+	positionBucket = []byte("agenthub")
+	positionKey    = []byte("applied_seq")
+)
+
+// readPosition is the position recorded in bdb; ok is false when none is.
+func readPosition(bdb *bolt.DB) (seq int64, ok bool, err error) {
+	err = bdb.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(positionBucket); b != nil {
+			if v := b.Get(positionKey); len(v) == 8 {
+				seq, ok = int64(binary.BigEndian.Uint64(v)), true
+			}
+		}
+		return nil
+	})
+	return seq, ok, err
+}
+
+// writePosition records seq as the graph's position in bdb, in a commit of its own (synced by bolt
+// unless bdb is NoSync).
+func writePosition(bdb *bolt.DB, seq int64) error {
+	return bdb.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists(positionBucket)
+		if err != nil {
+			return err
+		}
+		return b.Put(positionKey, binary.BigEndian.AppendUint64(nil, uint64(seq)))
+	})
+}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/boltdb/bolt"
+
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/store/storetest"
 )
@@ -131,11 +133,35 @@ func TestUnsyncedGraphMarkerLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, DirtyFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("marker after a clean close: %v", err)
 	}
-	applied, err := readState(t.Context(), db.Reader, "applied_seq")
+	applied := filePosition(t, dir, -1)
 	last, _ := lastChangeSeq(t.Context(), db.Reader)
-	if err != nil || applied != last {
-		t.Fatalf("applied_seq %d after close, last change %d (%v)", applied, last, err)
+	if applied != last {
+		t.Fatalf("the graph's position %d after close, last change %d", applied, last)
 	}
+}
+
+// filePosition is the position recorded in the bolt file of the closed graph in dir (-1: none);
+// with set >= 0 it first records set instead.
+func filePosition(t *testing.T, dir string, set int64) int64 {
+	t.Helper()
+	bdb, err := bolt.Open(filepath.Join(dir, StoreDir, boltFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	if set >= 0 {
+		if err := writePosition(bdb, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seq, ok, err := readPosition(bdb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		return -1
+	}
+	return seq
 }
 
 // TestMarkerFromAnotherBootRebuildsGraph: the system stopped (power loss) while graph commits were
@@ -205,7 +231,7 @@ func TestMarkerWithUnreadableBootIDRebuildsGraph(t *testing.T) {
 }
 
 // TestDeletedGraphIsRebuilt: a data dir whose knowledge.bolt is gone (no marker) gets the graph of
-// its statements back, not an empty one that replays only the log after applied_seq.
+// its statements back, not an empty one that replays only the log after its position.
 func TestDeletedGraphIsRebuilt(t *testing.T) {
 	dir := t.TempDir()
 	db := openHubDB(t, dir)
@@ -221,7 +247,7 @@ func TestDeletedGraphIsRebuilt(t *testing.T) {
 }
 
 // TestMarkerFromThisBootReplaysWithoutRebuild: only the process died (same boot): the page cache
-// holds every commit, so the bolt file is kept and the log after applied_seq is replayed.
+// holds every commit, so the bolt file is kept and the log after its position is replayed.
 func TestMarkerFromThisBootReplaysWithoutRebuild(t *testing.T) {
 	playBoot(t, "boot-1", nil)
 	dir := t.TempDir()
@@ -256,7 +282,7 @@ func TestMarkerFromThisBootReplaysWithoutRebuild(t *testing.T) {
 }
 
 // TestReplayOfWholeLogIsIdempotent: replaying every change over a graph that already holds them
-// all (applied_seq lost, as when a crash came before it was first recorded) leaves the graph as
+// all (its position lost, as when a crash came before it was first recorded) leaves the graph as
 // kg_statements says, twice in a row.
 func TestReplayOfWholeLogIsIdempotent(t *testing.T) {
 	dir := t.TempDir()
@@ -265,9 +291,7 @@ func TestReplayOfWholeLogIsIdempotent(t *testing.T) {
 	someHistory(t, s)
 	s.Close()
 	for range 2 {
-		if err := writeState(t.Context(), db.Writer, "applied_seq", 0); err != nil {
-			t.Fatal(err)
-		}
+		filePosition(t, dir, 0)
 		s = openIn(t, dir, db)
 		assertGraphIsTable(t, s)
 		s.Close()
@@ -282,7 +306,7 @@ func TestRebuildCutShortIsDoneAgain(t *testing.T) {
 	db := openHubDB(t, dir)
 	s := openIn(t, dir, db)
 	someHistory(t, s)
-	s.Close() // applied_seq: the last change
+	s.Close() // the graph's position: the last change
 	s = openIn(t, dir, db)
 	s.stopSync()
 	s.qs.Close()
@@ -323,4 +347,37 @@ func TestGraphFileIsPrivate(t *testing.T) {
 	s = openIn(t, dir, db)
 	s.Close()
 	assertMode("reopened")
+}
+
+// TestGraphOfEarlierVersionTakesItsPositionFromTheDatabase: a graph written before the position
+// was kept in its file (one process owned the database, which kept the position in kg_state)
+// starts from kg_state's and has its own in the file from then on.
+func TestGraphOfEarlierVersionTakesItsPositionFromTheDatabase(t *testing.T) {
+	dir := t.TempDir()
+	db := openHubDB(t, dir)
+	s := openIn(t, dir, db)
+	someHistory(t, s)
+	s.Close()
+	last, err := lastChangeSeq(t.Context(), db.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The earlier version's data dir: no position in the file, the one in kg_state.
+	bdb, err := bolt.Open(filepath.Join(dir, StoreDir, boltFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bdb.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(positionBucket) }); err != nil {
+		t.Fatal(err)
+	}
+	bdb.Close()
+	if err := writeState(t.Context(), db.Writer, "applied_seq", last); err != nil {
+		t.Fatal(err)
+	}
+	s = openIn(t, dir, db)
+	assertGraphIsTable(t, s)
+	s.Close()
+	if got := filePosition(t, dir, -1); got != last {
+		t.Fatalf("the graph's file records position %d after a start, want kg_state's %d", got, last)
+	}
 }

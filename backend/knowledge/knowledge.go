@@ -7,13 +7,14 @@
 // statements' metadata (certainty, provenance, source, justification, times) and the change log
 // live in hub.db. An update is written to hub.db first (statements and log in one transaction: the
 // log is the truth), then applied to the graph, whose bolt file is synced in the background
-// (graphstore.go); kg_state.applied_seq records how far the synced graph is. On start the changes
+// (graphstore.go); the bolt file records how far in the log the graph is. On start the changes
 // after it are replayed. Replay is idempotent (an add or remove sets a quad's presence), so a
 // process crash at any point leaves graph and log in agreement after the next start; after a
 // system crash with graph commits unsynced, the graph is rebuilt from kg_statements.
 package knowledge
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,7 +75,7 @@ type Service struct {
 
 	mu sync.Mutex // one update at a time: the log order is the graph's order and the bus's
 	// applied is the last change in the graph (under mu), synced the last one known to be on disk
-	// in the bolt file, recorded the last one written to kg_state.applied_seq (under syncMu).
+	// in the bolt file, recorded the last one written as its position in the file (under syncMu).
 	applied, synced, recorded int64
 	lastCommit                time.Time // of the graph, under mu
 
@@ -105,6 +107,14 @@ type Service struct {
 	shown         int64
 	graphFailures int
 	background    sync.WaitGroup
+
+	// Other replicas' updates (on PostgreSQL, see follow.go): wanted is the last change the graph
+	// is to be brought up to (from a note, a resync or a query), wake starts followLoop on it, and
+	// resync makes it read the log's last change first.
+	wanted     atomic.Int64
+	wake       chan struct{}
+	resync     atomic.Bool
+	stopFollow func()
 }
 
 // Open migrates the tables, opens the graph, brings it up to date with the log and seeds it once.
@@ -122,7 +132,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	}
 	s := &Service{db: o.DB, bus: o.Bus, source: o.Source, log: o.Logger, rules: rules,
 		marker: filepath.Join(o.Dir, DirtyFile), committed: map[int64][]Change{},
-		progress: make(chan struct{}), gizmo: newGizmoSlots()}
+		progress: make(chan struct{}), gizmo: newGizmoSlots(), wake: make(chan struct{}, 1), stopFollow: func() {}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -172,7 +182,7 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if s.schema, err = newSchema(s); err != nil {
 		return fail(err)
 	}
-	if err := s.replay(ctx); err != nil {
+	if err := s.replay(ctx, created); err != nil {
 		return fail(fmt.Errorf("knowledge replay: %w", err))
 	}
 	stop, done := make(chan struct{}), make(chan struct{})
@@ -183,11 +193,14 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		s.stopSync()
 		return fail(fmt.Errorf("knowledge seed: %w", err))
 	}
+	s.follow()
 	return s, nil
 }
 
-// Close stops the background sync, syncs the graph, records how far it is, and closes it.
+// Close stops following other replicas and the background sync, syncs the graph, records how far
+// it is, and closes it.
 func (s *Service) Close() error {
+	s.stopFollow()
 	s.background.Wait()
 	s.stopSync()
 	err := s.syncGraph(context.Background(), true)
@@ -199,13 +212,22 @@ func (s *Service) Close() error {
 // Rules are the alignment rules in force.
 func (s *Service) Rules() Rules { return s.rules }
 
-// replay applies the logged changes the graph may not have yet.
-func (s *Service) replay(ctx context.Context) error {
-	applied, err := readState(ctx, s.db.Reader, "applied_seq")
+// replay applies the logged changes the graph may not have yet: those after the position recorded
+// in its bolt file.
+func (s *Service) replay(ctx context.Context, created bool) error {
+	applied, ok, err := readPosition(s.bolt)
 	if err != nil {
 		return err
 	}
 	s.applied, s.synced, s.recorded = applied, applied, applied
+	if !ok && !created {
+		// A graph of an earlier version, whose position is kg_state's (one process owned the
+		// database then); it is written into the file at the next sync.
+		if s.applied, err = readState(ctx, s.db.Reader, "applied_seq"); err != nil {
+			return err
+		}
+		s.synced, s.recorded = s.applied, -1
+	}
 	defer s.showProgress(false)
 	for {
 		cs, err := changesAfter(ctx, s.db.Reader, s.applied, 1000)
@@ -272,7 +294,7 @@ func (s *Service) applyToGraph(ctx context.Context, cs []Change) error {
 			ds = ds[n:]
 		}
 	}
-	// applied_seq is written by syncGraph, once these commits are known to be on disk.
+	// The position is written to the bolt file by syncGraph.
 	s.applied = cs[len(cs)-1].Seq
 	s.lastCommit = time.Now()
 	return nil
@@ -363,7 +385,7 @@ func (s *Service) Update(ctx context.Context, patches []Patch, justification str
 		return nil, errorf(CodeAlignmentError, "alignment violation: "+why,
 			map[string]any{"verificationStatus": StatusRejected, "verificationDetails": why})
 	}
-	return s.update(ctx, p.ID, patches, justification, false, s.rules.quotaOf(p.ID))
+	return s.update(ctx, p.ID, patches, justification, false, s.rules.quotaOf(p.ID), "")
 }
 
 // tooLarge is the refusal of a field past its limit (at a mutation, prefix).
@@ -382,7 +404,7 @@ func (p *Patch) check() error {
 
 // apply is update, returning once the graph has applied the patches too.
 func (s *Service) apply(ctx context.Context, source string, patches []Patch, justification string) (*UpdateResult, error) {
-	return s.update(ctx, source, patches, justification, true, nil)
+	return s.update(ctx, source, patches, justification, true, nil, "")
 }
 
 // update writes the patches and their changes to hub.db in one transaction, then brings the graph
@@ -395,8 +417,8 @@ func (s *Service) apply(ctx context.Context, source string, patches []Patch, jus
 // it, and the graph applies its own changes meanwhile: an updater's next request is written to
 // hub.db while the graph applies this one (the two run on two cores). A query waits for the graph
 // to hold every update answered before it started (waitGraph), so a client reads its own writes.
-func (s *Service) update(ctx context.Context, source string, patches []Patch, justification string, graphToo bool, q *quota) (*UpdateResult, error) {
-	changes, ids, err := s.commit(ctx, source, patches, justification, q)
+func (s *Service) update(ctx context.Context, source string, patches []Patch, justification string, graphToo bool, q *quota, claim string) (*UpdateResult, error) {
+	changes, ids, err := s.commitOnce(ctx, source, patches, justification, q, claim)
 	if err != nil {
 		return nil, err
 	}
@@ -430,13 +452,15 @@ var beforeBackgroundGraph func()
 // graphUpTo brings the graph up to change last. The log is committed: the update stands even if
 // the graph falls behind now (it stays at s.applied, so the next update or the next start applies
 // these again from the log), so a failure is logged, and releases who waits for the graph.
-func (s *Service) graphUpTo(ctx context.Context, last int64) {
+func (s *Service) graphUpTo(ctx context.Context, last int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.catchUp(ctx, last); err != nil {
+	err := s.catchUp(ctx, last)
+	if err != nil {
 		s.log.Error("knowledge graph write failed; it will be applied again from the log", "err", err)
 		s.showProgress(true)
 	}
+	return err
 }
 
 // showProgress releases who waits for the graph (waitGraph): it holds s.applied now, or a write
@@ -453,21 +477,21 @@ func (s *Service) showProgress(failed bool) {
 }
 
 // waitGraph returns once the graph has applied change seq, a graph write has failed meanwhile, or
-// ctx is done.
-func (s *Service) waitGraph(ctx context.Context, seq int64) {
+// ctx is done, with the last change the graph holds then.
+func (s *Service) waitGraph(ctx context.Context, seq int64) (shown int64) {
 	s.progressMu.Lock()
+	defer s.progressMu.Unlock()
 	failures := s.graphFailures
-	for s.shown < seq && s.graphFailures == failures {
+	for s.shown < seq && s.graphFailures == failures && ctx.Err() == nil {
 		progress := s.progress
 		s.progressMu.Unlock()
 		select {
 		case <-progress:
 		case <-ctx.Done():
-			return
 		}
 		s.progressMu.Lock()
 	}
-	s.progressMu.Unlock()
+	return s.shown
 }
 
 // catchUp brings the graph up to change last and publishes what it applied, in log order. The
@@ -487,8 +511,15 @@ func (s *Service) catchUp(ctx context.Context, last int64) error {
 	s.dropCommitted(s.applied)
 	for s.applied < last {
 		run, err := s.nextRun(ctx, last)
-		if err != nil || len(run) == 0 {
+		if err != nil {
 			return err
+		}
+		if len(run) == 0 {
+			// The log has no change up to last after s.applied: numbers that refused updates
+			// took (PostgreSQL's sequence leaves gaps), or a change id a query was given.
+			s.applied = last
+			s.showProgress(false)
+			return nil
 		}
 		if err := s.applyToGraph(ctx, run); err != nil {
 			return err
@@ -575,6 +606,15 @@ func (s *Service) logged(ctx context.Context, after, upTo int64) ([]Change, erro
 // and returns the changes and the ids of the resources they touched. With a quota, an update that
 // would take source's statements past it is refused (and nothing of it written).
 func (s *Service) commit(ctx context.Context, source string, patches []Patch, justification string, q *quota) ([]Change, []string, error) {
+	return s.commitOnce(ctx, source, patches, justification, q, "")
+}
+
+// errClaimed is commitOnce's refusal of an update whose claim is already taken.
+var errClaimed = errors.New("knowledge: already done")
+
+// commitOnce is commit, which, given a claim, also sets that kg_state flag in the same transaction,
+// and writes nothing (errClaimed) if it is already set: of two replicas starting together, one seeds.
+func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch, justification string, q *quota, claim string) ([]Change, []string, error) {
 	now := time.Now()
 	var changes []Change
 	affected := map[string]bool{}
@@ -611,6 +651,25 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 	}
 	err = s.db.Tx(ctx, func(tx execTx) error {
 		changes, ids, affected = nil, nil, map[string]bool{} // the writer may run this again
+		if s.db.Postgres() {
+			// The log's order must be its commit order: a reader that has read change n must
+			// never see a change below n commit later. With one writer per replica, two
+			// replicas' transactions could take 11 and 12 and commit 12 first; this lock, held
+			// to the commit, lets one writing transaction at a time take numbers.
+			// Not cancelled by ctx: a statement interrupted mid-way rolls back the writer's whole batch.
+			if _, err := tx.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_xact_lock(hashtext('kg_changes'), hashtext(current_schema()))`); err != nil {
+				return err
+			}
+		}
+		if claim != "" {
+			res, err := tx.ExecContext(ctx, `INSERT INTO kg_state (name, value) VALUES (?, 1) ON CONFLICT (name) DO NOTHING`, claim)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return cmp.Or(err, errClaimed)
+			}
+		}
 		change = tx.StmtContext(ctx, s.st.change)
 		find, insert, update := tx.StmtContext(ctx, s.st.findTx), tx.StmtContext(ctx, s.st.insert), tx.StmtContext(ctx, s.st.update)
 		var used usage
@@ -682,14 +741,20 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 				}
 			}
 		}
-		if q == nil {
+		if q != nil {
+			after, err := usageOf(ctx, tx, source)
+			if err != nil {
+				return err
+			}
+			if err := q.check(source, used, after); err != nil {
+				return err
+			}
+		}
+		if len(changes) == 0 {
 			return nil
 		}
-		after, err := usageOf(ctx, tx, source)
-		if err != nil {
-			return err
-		}
-		return q.check(source, used, after)
+		// The other replicas bring their graphs up to this change once it commits.
+		return s.db.Announce(tx, Topic, strconv.FormatInt(changes[len(changes)-1].Seq, 10))
 	})
 	if err != nil {
 		var kerr *Error
@@ -701,7 +766,8 @@ func (s *Service) commit(ctx context.Context, source string, patches []Patch, ju
 	return changes, ids, nil
 }
 
-// seed adds the sample graph once, as the hub itself.
+// seed adds the sample graph once, as the hub itself. The "seeded" flag is set in the seed's own
+// transaction (commitOnce), so replicas starting together on one database seed once.
 func (s *Service) seed(ctx context.Context, stmts []Statement) error {
 	done, err := readState(ctx, s.db.Reader, "seeded")
 	if err != nil || done == 1 || len(stmts) == 0 {
@@ -711,8 +777,9 @@ func (s *Service) seed(ctx context.Context, stmts []Statement) error {
 	for i, st := range stmts {
 		patches[i] = Patch{Op: OpAdd, Statement: st}
 	}
-	if _, err := s.apply(ctx, s.source, patches, "sample graph of a new hub"); err != nil {
-		return err
+	_, err = s.update(ctx, s.source, patches, "sample graph of a new hub", true, nil, "seeded")
+	if errors.Is(err, errClaimed) {
+		return nil // another replica seeded; its changes reach this graph like any other's
 	}
-	return writeState(ctx, s.db.Writer, "seeded", 1)
+	return err
 }

@@ -62,7 +62,8 @@ func TestGraphWriteReleasesMappedPages(t *testing.T) {
 	if fi.Size() < 1<<20 {
 		t.Fatalf("the bolt file is %d bytes; the test needs one of several MiB", fi.Size())
 	}
-	// Nothing reads the graph between the write and this look (the background sync only fsyncs).
+	// Nothing reads the graph between the write and this look (the background sync records its
+	// position, then releases the pages as a graph write does, and fsyncs).
 	if kib := mappedKiB(t, file); kib > 64 {
 		t.Fatalf("%d KiB of the %d KiB bolt file still mapped after the write; want at most 64", kib, fi.Size()>>10)
 	}

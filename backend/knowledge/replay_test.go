@@ -83,7 +83,7 @@ func TestReplayOfReplacesKeepsTheNewValue(t *testing.T) {
 	if _, _, err := s.commit(ctx, "hub", set(99), "", nil); err != nil { // the crash
 		t.Fatal(err)
 	}
-	s.applied, s.recorded = 0, 0 // as after a kill before applied_seq was first recorded
+	s.applied, s.recorded = 0, 0 // as after a kill before the position was first recorded
 	s.Close()
 	if s, err = Open(ctx, Options{DB: db, Source: "hub", Dir: dir}); err != nil {
 		t.Fatal(err)

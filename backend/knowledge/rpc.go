@@ -62,6 +62,11 @@ type QueryParams struct {
 	Variables         map[string]any `json:"variables"`
 	RequiredCertainty *float64       `json:"requiredCertainty"`
 	MaxAgeSeconds     *int64         `json:"maxAgeSeconds"`
+	// MinChangeID, the highest change id the caller has seen (an update's changeId, a query's
+	// queryMetadata.changeId), makes the query wait for the graph to hold it: read-your-writes
+	// when the update went through another replica. Without it the query waits for every change
+	// logged when it started.
+	MinChangeID string `json:"minChangeId"`
 }
 
 // QueryResult is KnowledgeQueryResponseResult.
@@ -92,19 +97,22 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 	if err != nil {
 		return nil, err
 	}
+	var seen int64
+	if p.MinChangeID != "" {
+		if seen, err = strconv.ParseInt(p.MinChangeID, 10, 64); err != nil || seen < 0 {
+			return nil, errorf(CodeInvalidParams, "minChangeId is not a change id of this graph", nil)
+		}
+	}
 	ctx = context.WithValue(ctx, viewKey{}, v)
 	start := time.Now()
-	// Updates are answered before the graph has applied them (Service.update): the query reads a
-	// graph holding every update answered before it started.
-	s.waitGraph(ctx, s.acked.Load())
-	// The last change before the query ran: a client that shows the result and then subscribes
-	// with afterChangeId set to it misses no change (one made meanwhile may come twice; a change
-	// applies idempotently).
-	seq, err := lastChangeSeq(ctx, s.db.Reader)
+	seq, err := s.graphForQuery(ctx, seen)
 	if err != nil {
 		return nil, err
 	}
 	var data any
+	// The graph holds every change up to seq: a client that shows the result and then subscribes
+	// with afterChangeId set to it misses no change (one made meanwhile may come twice; a change
+	// applies idempotently).
 	meta := map[string]any{"changeId": strconv.FormatInt(seq, 10)}
 	switch p.QueryLanguage {
 	case "", "graphql":
@@ -123,6 +131,49 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 	}
 	meta["queryLanguage"], meta["elapsedMs"] = p.QueryLanguage, float64(time.Since(start).Microseconds())/1000
 	return &QueryResult{Data: data, QueryMetadata: meta}, nil
+}
+
+// QueryWait bounds how long a query waits for the graph to catch up with the log (a variable for
+// tests).
+var QueryWait = 30 * time.Second
+
+// graphForQuery waits until the graph holds what the query must see, and says up to which change
+// it does. Updates are answered before the graph has applied them (Service.update): the graph must
+// hold every update this process answered before the query started. On PostgreSQL other replicas
+// answer updates too, which reach this graph by a note, maybe later: the graph is brought up to the
+// change the caller has seen (seen, when given), else to the last one logged when the query started,
+// which includes every update answered anywhere before. A graph write that fails meanwhile ends the
+// wait (it is logged, and tried again by the next update, note or query); a graph that does not get
+// there within QueryWait (or ctx) is an error.
+func (s *Service) graphForQuery(ctx context.Context, seen int64) (int64, error) {
+	want := s.acked.Load()
+	if s.db.Postgres() {
+		s.progressMu.Lock()
+		shown := s.shown
+		s.progressMu.Unlock()
+		if seen == 0 || seen > shown {
+			last, err := lastChangeSeq(ctx, s.db.Reader)
+			if err != nil {
+				return 0, err
+			}
+			if seen == 0 || seen > last { // not a change of this log (yet): the last one is
+				seen = last
+			}
+			want = max(want, seen)
+			s.want(want)
+		}
+	}
+	wait, cancel := context.WithTimeout(ctx, QueryWait)
+	defer cancel()
+	shown := s.waitGraph(wait, want)
+	if shown < want && wait.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		return 0, errorf(CodeQueryError, fmt.Sprintf("the knowledge graph of this hub replica is behind its log (at change %d, the query needs %d); try again", shown, want),
+			map[string]any{"changeId": strconv.FormatInt(shown, 10)})
+	}
+	return shown, nil
 }
 
 // queryErrorData is a GraphQL error list with the first error's location at the top.

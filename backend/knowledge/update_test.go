@@ -125,7 +125,9 @@ func TestQueryReadsItsOwnAnsweredUpdate(t *testing.T) {
 	s.background.Wait() // the graph has the first
 	release := make(chan struct{})
 	beforeBackgroundGraph = func() { <-release }
-	defer func() { beforeBackgroundGraph = nil }()
+	// Once the update's graph write has read the hook: on PostgreSQL the query may be released by
+	// the follower's catch-up (follow.go), which reads the change from the log, not by that write.
+	defer func() { s.background.Wait(); beforeBackgroundGraph = nil }()
 	if _, err := s.Update(owner, add("ex:second"), ""); err != nil { // answered, the graph held back
 		t.Fatal(err)
 	}
