@@ -96,6 +96,7 @@ type Outbox struct {
 	remote *http.Client // for everyone else: public addresses only
 
 	kick   chan struct{}
+	idle   time.Duration // idleWait; tests of the wake-ups make it very long
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -108,6 +109,7 @@ type Outbox struct {
 	recordedMu sync.Mutex
 	recorded   map[string]struct{}
 	wakes      atomic.Int64 // task events that woke delivery (for tests)
+	passes     atomic.Int64 // dispatch passes done (for tests)
 }
 
 type lane struct{ task, config string }
@@ -153,7 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Outbox, error) {
 		return nil, err
 	}
 	o := &Outbox{cfg: cfg, local: newClient(cfg.Timeout, true), remote: newClient(cfg.Timeout, false),
-		kick: make(chan struct{}, 1), inflight: map[lane]int64{}, recorded: map[string]struct{}{}}
+		kick: make(chan struct{}, 1), idle: idleWait, inflight: map[lane]int64{}, recorded: map[string]struct{}{}}
 	if cfg.DB.Postgres() {
 		o.owner = uuid.NewString()
 	}
@@ -286,6 +288,7 @@ func (o *Outbox) run(ctx context.Context) {
 	}
 	for {
 		wait, err := o.dispatch(ctx)
+		o.passes.Add(1)
 		if err != nil && ctx.Err() == nil {
 			o.cfg.Logger.Error("push outbox", "err", err)
 			wait = o.cfg.RetryBase
@@ -347,11 +350,11 @@ func (o *Outbox) dispatch(ctx context.Context) (time.Duration, error) {
 			return h.next.Sub(now), nil
 		}
 		if len(o.inflight) >= o.cfg.Parallel {
-			return idleWait, nil // a finishing attempt kicks
+			return o.idle, nil // a finishing attempt kicks
 		}
 		o.begin(ctx, h)
 	}
-	return idleWait, nil
+	return o.idle, nil
 }
 
 // begin starts the attempt of h; o.mu is held.
@@ -420,7 +423,7 @@ func (o *Outbox) dispatchClaimed(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	if free <= 0 {
-		return idleWait, nil // a finishing attempt kicks
+		return o.idle, nil // a finishing attempt kicks
 	}
 	// The first head that is not this replica's to attempt now: due later, or leased by another
 	// replica (which may die: then its lease is what to wait for).
@@ -433,7 +436,7 @@ func (o *Outbox) dispatchClaimed(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	if !next.Valid {
-		return idleWait, nil
+		return o.idle, nil
 	}
 	// A head due already was being claimed by another replica as this one looked (SKIP LOCKED):
 	// look again shortly, to see whether it took it.
