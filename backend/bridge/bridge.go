@@ -166,9 +166,18 @@ func Open(ctx context.Context, cfg Config) (*Bridge, error) {
 	if cfg.Classify == nil {
 		cfg.Classify = func(err error) string { return err.Error() }
 	}
+	if cfg.DB.Postgres() {
+		if _, err := cfg.DB.Writer.ExecContext(ctx, `DELETE FROM bridge_claims WHERE claimed_at < ?`,
+			time.Now().Add(-keepClaims).UnixMilli()); err != nil {
+			return nil, err
+		}
+	}
 	life, cancel := context.WithCancel(context.Background())
 	return &Bridge{cfg: cfg, now: time.Now, ctx: life, cancel: cancel, queues: map[key]*queue{}, seen: map[string]int64{}, handled: map[string]int64{}}, nil
 }
+
+// keepClaims is how long an event's claim is kept (PostgreSQL: see handle).
+const keepClaims = 24 * time.Hour
 
 // Hops is the hop limit in force.
 func (b *Bridge) Hops() int { return b.cfg.Hops }
@@ -363,8 +372,21 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	// again nor forgets what the chain has sent.
 	var sent []string
 	var stop string // why the chain stops here, when this is its first stop
+	claimed := true
 	if err := b.cfg.DB.Write(b.ctx, func(tx *sql.Tx) error {
-		sent, stop = nil, ""
+		sent, stop, claimed = nil, "", true
+		if b.cfg.DB.Postgres() {
+			// Every replica's bridge hears the event: the one whose claim is first acts on it.
+			res, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_claims(channel_id, sequence, claimed_at) VALUES (?, ?, ?)
+				ON CONFLICT DO NOTHING`, ev.ChannelID, ev.Sequence, b.now().UnixMilli())
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				claimed = false
+				return err
+			}
+		}
 		// The larger of the two: SQLite's max() of two values is PostgreSQL's GREATEST.
 		larger := `max(bridge_cursors.sequence, excluded.sequence)`
 		if b.cfg.DB.Postgres() {
@@ -376,7 +398,17 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		}
 		var forwards int
 		var stopped bool
-		err := tx.QueryRowContext(b.ctx, `SELECT forwards, stopped FROM bridge_chains WHERE origin_id = ?`, origin).Scan(&forwards, &stopped)
+		read := `SELECT forwards, stopped FROM bridge_chains WHERE origin_id = ?`
+		if b.cfg.DB.Postgres() {
+			// Answers of one chain may be handled by different replicas at once: the chain's row
+			// is read under its lock, so their counts add up.
+			if _, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_chains(origin_id, forwards, stopped) VALUES (?, 0, 0)
+				ON CONFLICT DO NOTHING`, origin); err != nil {
+				return err
+			}
+			read += ` FOR UPDATE`
+		}
+		err := tx.QueryRowContext(b.ctx, read, origin).Scan(&forwards, &stopped)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -391,6 +423,9 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	}); err != nil {
 		b.cfg.Logger.Error("bridge: cannot record a channel event as handled", "channel", ev.ChannelID, "err", err)
 		return
+	}
+	if !claimed {
+		return // another replica acts on it
 	}
 	if stop != "" {
 		b.noticeStop(ev, self, targets[len(sent):], stop, hop, origin)

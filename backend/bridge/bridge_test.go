@@ -309,3 +309,99 @@ func TestBridgeForwardBudgetSurvivesRestart(t *testing.T) {
 		t.Errorf("the agent was sent %v past the chain's budget", agent.got)
 	}
 }
+
+// Two hub replicas on one PostgreSQL database, each with its bridge, and every replica's bridge
+// hears every channel event (the channels service turns other replicas' events into local ones;
+// here the test carries them from one replica's bus to the other's). A message that mentions an
+// added agent reaches it once, and its answer is published once.
+func TestReplicasForwardAMessageOnce(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several replicas share a PostgreSQL database only: a PostgreSQL run's case (make test runs one: suite go-postgres)")
+	}
+	ctx := t.Context()
+	url := storetest.Target(t, "")
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	type replica struct {
+		bus    *bus.Bus
+		chans  *channels.Service
+		bridge *Bridge
+	}
+	open := func() *replica {
+		db, err := store.Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		r := &replica{bus: bus.New()}
+		if r.chans, err = channels.Open(ctx, db, r.bus, "hub", nil); err != nil {
+			t.Fatal(err)
+		}
+		r.chans.SetRemoteAgents(func(context.Context, string) error { return nil })
+		if r.bridge, err = Open(ctx, Config{DB: db, Bus: r.bus, Channels: r.chans,
+			Dial: func(context.Context, string) (chats.Remote, error) { return agent, nil }}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.bridge.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.bridge.Close() })
+		return r
+	}
+	a, b := open(), open()
+	// Each replica's channel events reach the other's bus.
+	carry := func(from, to *bus.Bus) {
+		sub := from.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, 100)
+		t.Cleanup(sub.Close)
+		go func() {
+			for e := range sub.C {
+				to.Publish(e)
+			}
+		}()
+	}
+	carry(a.bus, b.bus)
+	carry(b.bus, a.bus)
+
+	c, err := a.chans.Create(ctx, channels.CreateParams{Name: "shared", Members: []string{"remote://echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say(t, a.chans, c.ID, "@echo hello")
+	<-agent.more
+	// Done once both bridges have handled the message and the answer, and neither has work left.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		events, err := a.chans.EventsAfter(ctx, c.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, err := a.bridge.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := b.bridge.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) >= 2 && sa && sb {
+			var answers int
+			for _, ev := range events {
+				if ev.Author == "remote://echo" {
+					answers++
+				}
+			}
+			if answers != 1 || len(events) != 2 {
+				t.Errorf("%d events, %d answers of the agent; want the message and one answer", len(events), answers)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %d, settled %v %v", len(events), sa, sb)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 1 {
+		t.Errorf("the agent got %q, want the message once", agent.got)
+	}
+}
