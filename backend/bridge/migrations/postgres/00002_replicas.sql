@@ -11,5 +11,13 @@ CREATE TABLE bridge_claims (
 );
 CREATE INDEX bridge_claims_age ON bridge_claims(claimed_at);
 
+-- The replica whose worker has an agent's message or task in hand (state working), until when: it
+-- renews the lease while it lives; a lease that ran out is taken over by another replica, which
+-- watches the task again (or reports the message interrupted), as a restart does.
+ALTER TABLE bridge_contexts ADD COLUMN leased_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE bridge_contexts ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0; -- ms epoch
+
 -- +goose Down
+ALTER TABLE bridge_contexts DROP COLUMN lease_until;
+ALTER TABLE bridge_contexts DROP COLUMN leased_by;
 DROP TABLE bridge_claims;
