@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/uuid"
 
 	"github.com/agenthub/agenthub/backend/a2a01"
 	"github.com/agenthub/agenthub/backend/auth"
@@ -115,8 +116,10 @@ type Config struct {
 
 // Bridge forwards channel messages to the added agents they mention and publishes their answers.
 type Bridge struct {
-	cfg Config
-	now func() time.Time
+	cfg   Config
+	now   func() time.Time
+	owner string        // this replica's id in bridge_contexts.leased_by: random on PostgreSQL, "" on SQLite
+	lease time.Duration // of the work in hand (PostgreSQL), renewed every third of it
 
 	ctx    context.Context // ends at Close; calls to agents run under it
 	cancel context.CancelFunc
@@ -166,9 +169,26 @@ func Open(ctx context.Context, cfg Config) (*Bridge, error) {
 	if cfg.Classify == nil {
 		cfg.Classify = func(err error) string { return err.Error() }
 	}
+	if cfg.DB.Postgres() {
+		if _, err := cfg.DB.Writer.ExecContext(ctx, `DELETE FROM bridge_claims WHERE claimed_at < ?`,
+			time.Now().Add(-keepClaims).UnixMilli()); err != nil {
+			return nil, err
+		}
+	}
 	life, cancel := context.WithCancel(context.Background())
-	return &Bridge{cfg: cfg, now: time.Now, ctx: life, cancel: cancel, queues: map[key]*queue{}, seen: map[string]int64{}, handled: map[string]int64{}}, nil
+	b := &Bridge{cfg: cfg, now: time.Now, lease: defaultLease, ctx: life, cancel: cancel, queues: map[key]*queue{}, seen: map[string]int64{}, handled: map[string]int64{}}
+	if cfg.DB.Postgres() {
+		b.owner = uuid.NewString()
+	}
+	return b, nil
 }
+
+// defaultLease is how long an agent's work in hand stays with a replica that stopped renewing it
+// (PostgreSQL) before another replica takes it over.
+const defaultLease = time.Minute
+
+// keepClaims is how long an event's claim is kept (PostgreSQL: see handle).
+const keepClaims = 24 * time.Hour
 
 // Hops is the hop limit in force.
 func (b *Bridge) Hops() int { return b.cfg.Hops }
@@ -205,31 +225,81 @@ func (b *Bridge) Start(ctx context.Context) error {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		for _, o := range open {
-			if o.taskID == "" {
-				// The message may or may not have reached the agent; sending it again could do
-				// twice what it asks, so the owner decides.
-				out := &answer{b: b, k: o.key, hop: o.hop, origin: o.origin, state: StateWorking}
-				b.publish(o.agent, o.channel, "Interrupted: the hub stopped before the agent answered. Mention it again to send your message again.",
-					out.meta(NoticeFailed), "")
-				out.set(StateFailed, false)
-				continue
-			}
-			b.enqueue(o.key, job{hop: o.hop, origin: o.origin, resume: o.taskID})
-		}
+		b.resume(open)
 		b.catchUp()
 		b.loop()
 	}()
+	if b.owner != "" {
+		b.wg.Add(1)
+		go b.keepLeases()
+	}
 	return nil
 }
 
+// resume takes up the work in hand that a bridge left (stopped, or on PostgreSQL a replica that
+// stopped renewing its leases): a task is watched again; a message sent before the agent named a
+// task is reported interrupted, not sent again.
+func (b *Bridge) resume(open []openTask) {
+	for _, o := range open {
+		if o.taskID == "" {
+			// The message may or may not have reached the agent; sending it again could do
+			// twice what it asks, so the owner decides.
+			out := &answer{b: b, k: o.key, hop: o.hop, origin: o.origin, state: StateWorking}
+			b.publish(o.agent, o.channel, "Interrupted: the hub stopped before the agent answered. Mention it again to send your message again.",
+				out.meta(NoticeFailed), "")
+			out.set(StateFailed, false)
+			continue
+		}
+		b.enqueue(o.key, job{hop: o.hop, origin: o.origin, resume: o.taskID})
+	}
+}
+
+// keepLeases (PostgreSQL) renews this replica's leases on its work in hand every third of the lease,
+// and takes over the work of replicas whose leases ran out.
+func (b *Bridge) keepLeases() {
+	defer b.wg.Done()
+	t := time.NewTicker(b.lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := b.cfg.DB.Writer.ExecContext(b.ctx, `UPDATE bridge_contexts SET lease_until = ? WHERE leased_by = ? AND state = ?`,
+			b.now().Add(b.lease).UnixMilli(), b.owner, StateWorking); err != nil {
+			if b.ctx.Err() == nil {
+				b.cfg.Logger.Warn("bridge: renewing the leases of the work in hand", "err", err)
+			}
+			continue
+		}
+		open, err := b.working(b.ctx)
+		if err != nil {
+			if b.ctx.Err() == nil {
+				b.cfg.Logger.Warn("bridge: looking for work whose replica stopped", "err", err)
+			}
+			continue
+		}
+		b.resume(open)
+	}
+}
+
 // Close stops bridging and waits for the calls in flight. A task still working stays recorded, and
-// the next Start watches it again rather than sending its message a second time.
+// the next Start watches it again rather than sending its message a second time. On PostgreSQL its
+// lease is given up, so another replica's bridge takes it over at its next look.
 func (b *Bridge) Close() error {
 	b.cancel()
 	b.wg.Wait()
 	if b.sub != nil {
 		b.sub.Close()
+	}
+	if b.owner != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := b.cfg.DB.Writer.ExecContext(ctx, `UPDATE bridge_contexts SET lease_until = 0 WHERE leased_by = ? AND state = ?`,
+			b.owner, StateWorking); err != nil {
+			b.cfg.Logger.Warn("bridge: giving up the leases of the work in hand (they run out)", "err", err)
+		}
 	}
 	return nil
 }
@@ -363,8 +433,21 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	// again nor forgets what the chain has sent.
 	var sent []string
 	var stop string // why the chain stops here, when this is its first stop
+	claimed := true
 	if err := b.cfg.DB.Write(b.ctx, func(tx *sql.Tx) error {
-		sent, stop = nil, ""
+		sent, stop, claimed = nil, "", true
+		if b.cfg.DB.Postgres() {
+			// Every replica's bridge hears the event: the one whose claim is first acts on it.
+			res, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_claims(channel_id, sequence, claimed_at) VALUES (?, ?, ?)
+				ON CONFLICT DO NOTHING`, ev.ChannelID, ev.Sequence, b.now().UnixMilli())
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				claimed = false
+				return err
+			}
+		}
 		// The larger of the two: SQLite's max() of two values is PostgreSQL's GREATEST.
 		larger := `max(bridge_cursors.sequence, excluded.sequence)`
 		if b.cfg.DB.Postgres() {
@@ -376,7 +459,17 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		}
 		var forwards int
 		var stopped bool
-		err := tx.QueryRowContext(b.ctx, `SELECT forwards, stopped FROM bridge_chains WHERE origin_id = ?`, origin).Scan(&forwards, &stopped)
+		read := `SELECT forwards, stopped FROM bridge_chains WHERE origin_id = ?`
+		if b.cfg.DB.Postgres() {
+			// Answers of one chain may be handled by different replicas at once: the chain's row
+			// is read under its lock, so their counts add up.
+			if _, err := tx.ExecContext(b.ctx, `INSERT INTO bridge_chains(origin_id, forwards, stopped) VALUES (?, 0, 0)
+				ON CONFLICT DO NOTHING`, origin); err != nil {
+				return err
+			}
+			read += ` FOR UPDATE`
+		}
+		err := tx.QueryRowContext(b.ctx, read, origin).Scan(&forwards, &stopped)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -391,6 +484,9 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	}); err != nil {
 		b.cfg.Logger.Error("bridge: cannot record a channel event as handled", "channel", ev.ChannelID, "err", err)
 		return
+	}
+	if !claimed {
+		return // another replica acts on it
 	}
 	if stop != "" {
 		b.noticeStop(ev, self, targets[len(sent):], stop, hop, origin)

@@ -309,3 +309,182 @@ func TestBridgeForwardBudgetSurvivesRestart(t *testing.T) {
 		t.Errorf("the agent was sent %v past the chain's budget", agent.got)
 	}
 }
+
+// bridgeReplica is one hub replica over a shared PostgreSQL database: its own handle, bus, channels
+// service and bridge.
+type bridgeReplica struct {
+	db     *store.DB
+	bus    *bus.Bus
+	chans  *channels.Service
+	bridge *Bridge
+}
+
+func multiReplica(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several replicas share a PostgreSQL database only: a PostgreSQL run's case (make test runs one: suite go-postgres)")
+	}
+}
+
+// openReplica opens a replica on url whose bridge dials agent, with the lease given (0: the default),
+// and starts its bridge.
+func openReplica(t *testing.T, url string, agent chats.Remote, lease time.Duration) *bridgeReplica {
+	t.Helper()
+	ctx := t.Context()
+	db, err := store.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	r := &bridgeReplica{db: db, bus: bus.New()}
+	if r.chans, err = channels.Open(ctx, db, r.bus, "hub", nil); err != nil {
+		t.Fatal(err)
+	}
+	r.chans.SetRemoteAgents(func(context.Context, string) error { return nil })
+	if r.bridge, err = Open(ctx, Config{DB: db, Bus: r.bus, Channels: r.chans,
+		Dial: func(context.Context, string) (chats.Remote, error) { return agent, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if lease > 0 {
+		r.bridge.lease = lease
+	}
+	if err := r.bridge.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.bridge.Close() })
+	return r
+}
+
+// carry makes each replica's channel events reach the other's bus, as the channels service does
+// between replicas.
+func carry(t *testing.T, a, b *bridgeReplica) {
+	for _, p := range [][2]*bus.Bus{{a.bus, b.bus}, {b.bus, a.bus}} {
+		from, to := p[0], p[1]
+		sub := from.Subscribe(func(e bus.Event) bool { return e.Topic == channels.Topic }, 100)
+		t.Cleanup(sub.Close)
+		go func() {
+			for e := range sub.C {
+				to.Publish(e)
+			}
+		}()
+	}
+}
+
+// Two hub replicas on one PostgreSQL database, each with its bridge, and every replica's bridge
+// hears every channel event (the channels service turns other replicas' events into local ones;
+// here the test carries them from one replica's bus to the other's). A message that mentions an
+// added agent reaches it once, and its answer is published once.
+func TestReplicasForwardAMessageOnce(t *testing.T) {
+	multiReplica(t)
+	ctx := t.Context()
+	url := storetest.Target(t, "")
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	a, b := openReplica(t, url, agent, 0), openReplica(t, url, agent, 0)
+	carry(t, a, b)
+
+	c, err := a.chans.Create(ctx, channels.CreateParams{Name: "shared", Members: []string{"remote://echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say(t, a.chans, c.ID, "@echo hello")
+	<-agent.more
+	// Done once both bridges have handled the message and the answer, and neither has work left.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		events, err := a.chans.EventsAfter(ctx, c.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, err := a.bridge.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := b.bridge.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) >= 2 && sa && sb {
+			var answers int
+			for _, ev := range events {
+				if ev.Author == "remote://echo" {
+					answers++
+				}
+			}
+			if answers != 1 || len(events) != 2 {
+				t.Errorf("%d events, %d answers of the agent; want the message and one answer", len(events), answers)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %d, settled %v %v", len(events), sa, sb)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 1 {
+		t.Errorf("the agent got %q, want the message once", agent.got)
+	}
+}
+
+// The work a replica's bridge has in hand is leased to it: another replica starting meanwhile leaves
+// it alone (no "interrupted" notice while the first still waits for the agent), and takes it over
+// only once the first stopped without giving it up (it died) and its lease ran out.
+func TestReplicaTakesOverTheWorkOfAStoppedReplica(t *testing.T) {
+	multiReplica(t)
+	ctx := t.Context()
+	url := storetest.Target(t, "")
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	a := openReplica(t, url, agent, 3*time.Second)
+	c, err := a.chans.Create(ctx, channels.CreateParams{Name: "shared", Members: []string{"remote://echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	say(t, a.chans, c.ID, "@echo hang") // the agent never answers
+	<-agent.more
+
+	b := openReplica(t, url, agent, 600*time.Millisecond)
+	if open, err := b.bridge.working(ctx); err != nil || len(open) != 0 {
+		t.Fatalf("the second replica took over %+v (err %v) while the first still has it in hand", open, err)
+	}
+	if events, err := b.chans.EventsAfter(ctx, c.ID, 1, 10); err != nil || len(events) != 0 {
+		t.Fatalf("after the second replica started: events %+v (err %v), want none", events, err)
+	}
+
+	// The first replica dies: its bridge stops without giving up its lease.
+	a.bridge.cancel()
+	a.bridge.wg.Wait()
+	var leaseUntil int64
+	if err := b.db.Reader.QueryRowContext(ctx, `SELECT lease_until FROM bridge_contexts WHERE channel_id = ? AND agent_id = 'echo'`,
+		c.ID).Scan(&leaseUntil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		states, err := b.bridge.States(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) == 1 && states[0].State == StateFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("states: %+v", states)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	events, err := b.chans.EventsAfter(ctx, c.ID, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Author != "remote://echo" || metaOf(events[0]) == nil || metaOf(events[0]).State != NoticeFailed {
+		t.Fatalf("after the takeover: %+v, want the one interrupted notice", events)
+	}
+	if events[0].Timestamp < leaseUntil {
+		t.Errorf("the notice was posted at %d, before the first replica's lease ran out at %d", events[0].Timestamp, leaseUntil)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 1 {
+		t.Errorf("the agent got %v: sent again", agent.got)
+	}
+}

@@ -32,14 +32,21 @@ func (b *Bridge) setState(k key, state, taskID, contextID string, hop int, origi
 	now := b.now().UnixMilli()
 	// Under the bridge's life: a state reached as the hub stops is still kept.
 	ctx := context.WithoutCancel(b.ctx)
+	// Work in hand is leased to this replica (PostgreSQL; on SQLite owner is "" and nothing expires
+	// while the one process runs).
+	owner, until := "", int64(0)
+	if state == StateWorking && b.owner != "" {
+		owner, until = b.owner, b.now().Add(b.lease).UnixMilli()
+	}
 	err := b.cfg.DB.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_contexts(channel_id, agent_id, context_id, task_id, state, hop, origin_id, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO bridge_contexts(channel_id, agent_id, context_id, task_id, state, hop, origin_id, updated_at,
+				leased_by, lease_until)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(channel_id, agent_id) DO UPDATE SET
 				context_id = CASE WHEN excluded.context_id = '' THEN bridge_contexts.context_id ELSE excluded.context_id END,
 				task_id = excluded.task_id, state = excluded.state, hop = excluded.hop, origin_id = excluded.origin_id,
-				updated_at = excluded.updated_at`,
-			k.channel, k.agent, contextID, taskID, state, hop, origin, now)
+				updated_at = excluded.updated_at, leased_by = excluded.leased_by, lease_until = excluded.lease_until`,
+			k.channel, k.agent, contextID, taskID, state, hop, origin, now, owner, until)
 		return err
 	})
 	if err != nil {
@@ -61,9 +68,20 @@ type openTask struct {
 }
 
 // working are the agents that were still working when the bridge last stopped: with the task they
-// were working on, or none if the hub stopped before the agent named it.
+// were working on, or none if the hub stopped before the agent named it. On PostgreSQL, where other
+// replicas' bridges have work in hand too, only the work whose lease ran out (its replica stopped),
+// taken over here under a lease of this replica's.
 func (b *Bridge) working(ctx context.Context) ([]openTask, error) {
-	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop, origin_id FROM bridge_contexts WHERE state = ?`, StateWorking)
+	var rows *sql.Rows
+	var err error
+	if b.owner != "" {
+		now := b.now()
+		rows, err = b.cfg.DB.Writer.QueryContext(ctx, `UPDATE bridge_contexts SET leased_by = ?, lease_until = ?
+			WHERE state = ? AND lease_until < ? AND leased_by != ?
+			RETURNING channel_id, agent_id, task_id, hop, origin_id`, b.owner, now.Add(b.lease).UnixMilli(), StateWorking, now.UnixMilli(), b.owner)
+	} else {
+		rows, err = b.cfg.DB.Reader.QueryContext(ctx, `SELECT channel_id, agent_id, task_id, hop, origin_id FROM bridge_contexts WHERE state = ?`, StateWorking)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@
 package push
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -16,6 +17,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +48,7 @@ const (
 	DefaultGiveUpAfter = 24 * time.Hour
 	DefaultTimeout     = 30 * time.Second
 	DefaultParallel    = 4
+	DefaultLease       = 30 * time.Second
 	// KeepFinished is how long delivered, failed and canceled notifications are kept (for Status).
 	KeepFinished = 30 * 24 * time.Hour
 	// TokenTTL is the life of a notification's JWT: receivers should refuse older ones (the seed's
@@ -76,23 +79,29 @@ type Config struct {
 	// Parallel is how many configs are delivered to at once (each config's own notifications go
 	// one at a time, in order).
 	Parallel int
-	Now      func() time.Time
+	// Lease is how long a replica's claim on a notification lasts without renewal (PostgreSQL, where
+	// several replicas share the outbox): it is renewed every third of it while the attempt runs, and
+	// a replica that dies holding it delays that config's deliveries by at most this long.
+	Lease time.Duration
+	Now   func() time.Time
 }
 
 // Outbox records notifications and delivers them.
 type Outbox struct {
 	cfg    Config
+	owner  string // this replica's id in leased_by: random on PostgreSQL, "" on SQLite (never leased)
 	signer Signer
 	issuer string
 	local  *http.Client // for configs set by a loopback caller
 	remote *http.Client // for everyone else: public addresses only
 
 	kick   chan struct{}
+	idle   time.Duration // idleWait; tests of the wake-ups make it very long
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
 	mu       sync.Mutex
-	inflight map[lane]bool
+	inflight map[lane]int64 // the notification being attempted, by config
 
 	// recorded holds the tasks whose write recorded notifications, until that write's event reaches
 	// the bus (after its commit) and wakes delivery: events of tasks without push configs (nearly all)
@@ -100,6 +109,7 @@ type Outbox struct {
 	recordedMu sync.Mutex
 	recorded   map[string]struct{}
 	wakes      atomic.Int64 // task events that woke delivery (for tests)
+	passes     atomic.Int64 // dispatch passes done (for tests)
 }
 
 type lane struct{ task, config string }
@@ -136,14 +146,28 @@ func Open(ctx context.Context, cfg Config) (*Outbox, error) {
 	if cfg.Parallel <= 0 {
 		cfg.Parallel = DefaultParallel
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
 	// Finished notifications stay a while for the status query, not forever.
 	if _, err := cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_outbox WHERE state != 'pending' AND updated_at < ?`,
 		cfg.Now().Add(-KeepFinished).UnixNano()); err != nil {
 		return nil, err
 	}
-	return &Outbox{cfg: cfg, local: newClient(cfg.Timeout, true), remote: newClient(cfg.Timeout, false),
-		kick: make(chan struct{}, 1), inflight: map[lane]bool{}, recorded: map[string]struct{}{}}, nil
+	o := &Outbox{cfg: cfg, local: newClient(cfg.Timeout, true), remote: newClient(cfg.Timeout, false),
+		kick: make(chan struct{}, 1), idle: idleWait, inflight: map[lane]int64{}, recorded: map[string]struct{}{}}
+	if cfg.DB.Postgres() {
+		o.owner = uuid.NewString()
+	}
+	// Another replica recorded notifications (or reconnected, and may have missed notes): look now
+	// rather than at the idle timer.
+	cfg.DB.Follow(noteTopic, func(string) { o.Kick() }, o.Kick)
+	return o, nil
 }
+
+// noteTopic is the note announced to the other replicas when a write records notifications; its
+// payload is the task id.
+const noteTopic = "push.recorded"
 
 // notification is one payload for one config.
 type notification struct {
@@ -176,7 +200,8 @@ func (o *Outbox) OnTaskWrite(ctx context.Context, tx *sql.Tx, w *tasks.Write) er
 			}
 		}
 	}
-	return nil
+	// The other replicas' dispatchers wake on this once it commits (this one wakes on the task event).
+	return o.cfg.DB.Announce(tx, noteTopic, string(w.Task.ID))
 }
 
 // takeRecorded reports whether a write of the task recorded notifications since the last wake-up.
@@ -263,6 +288,7 @@ func (o *Outbox) run(ctx context.Context) {
 	}
 	for {
 		wait, err := o.dispatch(ctx)
+		o.passes.Add(1)
 		if err != nil && ctx.Err() == nil {
 			o.cfg.Logger.Error("push outbox", "err", err)
 			wait = o.cfg.RetryBase
@@ -294,8 +320,13 @@ type head struct {
 }
 
 // dispatch starts an attempt for every due head whose config has none in flight, as slots allow,
-// and says how long to wait before the next head is due.
+// and says how long to wait before the next head is due. On SQLite this process is the only one
+// delivering: it reads the heads and keeps its attempts apart in memory. On PostgreSQL other
+// replicas deliver from the same outbox: each head is claimed with a lease first (claim).
 func (o *Outbox) dispatch(ctx context.Context) (time.Duration, error) {
+	if o.owner != "" {
+		return o.dispatchClaimed(ctx)
+	}
 	rows, err := o.cfg.DB.Reader.QueryContext(ctx, `SELECT o.id, o.notification_id, o.task_id, o.config_id, o.dialect, o.event_seq,
 		o.attempts, o.next_attempt_at, o.created_at FROM push_outbox o
 		WHERE o.state = 'pending' AND o.id = (SELECT MIN(p.id) FROM push_outbox p
@@ -304,48 +335,190 @@ func (o *Outbox) dispatch(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	var heads []*head
-	for rows.Next() {
-		h := &head{}
-		var d string
-		var next, created int64
-		if err := rows.Scan(&h.id, &h.notificationID, &h.lane.task, &h.lane.config, &d, &h.seq, &h.attempts, &next, &created); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		h.dialect, h.next, h.created = tasks.Dialect(d), time.Unix(0, next), time.Unix(0, created)
-		heads = append(heads, h)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	heads, err := scanHeads(rows)
+	if err != nil {
 		return 0, err
 	}
 	now := o.cfg.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, h := range heads {
-		if o.inflight[h.lane] {
+		if _, busy := o.inflight[h.lane]; busy {
 			continue
 		}
 		if h.next.After(now) {
 			return h.next.Sub(now), nil
 		}
 		if len(o.inflight) >= o.cfg.Parallel {
-			return idleWait, nil // a finishing attempt kicks
+			return o.idle, nil // a finishing attempt kicks
 		}
-		o.inflight[h.lane] = true
-		o.wg.Add(1)
-		go func() {
-			defer o.wg.Done()
-			o.attempt(ctx, h)
-			o.mu.Lock()
-			delete(o.inflight, h.lane)
-			o.mu.Unlock()
-			o.Kick()
-		}()
+		o.begin(ctx, h)
 	}
-	return idleWait, nil
+	return o.idle, nil
 }
+
+// begin starts the attempt of h; o.mu is held.
+func (o *Outbox) begin(ctx context.Context, h *head) {
+	o.inflight[h.lane] = h.id
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		if o.owner != "" {
+			o.attemptLeased(ctx, h)
+		} else {
+			o.attempt(ctx, h)
+		}
+		o.mu.Lock()
+		delete(o.inflight, h.lane)
+		o.mu.Unlock()
+		o.Kick()
+	}()
+}
+
+func scanHeads(rows *sql.Rows) ([]*head, error) {
+	defer rows.Close()
+	var heads []*head
+	for rows.Next() {
+		h := &head{}
+		var d string
+		var next, created int64
+		if err := rows.Scan(&h.id, &h.notificationID, &h.lane.task, &h.lane.config, &d, &h.seq, &h.attempts, &next, &created); err != nil {
+			return nil, err
+		}
+		h.dialect, h.next, h.created = tasks.Dialect(d), time.Unix(0, next), time.Unix(0, created)
+		heads = append(heads, h)
+	}
+	return heads, rows.Err()
+}
+
+// dispatchClaimed is dispatch on PostgreSQL: it claims as many due heads as it has free slots and
+// attempts them, then says how long until the next head is due or a lease on one expires.
+func (o *Outbox) dispatchClaimed(ctx context.Context) (time.Duration, error) {
+	o.mu.Lock()
+	free := o.cfg.Parallel - len(o.inflight)
+	o.mu.Unlock()
+	if free > 0 {
+		heads, err := o.claim(ctx, free)
+		if err != nil {
+			return 0, err
+		}
+		var later []*head
+		o.mu.Lock()
+		for _, h := range heads {
+			switch id, busy := o.inflight[h.lane]; {
+			case !busy:
+				o.begin(ctx, h)
+			case id != h.id:
+				// The config's attempt in flight has recorded its outcome but not yet ended: it
+				// kicks when it does, and the next one is claimed then.
+				later = append(later, h)
+			}
+			// Else the notification's lease had run out while its attempt still went on (it is
+			// renewed as it goes, so rarely): that attempt goes on under the lease taken here.
+		}
+		free = o.cfg.Parallel - len(o.inflight)
+		o.mu.Unlock()
+		for _, h := range later {
+			o.release(ctx, h)
+		}
+	}
+	if free <= 0 {
+		return o.idle, nil // a finishing attempt kicks
+	}
+	// The first head that is not this replica's to attempt now: due later, or leased by another
+	// replica (which may die: then its lease is what to wait for).
+	now := o.cfg.Now().UnixNano()
+	var next sql.NullInt64
+	if err := o.cfg.DB.Reader.QueryRowContext(ctx, `SELECT MIN(GREATEST(o.next_attempt_at, o.lease_until)) FROM push_outbox o
+		WHERE o.state = 'pending' AND NOT (o.leased_by = ? AND o.lease_until > ?)
+		AND o.id = (SELECT MIN(p.id) FROM push_outbox p WHERE p.task_id = o.task_id AND p.config_id = o.config_id AND p.state = 'pending')`,
+		o.owner, now).Scan(&next); err != nil {
+		return 0, err
+	}
+	if !next.Valid {
+		return o.idle, nil
+	}
+	// A head due already was being claimed by another replica as this one looked (SKIP LOCKED):
+	// look again shortly, to see whether it took it.
+	return max(time.Duration(next.Int64-now), claimRetry), nil
+}
+
+// claimRetry is the wait before looking again at a head another replica's claim held locked.
+const claimRetry = 50 * time.Millisecond
+
+// claim leases up to n due heads to this replica, in the order they are due. A head is the first
+// pending notification of its (task, config), so a config's notifications are claimed one at a
+// time, in order; a head leased by a live replica is left alone, one whose lease ran out is taken.
+// Rows another replica is claiming at the same moment are skipped, not waited for.
+func (o *Outbox) claim(ctx context.Context, n int) ([]*head, error) {
+	now := o.cfg.Now()
+	rows, err := o.cfg.DB.Writer.QueryContext(ctx, `UPDATE push_outbox SET leased_by = ?, lease_until = ? WHERE id IN (
+			SELECT o.id FROM push_outbox o
+			WHERE o.state = 'pending' AND o.next_attempt_at <= ? AND o.lease_until <= ?
+			AND o.id = (SELECT MIN(p.id) FROM push_outbox p WHERE p.task_id = o.task_id AND p.config_id = o.config_id AND p.state = 'pending')
+			ORDER BY o.next_attempt_at, o.id LIMIT ? FOR UPDATE OF o SKIP LOCKED)
+		RETURNING id, notification_id, task_id, config_id, dialect, event_seq, attempts, next_attempt_at, created_at`,
+		o.owner, now.Add(o.cfg.Lease).UnixNano(), now.UnixNano(), now.UnixNano(), n)
+	if err != nil {
+		return nil, fmt.Errorf("claiming notifications: %w", err)
+	}
+	heads, err := scanHeads(rows)
+	if err != nil {
+		return nil, fmt.Errorf("claiming notifications: %w", err)
+	}
+	// RETURNING comes in no particular order.
+	slices.SortFunc(heads, func(a, b *head) int {
+		return cmp.Or(a.next.Compare(b.next), cmp.Compare(a.id, b.id))
+	})
+	return heads, nil
+}
+
+// attemptLeased is attempt under h's lease: renewed every third of Lease while the attempt runs,
+// the attempt stopped if the lease was lost (another replica took the notification after this one
+// stalled), and released at the end if no outcome was recorded, so another replica may go on at once.
+func (o *Outbox) attemptLeased(ctx context.Context, h *head) {
+	actx, cancel := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(o.cfg.Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-actx.Done():
+				return
+			case <-t.C:
+			}
+			res, err := o.cfg.DB.Writer.ExecContext(actx, `UPDATE push_outbox SET lease_until = ?
+				WHERE id = ? AND leased_by = ? AND state = 'pending'`, o.cfg.Now().Add(o.cfg.Lease).UnixNano(), h.id, o.owner)
+			if err != nil {
+				if actx.Err() == nil {
+					o.cfg.Logger.Warn("push outbox: renewing a lease", "err", err)
+				}
+				continue // the lease may still hold; the outcome is recorded only if it does
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				cancel() // lost: whoever holds it now delivers
+				return
+			}
+		}
+	}()
+	o.attempt(actx, h)
+	cancel()
+	<-renewed
+	o.release(ctx, h)
+}
+
+// release gives up this replica's lease on h if it still holds it (no outcome was recorded).
+func (o *Outbox) release(ctx context.Context, h *head) {
+	if _, err := o.cfg.DB.Writer.ExecContext(context.WithoutCancel(ctx), `UPDATE push_outbox SET leased_by = '', lease_until = 0
+		WHERE id = ? AND leased_by = ? AND state = 'pending'`, h.id, o.owner); err != nil {
+		o.cfg.Logger.Warn("push outbox: releasing a lease", "err", err) // it expires
+	}
+}
+
+// errLeaseLost is an outcome not recorded because another replica took the notification over.
+var errLeaseLost = errors.New("the notification's lease passed to another replica")
 
 // Event is a delivery outcome, published on the bus under Topic.
 type Event struct {
@@ -415,7 +588,9 @@ func (o *Outbox) attempt(ctx context.Context, h *head) {
 	ev.HTTPStatus = status
 	if err == nil {
 		if err := o.markDelivered(h); err != nil {
-			o.cfg.Logger.Error("push outbox: recording a delivery", "err", err)
+			if !errors.Is(err, errLeaseLost) {
+				o.cfg.Logger.Error("push outbox: recording a delivery", "err", err)
+			}
 			return
 		}
 		ev.State = StateDelivered
@@ -428,7 +603,9 @@ func (o *Outbox) attempt(ctx context.Context, h *head) {
 	if errors.As(err, &permanent) || !now.Before(h.created.Add(o.cfg.GiveUpAfter)) {
 		n, ferr := o.failLane(h, now, status, ev.Error, permanent != nil)
 		if ferr != nil {
-			o.cfg.Logger.Error("push outbox: recording a failure", "err", ferr)
+			if !errors.Is(ferr, errLeaseLost) {
+				o.cfg.Logger.Error("push outbox: recording a failure", "err", ferr)
+			}
 			return
 		}
 		o.cfg.Logger.Warn("push notification given up", "task", h.lane.task, "config", h.lane.config,
@@ -438,10 +615,16 @@ func (o *Outbox) attempt(ctx context.Context, h *head) {
 		return
 	}
 	ev.NextAttemptAt = now.Add(o.backoff(ev.Attempts))
-	if _, err := o.cfg.DB.Writer.ExecContext(context.WithoutCancel(ctx), `UPDATE push_outbox SET attempts = ?, next_attempt_at = ?,
-		updated_at = ?, last_status = ?, last_error = ? WHERE id = ?`,
-		ev.Attempts, ev.NextAttemptAt.UnixNano(), now.UnixNano(), status, ev.Error, h.id); err != nil {
-		o.cfg.Logger.Error("push outbox: recording a retry", "err", err)
+	res, err := o.cfg.DB.Writer.ExecContext(context.WithoutCancel(ctx), `UPDATE push_outbox SET attempts = ?, next_attempt_at = ?,
+		updated_at = ?, last_status = ?, last_error = ?, leased_by = '', lease_until = 0 WHERE id = ? AND leased_by = ? AND state = 'pending'`,
+		ev.Attempts, ev.NextAttemptAt.UnixNano(), now.UnixNano(), status, ev.Error, h.id, o.owner)
+	if err == nil {
+		err = held(res)
+	}
+	if err != nil {
+		if !errors.Is(err, errLeaseLost) {
+			o.cfg.Logger.Error("push outbox: recording a retry", "err", err)
+		}
 		return
 	}
 	o.cfg.Logger.Info("push notification will be retried", "task", h.lane.task, "config", h.lane.config,
@@ -450,10 +633,26 @@ func (o *Outbox) attempt(ctx context.Context, h *head) {
 	o.publish(ev)
 }
 
+// An outcome is recorded only while this replica holds the notification's lease (leased_by is
+// this replica's id; on SQLite both are always ""): one that lost it leaves the notification to the
+// replica that took it over.
 func (o *Outbox) markDelivered(h *head) error {
 	now := o.cfg.Now().UnixNano()
-	_, err := o.cfg.DB.Writer.Exec(`UPDATE push_outbox SET state = 'delivered', payload = NULL, attempts = attempts + 1,
-		updated_at = ?, last_status = 0, last_error = '' WHERE id = ?`, now, h.id)
+	res, err := o.cfg.DB.Writer.Exec(`UPDATE push_outbox SET state = 'delivered', payload = NULL, attempts = attempts + 1,
+		updated_at = ?, last_status = 0, last_error = '', leased_by = '', lease_until = 0
+		WHERE id = ? AND leased_by = ? AND state = 'pending'`, now, h.id, o.owner)
+	if err != nil {
+		return err
+	}
+	return held(res)
+}
+
+// held is errLeaseLost when an outcome's UPDATE changed no row.
+func held(res sql.Result) error {
+	n, err := res.RowsAffected()
+	if err == nil && n == 0 {
+		err = errLeaseLost
+	}
 	return err
 }
 
@@ -467,11 +666,16 @@ func (o *Outbox) failLane(h *head, now time.Time, status int, msg string, all bo
 	}
 	var n int64
 	err := o.cfg.DB.Tx(context.Background(), func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`UPDATE push_outbox SET state = 'failed', attempts = attempts + 1, updated_at = ?, last_status = ?,
-			last_error = ? WHERE id = ?`, now.UnixNano(), status, msg, h.id); err != nil {
+		res, err := tx.Exec(`UPDATE push_outbox SET state = 'failed', attempts = attempts + 1, updated_at = ?, last_status = ?,
+			last_error = ?, leased_by = '', lease_until = 0 WHERE id = ? AND leased_by = ? AND state = 'pending'`,
+			now.UnixNano(), status, msg, h.id, o.owner)
+		if err != nil {
 			return err
 		}
-		res, err := tx.Exec(`UPDATE push_outbox SET state = 'failed', updated_at = ?, last_status = ?, last_error = ?
+		if err := held(res); err != nil {
+			return err
+		}
+		res, err = tx.Exec(`UPDATE push_outbox SET state = 'failed', updated_at = ?, last_status = ?, last_error = ?
 			WHERE task_id = ? AND config_id = ? AND state = 'pending' AND created_at < ?`,
 			now.UnixNano(), status, "given up with an earlier notification: "+msg, h.lane.task, h.lane.config, cutoff)
 		if err != nil {

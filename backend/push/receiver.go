@@ -1,10 +1,12 @@
 package push
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +16,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +51,14 @@ const (
 	// subBuffer is how many accepted notifications wait for their conversation; more are dropped
 	// (the conversation's fallback tasks/get catches up).
 	subBuffer = 64
+	// subLease is how long a webhook held by a replica stays valid on the others without a renewal
+	// (PostgreSQL); its holder renews it every third of that while it has webhooks.
+	subLease = 2 * time.Minute
 )
+
+// relayTopic is the note telling the replica that holds a webhook that another replica accepted a
+// notification for it; the payload is the webhook's id.
+const relayTopic = "push.in"
 
 // ReceiverConfig configures OpenReceiver.
 type ReceiverConfig struct {
@@ -64,11 +74,13 @@ type ReceiverConfig struct {
 // Receiver is the hub's webhook for push notifications from remote agents. It is an http.Handler for
 // InPath.
 type Receiver struct {
-	cfg ReceiverConfig
+	cfg    ReceiverConfig
+	holder string // this receiver's id in push_in_subs (PostgreSQL)
 
-	mu   sync.Mutex
-	subs map[string]*Subscription
-	keys map[string]*keySet // by JWKS URL
+	mu       sync.Mutex
+	subs     map[string]*Subscription // the webhooks whose conversations run in this process
+	keys     map[string]*keySet       // by JWKS URL
+	renewing bool                     // the loop renewing this receiver's webhooks runs
 
 	logMu      sync.Mutex
 	lastLog    time.Time
@@ -95,7 +107,11 @@ func OpenReceiver(ctx context.Context, cfg ReceiverConfig) (*Receiver, error) {
 		cfg.Now = time.Now
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	return &Receiver{cfg: cfg, subs: map[string]*Subscription{}, keys: map[string]*keySet{}}, nil
+	r := &Receiver{cfg: cfg, holder: randomString(), subs: map[string]*Subscription{}, keys: map[string]*keySet{}}
+	// On PostgreSQL the proxy may hand a webhook's notification to any replica: the one that accepts
+	// it for a webhook held elsewhere relays it (relay), and the holder takes it from the table.
+	cfg.DB.Follow(relayTopic, r.relayed, r.resync)
+	return r, nil
 }
 
 // Subscription is one task's webhook. C carries the body of each accepted notification.
@@ -105,8 +121,10 @@ type Subscription struct {
 	JWKSURL        string
 	C              <-chan []byte
 
-	c chan []byte
-	r *Receiver
+	c        chan []byte // nil: a webhook another replica holds
+	r        *Receiver
+	tokenSum [sha256.Size]byte
+	drainMu  sync.Mutex // one take of relayed notifications at a time, so they keep their order
 }
 
 // Subscribe opens a webhook for the task, whose notifications must be signed by a key of the JWKS at
@@ -114,10 +132,26 @@ type Subscription struct {
 func (r *Receiver) Subscribe(taskID, jwksURL string) *Subscription {
 	id, token := randomString(), randomString()
 	c := make(chan []byte, subBuffer)
-	s := &Subscription{ID: id, URL: r.cfg.BaseURL + InPath + id, Token: token, TaskID: taskID, JWKSURL: jwksURL, C: c, c: c, r: r}
+	s := &Subscription{ID: id, URL: r.cfg.BaseURL + InPath + id, Token: token, TaskID: taskID, JWKSURL: jwksURL, C: c, c: c, r: r,
+		tokenSum: sha256.Sum256([]byte(token))}
 	r.mu.Lock()
 	r.subs[id] = s
+	renew := r.cfg.DB.Postgres() && !r.renewing
+	r.renewing = r.renewing || renew
 	r.mu.Unlock()
+	if r.cfg.DB.Postgres() {
+		// Known to the other replicas, so a notification the proxy hands to one of them is taken.
+		// If it cannot be recorded, the webhook still works on this replica.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := r.cfg.DB.Writer.ExecContext(ctx, `INSERT INTO push_in_subs(id, token_sha256, task_id, jwks_url, holder, alive_until)
+			VALUES (?, ?, ?, ?, ?, ?)`, id, hex.EncodeToString(s.tokenSum[:]), taskID, jwksURL, r.holder, r.cfg.Now().Add(subLease).UnixNano()); err != nil {
+			r.cfg.Logger.Warn("push receiver: the webhook is known to this replica only", "task", taskID, "err", err)
+		}
+		if renew {
+			go r.renew()
+		}
+	}
 	return s
 }
 
@@ -127,6 +161,123 @@ func (s *Subscription) Close() {
 	s.r.mu.Lock()
 	delete(s.r.subs, s.ID)
 	s.r.mu.Unlock()
+	if s.r.cfg.DB.Postgres() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := s.r.cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_in_subs WHERE id = ?`, s.ID); err != nil {
+			s.r.cfg.Logger.Warn("push receiver: forgetting a webhook (it lapses on its own)", "err", err)
+		}
+		s.r.cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_in_relay WHERE sub_id = ?`, s.ID)
+	}
+}
+
+// renew keeps this receiver's webhooks valid for the other replicas while it has any, and drops
+// the webhooks (and relayed notifications) of replicas that stopped renewing theirs.
+func (r *Receiver) renew() {
+	t := time.NewTicker(subLease / 3)
+	defer t.Stop()
+	for range t.C {
+		r.mu.Lock()
+		if len(r.subs) == 0 {
+			r.renewing = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), subLease/3)
+		now := r.cfg.Now()
+		_, err := r.cfg.DB.Writer.ExecContext(ctx, `UPDATE push_in_subs SET alive_until = ? WHERE holder = ?`, now.Add(subLease).UnixNano(), r.holder)
+		if err == nil {
+			_, err = r.cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_in_subs WHERE alive_until < ?`, now.UnixNano())
+		}
+		if err == nil {
+			_, err = r.cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_in_relay r WHERE NOT EXISTS (SELECT 1 FROM push_in_subs s WHERE s.id = r.sub_id)`)
+		}
+		cancel()
+		if err != nil {
+			r.cfg.Logger.Warn("push receiver: renewing this replica's webhooks", "err", err)
+		}
+	}
+}
+
+// held is the webhook another replica holds under id, or nil when none is alive.
+func (r *Receiver) held(ctx context.Context, id string) (*Subscription, error) {
+	s := &Subscription{ID: id, URL: r.cfg.BaseURL + InPath + id, r: r}
+	var sum string
+	err := r.cfg.DB.Reader.QueryRowContext(ctx, `SELECT token_sha256, task_id, jwks_url FROM push_in_subs WHERE id = ? AND alive_until > ?`,
+		id, r.cfg.Now().UnixNano()).Scan(&sum, &s.TaskID, &s.JWKSURL)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b, err := hex.DecodeString(sum); err == nil && len(b) == sha256.Size {
+		copy(s.tokenSum[:], b)
+	}
+	return s, nil
+}
+
+// relayed is told (a note) that another replica accepted a notification for a webhook: if this
+// receiver holds it, it takes what waits for it.
+func (r *Receiver) relayed(id string) {
+	r.mu.Lock()
+	s := r.subs[id]
+	r.mu.Unlock()
+	if s != nil {
+		go s.drain()
+	}
+}
+
+// resync takes what was relayed to this receiver's webhooks while notes could not reach it.
+func (r *Receiver) resync() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.subs {
+		go s.drain()
+	}
+}
+
+// drain passes the notifications relayed to s on to its conversation, in the order they were
+// accepted.
+func (s *Subscription) drain() {
+	s.drainMu.Lock()
+	defer s.drainMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, err := s.r.cfg.DB.Writer.QueryContext(ctx, `DELETE FROM push_in_relay WHERE sub_id = ? RETURNING id, body`, s.ID)
+	if err != nil {
+		s.r.cfg.Logger.Warn("push receiver: taking relayed notifications", "err", err)
+		return
+	}
+	type relayedBody struct {
+		id   int64
+		body []byte
+	}
+	var got []relayedBody
+	for rows.Next() {
+		var b relayedBody
+		if err := rows.Scan(&b.id, &b.body); err != nil {
+			break
+		}
+		got = append(got, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		s.r.cfg.Logger.Warn("push receiver: taking relayed notifications", "err", err)
+	}
+	slices.SortFunc(got, func(a, b relayedBody) int { return cmp.Compare(a.id, b.id) })
+	for _, b := range got {
+		s.deliver(b.body)
+	}
+}
+
+// deliver hands an accepted notification to the conversation.
+func (s *Subscription) deliver(body []byte) {
+	select {
+	case s.c <- body:
+	default: // the conversation is behind; its fallback tasks/get catches up
+	}
 }
 
 func randomString() string {
@@ -152,6 +303,14 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	sub := r.subs[id]
 	r.mu.Unlock()
+	if sub == nil && r.cfg.DB.Postgres() {
+		var err error
+		if sub, err = r.held(req.Context(), id); err != nil {
+			r.cfg.Logger.Error("push receiver", "err", err)
+			http.Error(w, "cannot check the notification now", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	if sub == nil {
 		http.Error(w, "no such push subscription (the task is no longer watched)", http.StatusGone)
 		return
@@ -173,7 +332,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			http.Error(w, "notification body too large or unreadable", http.StatusRequestEntityTooLarge)
 			return
 		}
-		if err := r.verify(req.Context(), sub, req.Header, body); err != nil {
+		if err := r.accept(req.Context(), sub, req.Header, body); err != nil {
 			var ref *refusal
 			if !errors.As(err, &ref) {
 				r.cfg.Logger.Error("push receiver", "err", err)
@@ -183,10 +342,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			r.logRefusal(sub, ref)
 			http.Error(w, ref.reason, ref.status)
 			return
-		}
-		select {
-		case sub.c <- body:
-		default: // the conversation is behind; its fallback tasks/get catches up
 		}
 		w.WriteHeader(http.StatusNoContent)
 	default:
@@ -217,13 +372,44 @@ type inClaims struct {
 	BodySHA256 string `json:"request_body_sha256"`
 }
 
-func (r *Receiver) verify(ctx context.Context, sub *Subscription, h http.Header, body []byte) error {
+// accept checks a notification and, when it holds, records its id and hands its body to the
+// conversation: here, or through the table and a note when another replica holds the webhook.
+func (r *Receiver) accept(ctx context.Context, sub *Subscription, h http.Header, body []byte) error {
+	jti, until, err := r.verify(ctx, sub, h, body)
+	if err != nil {
+		return err
+	}
+	if sub.c != nil {
+		if err := r.remember(ctx, r.cfg.DB.Writer, jti, sub.JWKSURL, until); err != nil {
+			return err
+		}
+		sub.deliver(body)
+		return nil
+	}
+	// Another replica holds it: the id is recorded with the relayed body, so a failure to relay
+	// leaves the sender free to retry.
+	return r.cfg.DB.Write(ctx, func(tx *sql.Tx) error {
+		ctx := context.WithoutCancel(ctx)
+		if err := r.remember(ctx, tx, jti, sub.JWKSURL, until); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO push_in_relay(sub_id, body, created_at) VALUES (?, ?, ?)`,
+			sub.ID, body, r.cfg.Now().UnixNano()); err != nil {
+			return err
+		}
+		return r.cfg.DB.Announce(tx, relayTopic, sub.ID)
+	})
+}
+
+// verify checks a notification and returns its id and until when the id must be remembered.
+func (r *Receiver) verify(ctx context.Context, sub *Subscription, h http.Header, body []byte) (string, time.Time, error) {
 	token := h.Get(TokenHeaderV1)
 	if token == "" {
 		token = h.Get(TokenHeaderV03)
 	}
-	if subtle.ConstantTimeCompare([]byte(token), []byte(sub.Token)) != 1 {
-		return &refusal{http.StatusForbidden, "wrong or missing notification token"}
+	sum := sha256.Sum256([]byte(token))
+	if subtle.ConstantTimeCompare(sum[:], sub.tokenSum[:]) != 1 {
+		return "", time.Time{}, &refusal{http.StatusForbidden, "wrong or missing notification token"}
 	}
 	raw := h.Get(SignatureHeader)
 	if raw == "" {
@@ -232,7 +418,7 @@ func (r *Receiver) verify(ctx context.Context, sub *Subscription, h http.Header,
 		}
 	}
 	if raw == "" {
-		return unauthorized("no signature: a JWT in %s or Authorization: Bearer", SignatureHeader)
+		return "", time.Time{}, unauthorized("no signature: a JWT in %s or Authorization: Bearer", SignatureHeader)
 	}
 	var claims inClaims
 	var fetchErr error
@@ -246,37 +432,42 @@ func (r *Receiver) verify(ctx context.Context, sub *Subscription, h http.Header,
 	if err != nil {
 		var ref *refusal
 		if errors.As(fetchErr, &ref) || fetchErr == nil {
-			return unauthorized("invalid signature JWT: %v", err)
+			return "", time.Time{}, unauthorized("invalid signature JWT: %v", err)
 		}
-		return fetchErr // the key set could not be read: not the sender's fault, maybe
+		return "", time.Time{}, fetchErr // the key set could not be read: not the sender's fault, maybe
 	}
 	now := r.cfg.Now()
 	if claims.IssuedAt == nil || now.Sub(claims.IssuedAt.Time) > ReceiveWindow || claims.IssuedAt.Time.Sub(now) > ReceiveWindow {
-		return unauthorized("the JWT's iat is missing or outside the %v window", ReceiveWindow)
+		return "", time.Time{}, unauthorized("the JWT's iat is missing or outside the %v window", ReceiveWindow)
 	}
 	if claims.TaskID != "" && claims.TaskID != sub.TaskID {
-		return unauthorized("the JWT is for another task")
+		return "", time.Time{}, unauthorized("the JWT is for another task")
 	}
 	if claims.BodySHA256 != "" {
 		sum := sha256.Sum256(body)
 		if !strings.EqualFold(claims.BodySHA256, hex.EncodeToString(sum[:])) {
-			return unauthorized("the body does not match the JWT's request_body_sha256")
+			return "", time.Time{}, unauthorized("the body does not match the JWT's request_body_sha256")
 		}
 	}
 	if claims.ID == "" {
-		return unauthorized("the JWT has no jti, so a replay could not be told apart")
+		return "", time.Time{}, unauthorized("the JWT has no jti, so a replay could not be told apart")
 	}
-	// Last, once everything else holds: a forged token cannot burn a genuine id.
-	return r.remember(ctx, sub.JWKSURL, claims.ID, claims.IssuedAt.Time.Add(ReceiveWindow+time.Minute))
+	// Remembered (by accept) only once everything else holds: a forged token cannot burn a genuine id.
+	return claims.ID, claims.IssuedAt.Time.Add(ReceiveWindow + time.Minute), nil
 }
 
-// remember records a notification id; one already recorded is a replay.
-func (r *Receiver) remember(ctx context.Context, jwksURL, jti string, until time.Time) error {
+// execer is the writer connection, or a write's transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// remember records a notification id through w; one already recorded is a replay.
+func (r *Receiver) remember(ctx context.Context, w execer, jti, jwksURL string, until time.Time) error {
 	now := r.cfg.Now().UnixNano()
-	if _, err := r.cfg.DB.Writer.ExecContext(ctx, `DELETE FROM push_in_seen WHERE expires_at < ?`, now); err != nil {
+	if _, err := w.ExecContext(ctx, `DELETE FROM push_in_seen WHERE expires_at < ?`, now); err != nil {
 		return err
 	}
-	res, err := r.cfg.DB.Writer.ExecContext(ctx, `INSERT INTO push_in_seen (jwks_url, jti, expires_at) VALUES (?, ?, ?)
+	res, err := w.ExecContext(ctx, `INSERT INTO push_in_seen (jwks_url, jti, expires_at) VALUES (?, ?, ?)
 		ON CONFLICT DO NOTHING`, jwksURL, jti, until.UnixNano())
 	if err != nil {
 		return err

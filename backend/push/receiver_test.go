@@ -279,3 +279,81 @@ func TestKeyRotationRefetchesTheKeySet(t *testing.T) {
 		t.Errorf("the key set was fetched %d times, want twice (first use, the new kid)", n)
 	}
 }
+
+// Two replicas behind one proxy (one PostgreSQL database): a conversation on replica A subscribed,
+// and the agent's notification reaches replica B. B checks it against the webhook A recorded and
+// passes it on: A's conversation gets it. The draft's challenge is answered on B too, a replay is
+// refused on either, and once A's conversation closes the webhook B answers 410 Gone.
+func TestNotificationReachesASubscriberOnAnotherReplica(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("several replicas share a PostgreSQL database only: a PostgreSQL run's case (make test runs one: suite go-postgres)")
+	}
+	url := storetest.Target(t, "")
+	const proxy = "http://hub.example" // agents reach the hub here; each replica serves the same paths
+	type replica struct {
+		db  *store.DB
+		r   *push.Receiver
+		srv *httptest.Server
+	}
+	open := func() *replica {
+		db, err := store.Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		r, err := push.OpenReceiver(t.Context(), push.ReceiverConfig{DB: db, BaseURL: proxy, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(r)
+		t.Cleanup(srv.Close)
+		return &replica{db: db, r: r, srv: srv}
+	}
+	a, b := open(), open()
+	<-a.db.Listening()
+	w := &receiverWorld{t: t, clock: &clock{now: time.Now()}}
+	agent := newAgentKeys(t)
+	sub := a.r.Subscribe("task-1", agent.url)
+	at := func(rep *replica) string { return rep.srv.URL + push.InPath + sub.ID } // the proxy's choice
+
+	for i, body := range [][]byte{[]byte(`{"n":1}`), []byte(`{"n":2}`)} {
+		if got := w.post(at(b), body, signed(sub.Token, sign(t, agent.key("k1"), "k1", w.claims(sub, body)))); got != http.StatusNoContent {
+			t.Fatalf("notification %d on the other replica: answered %d", i, got)
+		}
+		select {
+		case got := <-sub.C:
+			if !bytes.Equal(got, body) {
+				t.Errorf("the conversation got %s, want %s", got, body)
+			}
+		case <-time.After(30 * time.Second): // a hang guard
+			t.Fatalf("notification %d never reached the conversation on the first replica", i)
+		}
+	}
+	body := []byte(`{"n":3}`)
+	c := w.claims(sub, body)
+	if got := w.post(at(b), body, signed(sub.Token, sign(t, agent.key("k1"), "k1", c))); got != http.StatusNoContent {
+		t.Fatalf("answered %d", got)
+	}
+	<-sub.C
+	if got := w.post(at(a), body, signed(sub.Token, sign(t, agent.key("k1"), "k1", c))); got != http.StatusUnauthorized {
+		t.Errorf("the same notification again, on the replica holding the webhook: answered %d, want 401", got)
+	}
+	if got := w.post(at(b), body, signed("not-it", sign(t, agent.key("k1"), "k1", w.claims(sub, body)))); got != http.StatusForbidden {
+		t.Errorf("a wrong token on the other replica: answered %d, want 403", got)
+	}
+	resp, err := http.Get(at(b) + "?validationToken=t0k3n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoed, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(echoed) != "t0k3n" {
+		t.Errorf("the challenge on the other replica was answered %d %q", resp.StatusCode, echoed)
+	}
+
+	sub.Close()
+	body = []byte(`{"n":4}`)
+	if got := w.post(at(b), body, signed(sub.Token, sign(t, agent.key("k1"), "k1", w.claims(sub, body)))); got != http.StatusGone {
+		t.Errorf("a closed webhook on the other replica answered %d, want 410", got)
+	}
+}
