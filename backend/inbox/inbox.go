@@ -20,6 +20,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -80,8 +81,9 @@ type waiter struct {
 	// someone else wrote, and this execution can no longer write the task (its version is stale).
 	check   chan struct{}
 	version atomic.Int64
-	// behind carries the task as read by a caller that found it written elsewhere: end at once.
-	behind chan tasks.Row
+	// behind is closed by a caller that found the task written elsewhere: end at once.
+	behind     chan struct{}
+	behindOnce sync.Once
 }
 
 // nudge asks the waiting execution to read its task again (never blocks: one pending is enough).
@@ -166,7 +168,7 @@ var _ tasks.Resumer = (*Inbox)(nil)
 // that ends the turn.
 func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		w := &waiter{acts: make(chan act), done: make(chan struct{}), check: make(chan struct{}, 1), behind: make(chan tasks.Row, 1)}
+		w := &waiter{acts: make(chan act), done: make(chan struct{}), check: make(chan struct{}, 1), behind: make(chan struct{})}
 		// put yields one event, which stores it as the task's next version.
 		put := func(ev a2a.Event) bool {
 			w.version.Add(1)
@@ -200,27 +202,23 @@ func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 			return
 		}
 		// Another replica wrote the task: this execution's version is stale, so it cannot write the
-		// task any more, and ends. Out of the waiters first, so the owner's next action here writes
-		// the task directly. It hands the server the task as stored: the server cannot store it (the
-		// version), reads the task back and, if it ended there, ends this execution with it; else the
-		// execution ends with the conflict. Nothing is written either way.
-		stale := func(row tasks.Row) {
+		// task any more, and ends, writing nothing: the server sends its caller the task as stored.
+		// Out of the waiters first, so the owner's next action here writes the task directly.
+		stale := func() {
 			in.forget(ec.TaskID, w)
-			if row.Unreadable == "" {
-				yield(row.Task, nil)
-			}
+			yield(nil, fmt.Errorf("inbox task %s: %w", ec.TaskID, server.ErrWrittenElsewhere))
 		}
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-w.check:
-				if row, behind := in.behind(ctx, ec.TaskID, w); behind {
-					stale(row)
+				if in.behind(ctx, ec.TaskID, w) {
+					stale()
 					return
 				}
-			case row := <-w.behind:
-				stale(row)
+			case <-w.behind:
+				stale()
 				return
 			case a := <-w.acts:
 				final := false
@@ -251,12 +249,9 @@ func (in *Inbox) forget(id a2a.TaskID, w *waiter) {
 
 // behind reads the task from the table and reports whether another replica wrote it since w's
 // execution last did. A read that fails is not taken for a change (the next check reads again).
-func (in *Inbox) behind(ctx context.Context, id a2a.TaskID, w *waiter) (tasks.Row, bool) {
+func (in *Inbox) behind(ctx context.Context, id a2a.TaskID, w *waiter) bool {
 	row, err := in.store.Row(ctx, id)
-	if err != nil {
-		return row, false
-	}
-	return row, int64(row.Version) > w.version.Load()
+	return err == nil && int64(row.Version) > w.version.Load()
 }
 
 // local returns the execution waiting on task id in this process, if it is still the task's writer:
@@ -268,14 +263,10 @@ func (in *Inbox) local(ctx context.Context, id a2a.TaskID) (*waiter, error) {
 	if w == nil || !in.db.Postgres() {
 		return w, nil
 	}
-	row, behind := in.behind(ctx, id, w)
-	if !behind {
+	if !in.behind(ctx, id, w) {
 		return w, nil
 	}
-	select {
-	case w.behind <- row:
-	default: // told already
-	}
+	w.behindOnce.Do(func() { close(w.behind) })
 	select {
 	case <-w.done:
 		return nil, nil

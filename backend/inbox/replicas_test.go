@@ -94,14 +94,25 @@ func sendWaiting(t *testing.T, r *replica, text string) *sending {
 	return s
 }
 
-// ended waits for the stream to end and returns its last event (nil if none came after the wait).
-func (s *sending) ended(t *testing.T) (last a2a.Event) {
+// ended waits for the stream to end, with no error, and returns its last event, which must be a task:
+// the task as stored when the execution learned it was written elsewhere.
+func (s *sending) ended(t *testing.T) *a2a.Task {
 	t.Helper()
+	var last a2a.Event
 	for {
 		select {
 		case ev, open := <-s.events:
 			if !open {
-				return last
+				select {
+				case err := <-s.err:
+					t.Fatalf("the sender's stream on the first replica ended with %v", err)
+				default:
+				}
+				task, ok := last.(*a2a.Task)
+				if !ok {
+					t.Fatalf("the sender's stream on the first replica ended with %#v, not the task", last)
+				}
+				return task
 			}
 			last = ev
 		case <-time.After(20 * time.Second): // a hang guard only
@@ -128,8 +139,9 @@ func skipOnSQLite(t *testing.T) {
 
 // The sender's message waits for the owner in replica A's execution; the owner answers through
 // replica B, which writes the answer to the task. A's execution learns of it (B's note) and ends
-// without writing anything (its view of the task is stale), so the owner's later actions on A
-// write the task directly instead of going through a stale execution.
+// without writing anything (its view of the task is stale), its sender's stream ending with the
+// task as stored, answer included; the owner's later actions on A write the task directly instead
+// of going through a stale execution.
 func TestAnAnswerOnAnotherReplicaReleasesTheWaitingExecution(t *testing.T) {
 	skipOnSQLite(t)
 	url := storetest.Target(t, "")
@@ -143,7 +155,10 @@ func TestAnAnswerOnAnotherReplicaReleasesTheWaitingExecution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ended(t)
+	got := s.ended(t)
+	if got.Status.State != a2a.TaskStateWorking || len(got.Artifacts) != 1 || got.Artifacts[0].Parts[0].Text() != "Looking at it now." {
+		t.Fatalf("A's sender was last sent %s with artifacts %v", got.Status.State, got.Artifacts)
+	}
 	after, err := a.tasks.Row(t.Context(), s.id)
 	if err != nil {
 		t.Fatal(err)
@@ -159,9 +174,9 @@ func TestAnAnswerOnAnotherReplicaReleasesTheWaitingExecution(t *testing.T) {
 	}
 }
 
-// Completing the task on B ends A's execution with it: the task stays completed as B wrote it (A
-// does not fail it for an execution that stopped), and a sender's stream on A that ends with a
-// task ends with the completed one.
+// Completing the task on B ends A's execution with it: the sender's stream on A ends with the
+// completed task, and the task stays completed as B wrote it (A does not fail it for an execution
+// that stopped).
 func TestCompletingOnAnotherReplicaEndsTheWaitingExecution(t *testing.T) {
 	skipOnSQLite(t)
 	url := storetest.Target(t, "")
@@ -171,9 +186,8 @@ func TestCompletingOnAnotherReplicaEndsTheWaitingExecution(t *testing.T) {
 	if err := b.inbox.Act(t.Context(), s.id, inbox.Complete, "Shipped."); err != nil {
 		t.Fatal(err)
 	}
-	last := s.ended(t)
-	if task, ok := last.(*a2a.Task); ok && task.Status.State != a2a.TaskStateCompleted {
-		t.Fatalf("A's stream ended with the task %s", task.Status.State)
+	if got := s.ended(t); got.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("A's sender was last sent the task %s", got.Status.State)
 	}
 	row, err := a.tasks.Row(t.Context(), s.id)
 	if err != nil {
@@ -206,7 +220,9 @@ func TestAReconnectedReplicaRechecksItsWaitingExecutions(t *testing.T) {
 		WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'listen%'`); err != nil {
 		t.Fatal(err)
 	}
-	s.ended(t)
+	if got := s.ended(t); len(got.Artifacts) != 1 {
+		t.Fatalf("A's sender was last sent the task with artifacts %v", got.Artifacts)
+	}
 	row, err := a.tasks.Row(t.Context(), s.id)
 	if err != nil {
 		t.Fatal(err)
