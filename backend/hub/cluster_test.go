@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -27,7 +28,8 @@ func startReplicas(t *testing.T, n int, database string) []*serveProc {
 }
 
 // Three replicas started at the same moment on a fresh database migrate it one after the other (an
-// advisory lock): all three come up, and what one of them acknowledged any other reads.
+// advisory lock): all three come up, and what one of them acknowledged any other reads. They print
+// one UI token (the first to keep one keeps it for all), which opens the UI on each.
 func TestReplicasStartTogetherAndShareTheirTasks(t *testing.T) {
 	if !storetest.Postgres() {
 		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
@@ -56,5 +58,12 @@ func TestReplicasStartTogetherAndShareTheirTasks(t *testing.T) {
 				t.Fatalf("%s: ListTasks misses the task sent to replica %d", r.name, i)
 			}
 		}
+	}
+	_, token, _ := strings.Cut(replicas[0].UIURL, "/#token=")
+	for _, r := range replicas {
+		if !strings.HasSuffix(r.UIURL, "/#token="+token) || token == "" {
+			t.Fatalf("%s printed the UI link %s, %s printed %s", r.name, r.UIURL, replicas[0].name, replicas[0].UIURL)
+		}
+		dialGateway(t, r).ws.Close()
 	}
 }

@@ -152,6 +152,7 @@ type serveProc struct {
 	cmd     *exec.Cmd
 	HubURL  string // hub base URL
 	DemoURL string // demo agent base URL
+	UIURL   string // the UI link it printed, token included
 	stderr  *lockedBuffer
 	exited  chan struct{} // closed once the process has been waited for
 }
@@ -214,6 +215,9 @@ func startServe(t *testing.T, name, dataDir string, flags ...string) *serveProc 
 			}
 			if u, ok := strings.CutPrefix(line, "hub: "); ok {
 				p.HubURL = strings.TrimSpace(u)
+			}
+			if u, ok := strings.CutPrefix(line, "ui: "); ok {
+				p.UIURL = strings.TrimSpace(u)
 			}
 			if u, ok := strings.CutPrefix(line, "demo agent: "); ok {
 				p.DemoURL = strings.TrimSpace(u)

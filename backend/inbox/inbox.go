@@ -176,10 +176,10 @@ func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 		}
 		if ec.StoredTask != nil && in.db.Postgres() {
 			// Where the task stands as this execution starts (the server stored the message), and a
-			// note to a replica that may still hold an execution of the task: it is not the
-			// task's writer any more.
-			// Neither failing is a reason to fail the task: without its version this execution never
-			// takes itself for stale; without the note the other one finds out at its next check.
+			// note to a replica that may still hold an execution of the task: it is not the task's
+			// writer any more. Neither failing is a reason to fail the task: without its version
+			// this execution never takes itself for stale; without the note the other one finds out
+			// at its next check.
 			if row, err := in.store.Row(ctx, ec.TaskID); err == nil {
 				w.version.Store(int64(row.Version))
 			} else {
