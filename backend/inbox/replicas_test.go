@@ -2,6 +2,7 @@ package inbox_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -116,7 +117,7 @@ func (s *sending) ended(t *testing.T) *a2a.Task {
 			}
 			last = ev
 		case <-time.After(20 * time.Second): // a hang guard only
-			t.Fatal("the sender's stream on the first replica is still open: its execution never learned of the owner's action")
+			t.Fatal("the sender's stream on the first replica is still open: its execution never learned that the task was written elsewhere")
 		}
 	}
 }
@@ -228,4 +229,61 @@ func TestAReconnectedReplicaRechecksItsWaitingExecutions(t *testing.T) {
 		t.Fatal(err)
 	}
 	released(t, a, row.Task)
+}
+
+// The sender's next message reaches replica B while A's execution still waits on the task (the
+// owner answered through it): B starts an execution of its own for the message, and A's, no longer
+// the task's writer, ends with the task as stored, the new message included. The owner then
+// completes the task through B's execution, and the sender's stream on B ends with it.
+func TestAFollowUpOnAnotherReplicaMovesTheExecutionThere(t *testing.T) {
+	skipOnSQLite(t)
+	url := storetest.Target(t, "")
+	a, b := openReplica(t, url), openReplica(t, url)
+
+	first := sendWaiting(t, a, "May I deploy?")
+	if err := a.inbox.Act(t.Context(), first.id, inbox.Answer, "Which version?"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-first.events; ev == nil {
+		t.Fatal("A's stream ended before the answer")
+	}
+	row, err := b.tasks.Row(t.Context(), first.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan a2a.Event, 16)
+	go func() {
+		defer close(events)
+		for ev, err := range b.srv.Handler.SendStreamingMessage(context.Background(), &a2a.SendMessageRequest{
+			Message: a2a.NewMessageForTask(a2a.MessageRoleUser, row.Task, a2a.NewTextPart("v2.3"))}) {
+			if err != nil {
+				t.Errorf("the follow-up's stream on B: %v", err)
+				return
+			}
+			events <- ev
+		}
+	}()
+	select { // B's execution waits for the owner
+	case ev := <-events:
+		if st, ok := ev.(*a2a.TaskStatusUpdateEvent); !ok || st.Status.State != a2a.TaskStateWorking {
+			t.Fatalf("the follow-up's stream on B began with %#v", ev)
+		}
+	case <-time.After(20 * time.Second): // a hang guard only
+		t.Fatal("the follow-up never reached the owner on B")
+	}
+	got := first.ended(t)
+	if !slices.ContainsFunc(got.History, func(m *a2a.Message) bool { return m.Parts[0].Text() == "v2.3" }) {
+		t.Fatalf("A's sender was last sent the task (%s) without the follow-up: %d messages", got.Status.State, len(got.History))
+	}
+	released(t, a, row.Task)
+	if err := b.inbox.Act(t.Context(), first.id, inbox.Complete, "Deployed v2.3."); err != nil {
+		t.Fatal(err)
+	}
+	var last a2a.Event
+	for ev := range events {
+		last = ev
+	}
+	if st, ok := last.(*a2a.TaskStatusUpdateEvent); !ok || st.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("the follow-up's stream on B ended with %#v", last)
+	}
 }
