@@ -228,6 +228,13 @@ func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 						a.result <- ctx.Err()
 						return
 					}
+					// The server ends the run (and cancels ctx) when it cannot store an event: on
+					// PostgreSQL, another replica wrote the task since the check in local. (A final
+					// event ends the run either way: that narrow race goes unnoticed.)
+					if !tasks.IsFinal(ev) && ctx.Err() != nil && in.db.Postgres() {
+						a.result <- fmt.Errorf("inbox task %s changed while the owner's action was stored (another replica wrote it): try again", ec.TaskID)
+						return
+					}
 				}
 				a.result <- nil
 				if final {
