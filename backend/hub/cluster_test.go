@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -27,7 +28,8 @@ func startReplicas(t *testing.T, n int, database string) []*serveProc {
 }
 
 // Three replicas started at the same moment on a fresh database migrate it one after the other (an
-// advisory lock): all three come up, and what one of them acknowledged any other reads.
+// advisory lock): all three come up, and what one of them acknowledged any other reads. They print
+// one UI token (the first to keep one keeps it for all), which opens the UI on each.
 func TestReplicasStartTogetherAndShareTheirTasks(t *testing.T) {
 	if !storetest.Postgres() {
 		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
@@ -56,5 +58,37 @@ func TestReplicasStartTogetherAndShareTheirTasks(t *testing.T) {
 				t.Fatalf("%s: ListTasks misses the task sent to replica %d", r.name, i)
 			}
 		}
+	}
+	_, token, _ := strings.Cut(replicas[0].UIURL, "/#token=")
+	for _, r := range replicas {
+		if !strings.HasSuffix(r.UIURL, "/#token="+token) || token == "" {
+			t.Fatalf("%s printed the UI link %s, %s printed %s", r.name, r.UIURL, replicas[0].name, replicas[0].UIURL)
+		}
+		dialGateway(t, r).ws.Close()
+	}
+}
+
+// A sender streams its message to replica 0 and the owner answers in the UI of replica 1: the
+// execution waiting on replica 0 learns of it, and the sender's stream ends with the task as stored,
+// the answer included (then the sender resubscribes or polls, as after any answer).
+func TestTheOwnersAnswerOnOneReplicaReachesTheSenderStreamingOnAnother(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	replicas := startReplicas(t, 2, storetest.Target(t, ""))
+	s := openStream(t, replicas[0].HubRPC(), "SendStreamingMessage", v1Message("May I deploy?"))
+	id := str(at(decode(t, s.mustNext()), "task"), "id")
+	if state := str(at(decode(t, s.mustNext()), "statusUpdate", "status"), "state"); state != "TASK_STATE_WORKING" {
+		t.Fatalf("the task is %s, not waiting for the owner", state)
+	}
+	dialGateway(t, replicas[1]).result("inbox.act", map[string]any{"id": id, "action": "answer", "text": "Looking at it."}, nil)
+	rest := s.all()
+	if len(rest) == 0 {
+		t.Fatal("the sender's stream ended with nothing after the answer")
+	}
+	last := decode(t, rest[len(rest)-1])
+	if state := str(at(last, "task", "status"), "state"); state != "TASK_STATE_WORKING" ||
+		str(at(last, "task", "artifacts", 0, "parts", 0), "text") != "Looking at it." {
+		t.Fatalf("the sender's stream ended with %s", pretty(last))
 	}
 }

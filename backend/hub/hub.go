@@ -667,13 +667,22 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		}
 	}()
 	// After the hub's lock is held: one process at a time writes the token file.
-	token, fresh, err := loadUIToken(cfg.DataDir)
+	db := agent.DB
+	token, fresh, err := loadUIToken(ctx, db, cfg.DataDir)
 	if err != nil {
 		agent.Stop()
 		return nil, err
 	}
-	if fresh {
+	if fresh && db.Postgres() {
+		cfg.Logger.Info("new UI token", "database", store.Redacted(cfg.Database))
+	} else if fresh {
 		cfg.Logger.Info("new UI token", "file", UITokenPath(cfg.DataDir))
+	}
+	// On PostgreSQL the token is the table's: every connection is checked against it, so a token
+	// regenerated on another replica is refused here at once.
+	var loadToken func(context.Context) (string, error)
+	if db.Postgres() {
+		loadToken = func(ctx context.Context) (string, error) { return readUIToken(ctx, db) }
 	}
 	if !cfg.NoDemo {
 		spec := DemoSpec(cfg)
@@ -692,13 +701,27 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 	if h.Demo != nil {
 		local = append(local, localAgent(DemoID, "local", h.Demo))
 	}
+	saveToken := func(ctx context.Context, t string) error { return saveUIToken(ctx, db, cfg.DataDir, t) }
 	h.gateway = uiapi.New(uiapi.Config{
-		Token: token, SaveToken: func(t string) error { return saveUIToken(cfg.DataDir, t) }, UIBase: agent.LocalURL,
+		Token: token, SaveToken: saveToken, LoadToken: loadToken, UIBase: agent.LocalURL,
 		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge, Channels: h.Channels,
 		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients},
 	})
+	// A token regenerated on another replica: the gateway takes it and ends the connections opened
+	// with the old one (on the notes' goroutine: one read). Once now too, for a note sent before this.
+	reload := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := h.gateway.Reload(ctx); err != nil {
+			cfg.Logger.Warn("reading the UI token another replica regenerated", "err", err)
+		}
+	}
+	db.Follow(uiTokenTopic, func(string) { reload() }, reload)
+	if db.Postgres() {
+		reload()
+	}
 	mux := h.routes.mux
 	mux.Handle(uiapi.Path, h.gateway)
 	mux.Handle(auth.TokenPath, h.Auth.TokenHandler())
@@ -713,7 +736,8 @@ func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Push: a.Push, Chat: true}
 }
 
-// UIToken is the UI access token, kept in the data dir across runs until regenerated in Settings.
+// UIToken is the UI access token, kept across runs (in the data dir, or the PostgreSQL database every
+// replica shares) until regenerated in Settings.
 func (h *Hub) UIToken() string { return h.gateway.Token() }
 
 // UIURL opens the UI in a browser; the token rides in the fragment, which browsers never send.

@@ -7,15 +7,12 @@ package hub_test
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
-
-	"github.com/agenthub/agenthub/backend/hub"
 )
 
 // gatewayClient is a minimal UI: calls by id, and pushed frames of topic "ext".
@@ -42,14 +39,15 @@ type gatewayFrame struct {
 	Data  json.RawMessage `json:"data"`
 }
 
-// dialGateway opens the UI websocket of a running `agenthub serve` with the token in its data dir.
-func dialGateway(t *testing.T, p *serveProc, dataDir string) *gatewayClient {
+// dialGateway opens the UI websocket of a running `agenthub serve` with the token of the UI link it
+// printed.
+func dialGateway(t *testing.T, p *serveProc) *gatewayClient {
 	t.Helper()
-	token, err := os.ReadFile(hub.UITokenPath(dataDir))
-	if err != nil {
-		t.Fatal(err)
+	_, token, ok := strings.Cut(p.UIURL, "/#token=")
+	if !ok {
+		t.Fatalf("%s printed no UI link with a token: %q", p.name, p.UIURL)
 	}
-	url := "ws" + strings.TrimPrefix(p.HubURL, "http") + "/ui/ws?token=" + strings.TrimSpace(string(token))
+	url := "ws" + strings.TrimPrefix(p.HubURL, "http") + "/ui/ws?token=" + token
 	ws, _, err := websocket.DefaultDialer.Dial(url, nil)
 	if err != nil {
 		t.Fatalf("%s: dial the UI gateway: %v", p.name, err)
@@ -143,7 +141,7 @@ func TestTwoServeProcessesShareChannelsAndKnowledgeThroughTheGateway(t *testing.
 	dirA, dirB := t.TempDir(), t.TempDir()
 	key := addPrincipal(t, dirB, "alice")
 	a, b := startServe(t, "hub A", dirA), startServe(t, "hub B", dirB)
-	ui, bOwner := dialGateway(t, a, dirA), dialGateway(t, b, dirB)
+	ui, bOwner := dialGateway(t, a), dialGateway(t, b)
 	ext := func(agent, method string, params any) map[string]any {
 		p := map[string]any{"method": method, "params": params}
 		if agent != "" {

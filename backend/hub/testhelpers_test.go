@@ -153,6 +153,7 @@ type serveProc struct {
 	HubURL  string // hub base URL (its public URL, with --public-url)
 	Listen  string // where the hub listens (HubURL without --public-url)
 	DemoURL string // demo agent base URL
+	UIURL   string // the UI link it printed, token included
 	stderr  *lockedBuffer
 	exited  chan struct{} // closed once the process has been waited for
 }
@@ -218,6 +219,9 @@ func startServe(t *testing.T, name, dataDir string, flags ...string) *serveProc 
 			}
 			if u, ok := strings.CutPrefix(line, "listening: "); ok {
 				p.Listen = strings.TrimSpace(u)
+			}
+			if u, ok := strings.CutPrefix(line, "ui: "); ok {
+				p.UIURL = strings.TrimSpace(u)
 			}
 			if u, ok := strings.CutPrefix(line, "demo agent: "); ok {
 				p.DemoURL = strings.TrimSpace(u)

@@ -6,6 +6,7 @@ package inbox
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -13,11 +14,13 @@ import (
 	"iter"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -72,7 +75,28 @@ type Inbox struct {
 type waiter struct {
 	acts chan act
 	done chan struct{}
+	// PostgreSQL, several replicas: another replica may write the task (the owner acted there, or a
+	// follow-up started an execution there). check asks the execution to read the task again, and
+	// version is the task's version as this execution last wrote it: a higher one in the table means
+	// someone else wrote, and this execution can no longer write the task (its version is stale).
+	check   chan struct{}
+	version atomic.Int64
+	// behind is closed by a caller that found the task written elsewhere: end at once.
+	behind     chan struct{}
+	behindOnce sync.Once
 }
+
+// nudge asks the waiting execution to read its task again (never blocks: one pending is enough).
+func (w *waiter) nudge() {
+	select {
+	case w.check <- struct{}{}:
+	default:
+	}
+}
+
+// noteTopic is the inbox's note between replicas: a task (its id) that an owner's action or a new
+// execution wrote, so a replica whose execution waits on it reads it again.
+const noteTopic = "inbox"
 
 type act struct {
 	events []a2a.Event
@@ -88,8 +112,34 @@ func Open(ctx context.Context, db *store.DB, ts *tasks.Store) (*Inbox, error) {
 	if err := db.Migrate(ctx, "inbox", sub); err != nil {
 		return nil, err
 	}
-	return &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}, blockingWait: DefaultBlockingWait,
-		quota: DefaultQuota}, nil
+	in := &Inbox{store: ts, db: db, waiters: map[a2a.TaskID]*waiter{}, blockingWait: DefaultBlockingWait,
+		quota: DefaultQuota}
+	// Notes come only on PostgreSQL: a waiter named by one re-reads its task; after a reconnection
+	// (notes may have been lost) every waiter does.
+	db.Follow(noteTopic, func(id string) {
+		in.mu.Lock()
+		w := in.waiters[a2a.TaskID(id)]
+		in.mu.Unlock()
+		if w != nil {
+			w.nudge()
+		}
+	}, func() {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		for _, w := range in.waiters {
+			w.nudge()
+		}
+	})
+	return in, nil
+}
+
+// announce tells the other replicas, once tx commits, that task id was written outside their
+// executions. Nothing on SQLite.
+func (in *Inbox) announce(tx *sql.Tx, id a2a.TaskID) error {
+	if len(id) > store.MaxNote { // not an id this hub made; a waiter elsewhere finds out at its next check
+		return nil
+	}
+	return in.db.Announce(tx, noteTopic, string(id))
 }
 
 // BlockingWait is how long a blocking send to the inbox waits for the owner to end the turn before it
@@ -118,33 +168,71 @@ var _ tasks.Resumer = (*Inbox)(nil)
 // that ends the turn.
 func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		if ec.StoredTask == nil && !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+		w := &waiter{acts: make(chan act), done: make(chan struct{}), check: make(chan struct{}, 1), behind: make(chan struct{})}
+		// put yields one event, which stores it as the task's next version.
+		put := func(ev a2a.Event) bool {
+			w.version.Add(1)
+			return yield(ev, nil)
+		}
+		if ec.StoredTask != nil && in.db.Postgres() {
+			// Where the task stands as this execution starts (the server stored the message), and a
+			// note to a replica that may still hold an execution of the task: it is not the task's
+			// writer any more. Neither failing is a reason to fail the task: without its version
+			// this execution never takes itself for stale; without the note the other one finds out
+			// at its next check.
+			if row, err := in.store.Row(ctx, ec.TaskID); err == nil {
+				w.version.Store(int64(row.Version))
+			} else {
+				w.version.Store(1 << 62)
+			}
+			in.db.Write(ctx, func(tx *sql.Tx) error { return in.announce(tx, ec.TaskID) })
+		}
+		if ec.StoredTask == nil && !put(a2a.NewSubmittedTask(ec, ec.Message)) {
 			return
 		}
-		w := &waiter{acts: make(chan act), done: make(chan struct{})}
 		in.mu.Lock()
 		in.waiters[ec.TaskID] = w
 		in.mu.Unlock()
 		defer func() {
-			in.mu.Lock()
-			delete(in.waiters, ec.TaskID)
-			in.mu.Unlock()
+			in.forget(ec.TaskID, w)
 			close(w.done)
 		}()
 		waiting := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(WaitingMessage))
-		if !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, waiting), nil) {
+		if !put(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, waiting)) {
 			return
+		}
+		// Another replica wrote the task: this execution's version is stale, so it cannot write the
+		// task any more, and ends, writing nothing: the server sends its caller the task as stored.
+		// Out of the waiters first, so the owner's next action here writes the task directly.
+		stale := func() {
+			in.forget(ec.TaskID, w)
+			yield(nil, fmt.Errorf("inbox task %s: %w", ec.TaskID, server.ErrWrittenElsewhere))
 		}
 		for {
 			select {
 			case <-ctx.Done():
 				return
+			case <-w.check:
+				if in.behind(ctx, ec.TaskID, w) {
+					stale()
+					return
+				}
+			case <-w.behind:
+				stale()
+				return
 			case a := <-w.acts:
 				final := false
 				for _, ev := range a.events {
 					final = final || tasks.IsFinal(ev)
-					if !yield(ev, nil) {
+					if !put(ev) {
 						a.result <- ctx.Err()
+						return
+					}
+					// The server ends the run (and cancels ctx) when it cannot store an event: on
+					// PostgreSQL, another replica wrote the task since the check in local. (A final
+					// event ends the run either way: that narrow race goes unnoticed.)
+					if !tasks.IsFinal(ev) && ctx.Err() != nil && in.db.Postgres() {
+						a.result <- fmt.Errorf("inbox task %s changed while the owner's action was stored (another replica wrote it): try again", ec.TaskID)
 						return
 					}
 				}
@@ -154,6 +242,43 @@ func (in *Inbox) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 				}
 			}
 		}
+	}
+}
+
+// forget takes w out of the waiters, if it is still the task's.
+func (in *Inbox) forget(id a2a.TaskID, w *waiter) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.waiters[id] == w {
+		delete(in.waiters, id)
+	}
+}
+
+// behind reads the task from the table and reports whether another replica wrote it since w's
+// execution last did. A read that fails is not taken for a change (the next check reads again).
+func (in *Inbox) behind(ctx context.Context, id a2a.TaskID, w *waiter) bool {
+	row, err := in.store.Row(ctx, id)
+	return err == nil && int64(row.Version) > w.version.Load()
+}
+
+// local returns the execution waiting on task id in this process, if it is still the task's writer:
+// on PostgreSQL, one whose task another replica wrote meanwhile is told to end, and waited for.
+func (in *Inbox) local(ctx context.Context, id a2a.TaskID) (*waiter, error) {
+	in.mu.Lock()
+	w := in.waiters[id]
+	in.mu.Unlock()
+	if w == nil || !in.db.Postgres() {
+		return w, nil
+	}
+	if !in.behind(ctx, id, w) {
+		return w, nil
+	}
+	w.behindOnce.Do(func() { close(w.behind) })
+	select {
+	case <-w.done:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 
@@ -190,14 +315,15 @@ func WaitingForOwner(s a2a.TaskState) bool {
 // execution that received the task is running here, the action goes through it; otherwise (the hub
 // restarted since) it is written to the store directly. Either way it is durable, and streams of the
 // task see it, when Act returns nil. The owner has then seen the task as it stands.
+//
+// With several replicas, the execution may wait in another one: the action is then written here, and
+// a note (in the same write as the owner's mark) tells that replica's execution to end.
 func (in *Inbox) Act(ctx context.Context, id a2a.TaskID, action Action, text string, files ...File) error {
 	if err := in.act(ctx, id, action, text, files); err != nil {
 		return err
 	}
-	if action == Answer { // open still, but the sender's turn: no longer waiting for the owner
-		return in.mark(ctx, id, true)
-	}
-	return in.MarkRead(ctx, id)
+	// Open still after an answer, but the sender's turn: no longer waiting for the owner.
+	return in.mark(ctx, id, action == Answer, true)
 }
 
 func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text string, files []File) error {
@@ -213,9 +339,10 @@ func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text str
 	if err != nil {
 		return err
 	}
-	in.mu.Lock()
-	w := in.waiters[id]
-	in.mu.Unlock()
+	w, err := in.local(ctx, id)
+	if err != nil {
+		return err
+	}
 	if w != nil {
 		delivered, err := in.through(ctx, w, id, int64(stored.Version), events)
 		if delivered || err != nil {
@@ -262,11 +389,9 @@ func (in *Inbox) FollowUp(ctx context.Context, msg *a2a.Message) (bool, error) {
 	if msg == nil || msg.TaskID == "" {
 		return false, nil
 	}
-	in.mu.Lock()
-	w := in.waiters[msg.TaskID]
-	in.mu.Unlock()
-	if w == nil {
-		return false, nil
+	w, err := in.local(ctx, msg.TaskID)
+	if w == nil || err != nil {
+		return false, err
 	}
 	stored, err := in.store.Get(ctx, msg.TaskID)
 	if err != nil {
@@ -352,10 +477,13 @@ func eventsFor(task *a2a.Task, action Action, text string, files []File) ([]a2a.
 }
 
 // MarkRead records that the owner has seen the task as it stands now.
-func (in *Inbox) MarkRead(ctx context.Context, id a2a.TaskID) error { return in.mark(ctx, id, false) }
+func (in *Inbox) MarkRead(ctx context.Context, id a2a.TaskID) error {
+	return in.mark(ctx, id, false, false)
+}
 
-// mark records the task's version as seen and, when answered, as answered by the owner.
-func (in *Inbox) mark(ctx context.Context, id a2a.TaskID, answered bool) error {
+// mark records the task's version as seen and, when answered, as answered by the owner. acted: the
+// owner acted on the task, which the other replicas are told (announce).
+func (in *Inbox) mark(ctx context.Context, id a2a.TaskID, answered, acted bool) error {
 	row, err := in.store.Row(ctx, id)
 	if err != nil {
 		return err
@@ -374,8 +502,16 @@ func (in *Inbox) mark(ctx context.Context, id a2a.TaskID, answered bool) error {
 		ON CONFLICT(task_id) DO UPDATE SET seen_version = GREATEST(inbox_seen.seen_version, excluded.seen_version),
 			answered_version = GREATEST(inbox_seen.answered_version, excluded.answered_version)`
 	}
-	_, err = in.db.Writer.ExecContext(ctx, query, string(id), v, a)
-	return err
+	if !acted || !in.db.Postgres() {
+		_, err = in.db.Writer.ExecContext(ctx, query, string(id), v, a)
+		return err
+	}
+	return in.db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, query, string(id), v, a); err != nil {
+			return err
+		}
+		return in.announce(tx, id)
+	})
 }
 
 // Unread reports, of the given tasks, which wait for the owner at a version the owner has not seen.

@@ -60,6 +60,12 @@ var (
 	errEndedWithoutFinalState = errors.New("the agent stopped without a final state")
 )
 
+// ErrWrittenElsewhere ends an execution whose task someone else wrote since the execution last did
+// (another replica of the hub over the same database): the agent's sequence ends with an error that
+// wraps it. The execution's view of the task is stale, so nothing is written for it (the task is not
+// failed): the run ends with the task as stored, which the caller is sent as its last event.
+var ErrWrittenElsewhere = errors.New("the task was written elsewhere")
+
 // execution is one run of the agent for a task.
 type execution struct {
 	id    a2a.TaskID
@@ -282,6 +288,17 @@ func (x *executions) execute(ctx context.Context, run *execution, execCtx *a2asr
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if run.over {
+		return
+	}
+	if errors.Is(err, ErrWrittenElsewhere) {
+		// Read from the table: the task store's cache knows this process's writes only.
+		row, rerr := x.store.Row(ctx, run.id)
+		if rerr != nil {
+			x.finishLocked(run, nil, fmt.Errorf("%w: %w", err, rerr))
+			return
+		}
+		run.out.push(row.Task)
+		x.finishLocked(run, row.Task, nil)
 		return
 	}
 	// The task does not stay working for ever, and the caller is told what went wrong as before: the

@@ -251,3 +251,34 @@ func TestCancelWhileRunningEndsTheSendersStream(t *testing.T) {
 	}
 	storedState(t, a, id, a2a.TaskStateCanceled)
 }
+
+// An agent whose task was written by someone else meanwhile (another replica of the hub) ends with
+// ErrWrittenElsewhere: nothing more is written (the task is not failed) and the caller is answered
+// with the task as stored, what the other writer added included.
+func TestAnExecutionWrittenElsewhereEndsWithTheStoredTask(t *testing.T) {
+	a := startDemo(t, func(c *server.Config) {
+		c.Executor = scripted(func(ctx context.Context, ec *a2asrv.ExecutorContext, yield func(a2a.Event, error) bool) {
+			if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) || !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
+				return
+			}
+			// The other writer, through the same table.
+			if _, err := c.Store.Apply(ctx, &a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID,
+				Artifact: &a2a.Artifact{ID: "elsewhere", Parts: a2a.ContentParts{a2a.NewTextPart("written elsewhere")}}}); err != nil {
+				t.Error(err)
+			}
+			yield(nil, fmt.Errorf("stale: %w", server.ErrWrittenElsewhere))
+		})
+	})
+	var res struct{ Task a2a.Task }
+	mustResult(t, call(t, a.URL, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"w1","role":"ROLE_USER","parts":[{"text":"go"}]}}}`), &res)
+	if res.Task.Status.State != a2a.TaskStateWorking || len(res.Task.Artifacts) != 1 || res.Task.Artifacts[0].Parts[0].Text() != "written elsewhere" {
+		t.Fatalf("answered with %s, artifacts %+v", res.Task.Status.State, res.Task.Artifacts)
+	}
+	row, err := a.Store.Row(t.Context(), res.Task.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Task.Status.State != a2a.TaskStateWorking || row.Version != 3 {
+		t.Fatalf("stored: %s at version %d, want working at 3 (created, working, the artifact)", row.Task.Status.State, row.Version)
+	}
+}

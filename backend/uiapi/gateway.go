@@ -70,7 +70,11 @@ type LocalAgent struct {
 type Config struct {
 	Token string // the secret that opens the UI; required
 	// SaveToken keeps a regenerated token (ui.regenerateToken) for the next runs; nil: not kept.
-	SaveToken func(string) error
+	SaveToken func(context.Context, string) error
+	// LoadToken, when set, reads the token where several replicas of the hub share it: each new
+	// connection is checked against it, and Reload takes it. Nil: Token (as regenerated here) is
+	// the only one.
+	LoadToken func(context.Context) (string, error)
 	Origins   []string // page origins allowed besides the hub's own (the desktop webview's)
 	Version   string
 	DataDir   string
@@ -112,9 +116,10 @@ type Gateway struct {
 	close context.CancelFunc
 	conns sync.WaitGroup
 
-	mu    sync.Mutex
-	token string
-	open  map[*conn]context.CancelFunc // ends one connection (a regenerated token ends the others)
+	changing sync.Mutex // one change of the token at a time: regenerate here, or Reload
+	mu       sync.Mutex
+	token    string
+	open     map[*conn]context.CancelFunc // ends one connection (a regenerated token ends the others)
 }
 
 // Token is the secret that opens the UI now.
@@ -129,10 +134,12 @@ func (g *Gateway) UIURL() string { return g.cfg.UIBase + "/#token=" + g.Token() 
 
 // regenerate replaces the token, keeps it, and ends every connection but keep's: what was opened
 // with the old token (other tabs, a link someone copied) is refused from now on.
-func (g *Gateway) regenerate(keep *conn) (string, error) {
+func (g *Gateway) regenerate(ctx context.Context, keep *conn) (string, error) {
+	g.changing.Lock()
+	defer g.changing.Unlock()
 	token := NewToken()
 	if g.cfg.SaveToken != nil {
-		if err := g.cfg.SaveToken(token); err != nil {
+		if err := g.cfg.SaveToken(ctx, token); err != nil {
 			return "", err
 		}
 	}
@@ -144,7 +151,35 @@ func (g *Gateway) regenerate(keep *conn) (string, error) {
 			end()
 		}
 	}
+	if keep != nil {
+		keep.token = token // the caller is handed the new token: its connection counts as opened with it
+	}
 	return token, nil
+}
+
+// Reload reads the token again (LoadToken), after another replica regenerated it: if it changed, it
+// replaces this gateway's, and every connection opened with another token is ended, as regenerate
+// ends them on the replica that regenerated it.
+func (g *Gateway) Reload(ctx context.Context) error {
+	if g.cfg.LoadToken == nil {
+		return nil
+	}
+	// Held across the read: a token regenerated here meanwhile is never replaced by an older read.
+	g.changing.Lock()
+	defer g.changing.Unlock()
+	token, err := g.cfg.LoadToken(ctx)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.token = token
+	for c, end := range g.open {
+		if c.token != token {
+			end()
+		}
+	}
+	return nil
 }
 
 // NewToken returns a fresh random token for Config.Token.
@@ -186,6 +221,14 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token, want := r.URL.Query().Get("token"), g.Token()
+	if g.cfg.LoadToken != nil {
+		var err error
+		if want, err = g.cfg.LoadToken(r.Context()); err != nil {
+			g.cfg.Logger.Warn("UI connection: the token could not be read", "err", err)
+			http.Error(w, "the UI token could not be read: try again", http.StatusServiceUnavailable)
+			return
+		}
+	}
 	if want == "" || subtle.ConstantTimeCompare([]byte(token), []byte(want)) != 1 {
 		refuse(http.StatusUnauthorized, "missing or wrong UI token: open the UI with the link `agenthub serve` printed")
 		return
@@ -196,7 +239,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.conns.Add(1)
 	defer g.conns.Done()
-	c := &conn{g: g, ws: ws, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls)}
+	c := &conn{g: g, ws: ws, token: token, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls)}
 	c.serve(g.ctx)
 }
 
@@ -220,6 +263,7 @@ type connKey struct{}
 type conn struct {
 	g      *Gateway
 	ws     *websocket.Conn
+	token  string // the token it was opened with (or was handed, see regenerate); guarded by g.mu
 	out    chan []byte
 	calls  chan struct{}
 	lagged atomic.Bool

@@ -20,6 +20,7 @@ import (
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/hub/hubtest"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -621,9 +622,10 @@ func TestLocalAgentsAreChatReadyAndListedOnce(t *testing.T) {
 	}
 }
 
-// The UI token is kept owner-only in the data dir, so a restart keeps open tabs and printed links
-// working; Regenerate replaces it, keeps the caller's connection, and ends every other one, whose
-// token is refused from then on, also after the next restart.
+// The UI token is kept (owner-only in the data dir on SQLite, in the database on PostgreSQL), so a
+// restart keeps open tabs and printed links working; Regenerate replaces it, keeps the caller's
+// connection, and ends every other one, whose token is refused from then on, also after the next
+// restart.
 func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
 	dir := t.TempDir()
 	start := func() *hub.Hub {
@@ -636,9 +638,11 @@ func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
 	}
 	h := start()
 	first := h.UIToken()
-	fi, err := os.Stat(hub.UITokenPath(dir))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("the token file: %v, %v", fi, err)
+	if !storetest.Postgres() {
+		fi, err := os.Stat(hub.UITokenPath(dir))
+		if err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("the token file: %v, %v", fi, err)
+		}
 	}
 	h.Stop()
 	h = start()
@@ -671,6 +675,14 @@ func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
 		t.Fatalf("the old token: %v %v", resp, err)
 	}
 	h.Stop()
+	if storetest.Postgres() {
+		h = start()
+		defer h.Stop()
+		if h.UIToken() != regen.Token {
+			t.Fatal("the regenerated token was not kept")
+		}
+		return // no file on PostgreSQL: the rest is about the file's mode
+	}
 	if b, _ := os.ReadFile(hub.UITokenPath(dir)); strings.TrimSpace(string(b)) != regen.Token {
 		t.Fatal("the regenerated token was not kept")
 	}
@@ -685,6 +697,63 @@ func TestUITokenSurvivesARestartUntilRegenerated(t *testing.T) {
 	}
 	if fi, _ := os.Stat(hub.UITokenPath(dir)); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the new token file's mode: %v", fi.Mode())
+	}
+}
+
+// Two replicas of a team hub on one PostgreSQL database accept the same UI token, so the link either
+// printed opens the UI on both. Regenerating it on A ends the connections opened with the old
+// token on B too, and B refuses the old token and accepts the new one from then on.
+func TestReplicasShareTheUITokenAndItsRegeneration(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	database, key := storetest.Target(t, ""), hubtest.KeyFile(t, "")
+	start := func() *hub.Hub {
+		h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Database: database, SecretsKeyFile: key,
+			Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Logger: slog.New(slog.DiscardHandler)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Stop() })
+		return h
+	}
+	a, b := start(), start()
+	old := a.UIToken()
+	if b.UIToken() != old || !strings.HasSuffix(b.UIURL(), "/#token="+old) {
+		t.Fatalf("the replicas' UI links: %s and %s", a.UIURL(), b.UIURL())
+	}
+	onA, onB := dial(t, a), dial(t, b)
+	var regen struct{ Token string }
+	onA.result("ui.regenerateToken", nil, &regen)
+	refused := func(h *hub.Hub, token string) bool {
+		ws, resp, err := websocket.DefaultDialer.Dial(h.WSURL()+"?token="+token, nil)
+		if err == nil {
+			ws.Close()
+			return false
+		}
+		if resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("dial with token: %v %v", resp, err)
+		}
+		return true
+	}
+	// B checks each connection against the database: no waiting for the note.
+	if !refused(b, old) {
+		t.Fatal("B still accepts the token regenerated away on A")
+	}
+	if refused(b, regen.Token) || refused(a, regen.Token) {
+		t.Fatal("the regenerated token is refused")
+	}
+	for ended := false; !ended; { // B's connection opened with the old token is ended (the note)
+		select {
+		case _, open := <-onB.pushes:
+			ended = !open
+		case <-time.After(20 * time.Second): // a hang guard only
+			t.Fatal("B's connection with the old token is still open")
+		}
+	}
+	onA.result("hub.info", nil, nil) // the caller's goes on
+	if b.UIToken() != regen.Token {  // B took the token with the note that ended onB
+		t.Fatalf("B's UI link still has the old token: %s", b.UIURL())
 	}
 }
 

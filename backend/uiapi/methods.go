@@ -118,7 +118,7 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		c, _ := ctx.Value(connKey{}).(*conn)
-		token, err := g.regenerate(c)
+		token, err := g.regenerate(ctx, c)
 		if err != nil {
 			return nil, err
 		}
