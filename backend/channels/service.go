@@ -97,7 +97,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
 	}
-	if s.pub, err = preparePublish(ctx, db.Writer); err != nil {
+	if s.pub, err = preparePublish(ctx, db.Writer, db.Postgres()); err != nil {
 		return nil, fmt.Errorf("channels: prepare publish: %w", err)
 	}
 	if err := prepareHistory(ctx, db.Reader, s.pub); err != nil {
@@ -106,6 +106,8 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	if s.quota, err = newQuota(ctx, db.Writer); err != nil {
 		return nil, fmt.Errorf("channels: prepare quota: %w", err)
 	}
+	// Other replicas' changes reach this one's bus (nothing happens on SQLite).
+	db.Follow(noteTopic, s.heard, s.resync)
 	return s, nil
 }
 
@@ -115,20 +117,40 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return s.db.Tx(ctx, func(tx *sql.Tx) error {
 		s.batch = nil
-		return fn(tx)
+		n := len(s.changes)
+		return s.unannounce(n, fn(tx))
 	})
 }
 
 // announce records, in a writer fn that is about to succeed, a change for the bus: it is published
 // when the transaction commits, by the writer, in the order the fns ran. So every subscriber hears
 // a channel's events in sequence order and after changes that came before them (a removal before
-// the events stored after it), and an event is never heard before it is durable.
-func (s *Service) announce(channelID string, c *Change) {
+// the events stored after it), and an event is never heard before it is durable. On PostgreSQL it
+// also announces the change to the other replicas in tx (replicas.go), who hear it once tx commits.
+func (s *Service) announce(tx *sql.Tx, channelID string, c *Change) error {
+	if s.db.Postgres() {
+		for _, payload := range notesOf(channelID, c) {
+			if err := s.db.Announce(tx, noteTopic, payload); err != nil {
+				return err
+			}
+		}
+	}
 	e := bus.Event{Topic: Topic, Source: s.source, Key: channelID, Data: c}
 	if c.Event != nil {
 		e.Seq = c.Event.Sequence
 	}
 	s.changes = append(s.changes, e)
+	return nil
+}
+
+// unannounce returns a fn's error err and, when there is one, forgets the changes that fn announced
+// (those after the first n): its savepoint is rolled back, so they must not reach the bus.
+func (s *Service) unannounce(n int, err error) error {
+	if err != nil && len(s.changes) > n {
+		clear(s.changes[n:])
+		s.changes = s.changes[:n]
+	}
+	return err
 }
 
 // announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
