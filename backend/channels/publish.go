@@ -216,7 +216,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
 	// others again without it. (On PostgreSQL every write has its savepoint: any failure undoes
 	// that publish alone, the sequence it took included.)
-	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+	write := func(tx *sql.Tx) error {
 		// Once the writer runs it, the publish goes to its end whatever its caller does: a
 		// statement interrupted midway would take the whole batch's transaction down with it.
 		ctx := context.WithoutCancel(ctx)
@@ -324,7 +324,8 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		b.members[member] = true
 		out, outJSON = ev, raw
 		return nil
-	})
+	}
+	err = retryDeadlocks(func() error { return s.db.WriteLean(ctx, s.serializing(write)) })
 	var retry *idempotentRetry
 	if errors.As(err, &retry) {
 		return retry.event, retry.json, nil

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
@@ -115,4 +117,59 @@ func (s *Service) storedEvent(ctx context.Context, id string, seq int64) (*Messa
 // its caller's access again.
 func (s *Service) resync() {
 	s.bus.Publish(bus.Event{Topic: ResyncTopic, Source: s.source})
+}
+
+// deadlockTries bounds how often a write that PostgreSQL chose as a deadlock's victim runs again.
+const deadlockTries = 5
+
+// retryDeadlocks runs write, and again when PostgreSQL broke a deadlock by failing it. Replicas'
+// batches lock rows in the order their writes come (a channel's row for its sequence, its author's
+// usage row for the quota), so two batches can wait for each other; the victim's savepoint is rolled
+// back, the other batch goes on, and the write runs again in a later batch.
+func retryDeadlocks(write func() error) error {
+	for try := 1; ; try++ {
+		err := write()
+		var pgErr *pgconn.PgError
+		if try == deadlockTries || !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			return err
+		}
+	}
+}
+
+// writesLock is the PostgreSQL advisory lock that the channels' writes of a transaction take (the
+// ASCII of "channels").
+const writesLock = 0x6368616e6e656c73
+
+// serialize takes, on PostgreSQL, the channels' write lock for the rest of tx, once per
+// transaction, before the transaction's first channels write locks any row: so the channels writes
+// of the replicas' batches run one batch after another. A batch holds the row locks of all its
+// writes until it commits, and two batches taking rows in different orders (a channel's row for its
+// sequence, an author's usage row for the quota) would wait for each other until PostgreSQL broke
+// the deadlock after its deadlock_timeout (a second by default). A hub's channels write far less
+// than one writer can take, so one batch at a time costs them nothing that matters.
+func (s *Service) serialize(ctx context.Context, tx *sql.Tx) error {
+	if !s.db.Postgres() || s.serialized == tx {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writesLock)); err != nil {
+		return err
+	}
+	s.serialized = tx
+	return nil
+}
+
+// serializing is write, taking the channels' write lock first (see serialize); a write that fails
+// rolls back its savepoint, and the lock with it if that write took it.
+func (s *Service) serializing(write func(*sql.Tx) error) func(*sql.Tx) error {
+	return func(tx *sql.Tx) error {
+		held := s.serialized == tx
+		err := s.serialize(context.Background(), tx)
+		if err == nil {
+			err = write(tx)
+		}
+		if err != nil && !held {
+			s.serialized = nil
+		}
+		return err
+	}
 }

@@ -63,6 +63,9 @@ type Service struct {
 	// publish records its sequence only once all its statements succeeded, and a batch that does
 	// not commit clears it (OnAbort), so it never runs ahead of the table.
 	seqs map[string]int64
+	// serialized is the writer's transaction that holds the channels' write lock (PostgreSQL, see
+	// serialize). Writer goroutine only.
+	serialized *sql.Tx
 	// batch is what the publishes of the writer's current transaction share (see batchOf); like
 	// seqs, only fns on the writer goroutine touch it.
 	batch *batch
@@ -92,7 +95,7 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now,
 		seqs: map[string]int64{}}
-	db.OnAbort(func() { clear(s.seqs); s.batch, s.changes = nil, nil })
+	db.OnAbort(func() { clear(s.seqs); s.batch, s.changes, s.serialized = nil, nil, nil })
 	db.OnCommit(s.announceCommitted)
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
@@ -115,10 +118,12 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 // publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
 // deletion) is checked afresh by any publish after it in the same transaction.
 func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
-		s.batch = nil
-		n := len(s.changes)
-		return s.unannounce(n, fn(tx))
+	return retryDeadlocks(func() error {
+		return s.db.Tx(ctx, s.serializing(func(tx *sql.Tx) error {
+			s.batch = nil
+			n := len(s.changes)
+			return s.unannounce(n, fn(tx))
+		}))
 	})
 }
 
@@ -155,6 +160,7 @@ func (s *Service) unannounce(n int, err error) error {
 
 // announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
 func (s *Service) announceCommitted() {
+	s.serialized = nil
 	for _, e := range s.changes {
 		s.bus.Publish(e)
 	}

@@ -143,13 +143,23 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 			}
 		}
 	}
+	removed := func() error {
+		return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+	}
 	recheck := func() error {
-		c, err := load(ctx, s.db.Reader, p.ChannelID, who)
+		c, err := loadVisible(ctx, s.db.Reader, p.ChannelID, who)
+		if code(err) == CodeChannelNotFound && member {
+			// A member learns no more than that: the channel is gone, or they are no longer in it.
+			var exists int
+			if s.db.Reader.QueryRowContext(ctx, `SELECT 1 FROM channels WHERE id = ?`, p.ChannelID).Scan(&exists) == nil {
+				return removed()
+			}
+		}
 		if err != nil {
 			return err
 		}
 		if member && c.callerIs == "" {
-			return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+			return removed()
 		}
 		return catchUp()
 	}
@@ -184,7 +194,7 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 			case ch.Deleted:
 				return notFound(p.ChannelID)
 			case ch.Removed == who.ID:
-				return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+				return removed()
 			case ch.Updated:
 				// A public channel made private ends the streams of those who are not members.
 				if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
