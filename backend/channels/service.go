@@ -57,8 +57,9 @@ type Service struct {
 	limiter *limiter
 	now     func() time.Time
 	pub     *publishStmts
-	// seqs is the newest sequence of each channel published to since Open, so a publish need not
-	// update the channel's row for it (a quarter of a publish's time on the writer). Only publish's
+	// seqs is, on SQLite, the newest sequence of each channel published to since Open, so a publish
+	// need not update the channel's row for it (a quarter of a publish's time on the writer); on
+	// PostgreSQL, where other replicas publish too, the row's last_seq is the sequence. Only publish's
 	// and Delete's fns touch it, and they run on the store's writer goroutine, one at a time; a
 	// publish records its sequence only once all its statements succeeded, and a batch that does
 	// not commit clears it (OnAbort), so it never runs ahead of the table.
