@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/store/storetest"
@@ -417,15 +418,25 @@ func TestReplicasStartingTogetherShareThePageTokenKey(t *testing.T) {
 	}
 	const n = 6
 	svcs := make([]*channels.Service, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			s, db := openService(t, target)
+			db, err := store.Open(target)
+			if err != nil {
+				errs[i] = err
+				return
+			}
 			t.Cleanup(func() { db.Close() })
-			svcs[i] = s
+			svcs[i], errs[i] = channels.Open(context.Background(), db, bus.New(), "test", nil)
 		})
 	}
 	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("replica %d did not open: %v", i, err)
+		}
+	}
 	c, err := s0.Create(as("alice"), channels.CreateParams{})
 	if err != nil {
 		t.Fatal(err)
