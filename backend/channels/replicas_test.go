@@ -44,9 +44,10 @@ func openReplicas(t *testing.T, target string, n int) []replica {
 	return out
 }
 
-func needPostgres(t *testing.T) {
+// needPostgres skips a PostgreSQL run's case (what) on SQLite.
+func needPostgres(t *testing.T, what string) {
 	if !storetest.Postgres() {
-		t.Skip("several replicas share a PostgreSQL database: a PostgreSQL run's case (make test runs one: suite go-postgres)")
+		t.Skip(what + ": a PostgreSQL run's case (make test runs one: suite go-postgres)")
 	}
 }
 
@@ -131,7 +132,7 @@ func code(err error) int {
 // none lost or given twice, every acknowledged event is stored with the sequence it was answered
 // with, and an idempotency key used on both replicas at once stores one event, the one both get.
 func TestReplicasShareSequencesAndIdempotency(t *testing.T) {
-	needPostgres(t)
+	needPostgres(t, "several replicas share a PostgreSQL database")
 	rs := openReplicas(t, storetest.Target(t, ""), 2)
 	alice, bob := as("alice"), as("bob")
 	var ids []string
@@ -260,7 +261,7 @@ func TestReplicasShareSequencesAndIdempotency(t *testing.T) {
 // across the seam between its backlog and live events; a member removed on a has their stream on b
 // ended while the others' go on; a channel deleted on a ends its streams on b.
 func TestStreamOnAReplicaHearsTheOthers(t *testing.T) {
-	needPostgres(t)
+	needPostgres(t, "several replicas share a PostgreSQL database")
 	rs := openReplicas(t, storetest.Target(t, ""), 2)
 	alice, bob := as("alice"), as("bob")
 	c, err := rs[0].Create(alice, channels.CreateParams{Members: []string{"agent://bob"}})
@@ -332,7 +333,7 @@ func TestStreamOnAReplicaHearsTheOthers(t *testing.T) {
 // catch-up can deliver them: an event reaches the stream, and a member removed meanwhile has their
 // stream ended.
 func TestReplicaStreamsCatchUpAfterTheListenerReconnects(t *testing.T) {
-	needPostgres(t)
+	needPostgres(t, "several replicas share a PostgreSQL database")
 	cluster, err := storetest.StartCluster() // its own, to stop and start
 	if err != nil {
 		t.Fatal(err)
@@ -405,10 +406,40 @@ func TestReplicaStreamsCatchUpAfterTheListenerReconnects(t *testing.T) {
 	}
 }
 
+// A PostgreSQL database written before last_seq was kept (it stood at 0 while events were numbered by
+// MAX(sequence)+1) is brought up to its events by migration 00002: the next publish goes on from the
+// last stored event.
+func TestPostgresLastSeqCatchesUpOnUpgrade(t *testing.T) {
+	needPostgres(t, "PostgreSQL's own migration")
+	target := storetest.Target(t, "")
+	s, db := openService(t, target)
+	c, err := s.Create(as("alice"), channels.CreateParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := publishTo(as("alice"), s, c.ID, fmt.Sprint(i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As the first PostgreSQL schema left it: last_seq never moved, migration 00002 not applied.
+	for _, q := range []string{`UPDATE channels SET last_seq = 0`, `DELETE FROM schema_channels WHERE version_id = 2`} {
+		if _, err := db.Writer.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, db = openService(t, target)
+	t.Cleanup(func() { db.Close() })
+	if ev, err := publishTo(as("alice"), s, c.ID, "after the upgrade", ""); err != nil || ev.Sequence != 4 {
+		t.Fatalf("publish after the upgrade: %+v, %v", ev, err)
+	}
+}
+
 // The replicas of a fresh database, opened together, sign page tokens with one key: a token one
 // hands out is good on every other.
 func TestReplicasStartingTogetherShareThePageTokenKey(t *testing.T) {
-	needPostgres(t)
+	needPostgres(t, "several replicas share a PostgreSQL database")
 	target := storetest.Target(t, "")
 	// Migrate first (migrations run one replica at a time anyway), then open the services at once.
 	s0, db0 := openService(t, target)
