@@ -74,8 +74,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*Channel, error) 
 		if err := audit(ctx, tx, now, id, "", who.ID, "create"); err != nil {
 			return err
 		}
-		s.announce(id, &Change{Created: true})
-		return nil
+		return s.announce(tx, id, &Change{Created: true})
 	})
 	if err != nil {
 		return nil, err
@@ -203,8 +202,7 @@ func (s *Service) Update(ctx context.Context, p UpdateParams) (*Channel, error) 
 		if err := audit(ctx, tx, s.millis(), c.ID, "", who.ID, "update"); err != nil {
 			return err
 		}
-		s.announce(c.ID, &Change{Updated: true, WasPublic: wasPublic})
-		return nil
+		return s.announce(tx, c.ID, &Change{Updated: true, WasPublic: wasPublic})
 	})
 	if err != nil {
 		return nil, err
@@ -234,8 +232,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 			return err
 		}
 		delete(s.seqs, id)
-		s.announce(id, gone)
-		return nil
+		return s.announce(tx, id, gone)
 	})
 }
 

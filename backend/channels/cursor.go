@@ -58,20 +58,20 @@ func (s *Service) openCursor(token string) (cursor, error) {
 }
 
 // tokenKey is the hub's random key for page tokens, made on first open and kept in the table so
-// tokens survive a restart, and a token of another hub is refused.
+// tokens survive a restart, every replica signs with the same one, and a token of another hub is
+// refused. Replicas starting together each offer a key: the first stored is the one all read back.
 func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
 	var key []byte
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
-		if !errors.Is(err, sql.ErrNoRows) {
+		offer := make([]byte, 32)
+		if _, err := rand.Read(offer); err != nil {
 			return err
 		}
-		key = make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO channel_settings(name, value) VALUES ('page_token_key', ?)
+			ON CONFLICT (name) DO NOTHING`, offer); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO channel_settings(name, value) VALUES ('page_token_key', ?)`, key)
-		return err
+		return tx.QueryRowContext(ctx, `SELECT value FROM channel_settings WHERE name = 'page_token_key'`).Scan(&key)
 	})
 	return key, err
 }

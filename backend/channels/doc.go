@@ -29,6 +29,10 @@
 //   - history.go: History and its page encoding, the reads without a caller's rights (EventsAfter).
 //   - cursor.go: signed, opaque history page tokens and the hub's key for them.
 //   - lastseq.go: a channel's newest sequence, read once access is known.
+//   - replicas.go: several replicas on one PostgreSQL database: the notes each change announces to
+//     the other replicas and their turning into bus Changes, the resync after the listener
+//     reconnects, the advisory lock that runs the replicas' channels batches one at a time, and the
+//     retry of a deadlock's victim.
 //   - stream.go: channels/stream: backlog then live events from the bus, heartbeats, and the
 //     placeholder for an event too large for a stream.
 //   - limit.go: the spec's limits, the per-principal rate limiter, the size one event may be.
@@ -45,7 +49,8 @@
 // package's tables. It knows the hub's principals only through the Directory interface
 // (auth.Principals, set by the hub with SetPrincipals) and the added agents only through the check
 // given to SetRemoteAgents. It tells the rest of the hub what changed only by the bus (Topic, a
-// *Change per write), once the change is durable. The channel bridge (package bridge) is a separate
+// *Change per write), once the change is durable, and the other replicas on the same PostgreSQL
+// database by notes (store.Announce), which they turn into the same Changes on their own bus. The channel bridge (package bridge) is a separate
 // package: it reads and writes channels through the Service (Get, Members, EventsAfter, Publish) and
 // hears of them on the bus, never through the tables; the UI gateway (package uiapi) calls the same
 // extension methods (Methods) as the JSON-RPC endpoint. Nothing here imports the hub, the UI

@@ -1,6 +1,9 @@
 package channels
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // JSON-RPC codes of the channels extension. Its spec names the errors without codes; the hub's
 // design fixes them (DESIGN.md, "Error codes").
@@ -36,4 +39,13 @@ func notFound(id string) *Error {
 
 func invalid(format string, args ...any) *Error {
 	return errorf(CodeInvalidParams, "invalid params: "+format, args...)
+}
+
+// code is err's extension code, 0 if it is not an *Error.
+func code(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
 }

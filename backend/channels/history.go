@@ -10,11 +10,12 @@ import (
 )
 
 func prepareHistory(ctx context.Context, db *sql.DB, st *publishStmts) error {
-	var err1, err2, err3 error
+	var err1, err2, err3, err4 error
 	st.readAccess, err1 = db.PrepareContext(ctx, accessQuery)
 	st.page, err2 = db.PrepareContext(ctx, pageQuery+` AND `+readableQuery+` ORDER BY sequence LIMIT ?`)
 	st.backlog, err3 = db.PrepareContext(ctx, `SELECT sequence, event_json FROM channel_events WHERE channel_id = ? AND sequence > ? ORDER BY sequence LIMIT 200`)
-	return errors.Join(err1, err2, err3)
+	st.event, err4 = db.PrepareContext(ctx, `SELECT event_json FROM channel_events WHERE channel_id = ? AND sequence = ?`)
+	return errors.Join(err1, err2, err3, err4)
 }
 
 const (

@@ -119,8 +119,7 @@ func (s *Service) changeMembers(ctx context.Context, id string, who auth.Princip
 		if err := audit(ctx, tx, s.millis(), id, "", who.ID, action); err != nil {
 			return err
 		}
-		s.announce(id, what)
-		return nil
+		return s.announce(tx, id, what)
 	})
 }
 
@@ -219,7 +218,9 @@ func (s *Service) RemoveEverywhere(ctx context.Context, principal string) ([]str
 			}
 		}
 		for _, id := range left {
-			s.announce(id, &Change{Removed: principal})
+			if err := s.announce(tx, id, &Change{Removed: principal}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -88,7 +88,9 @@ func (s *Service) ForgetFormer(ctx context.Context, addedAt map[string]time.Time
 			}
 		}
 		for _, m := range stale {
-			s.announce(m.channel, &Change{Removed: m.principal})
+			if err := s.announce(tx, m.channel, &Change{Removed: m.principal}); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

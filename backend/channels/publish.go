@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -21,11 +22,11 @@ import (
 type publishStmts struct {
 	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
 	// On the reader pool, for channels/history and streams: the caller's access, a page without an
-	// author filter (the common shape), and a stream's backlog.
-	readAccess, page, backlog *sql.Stmt
+	// author filter (the common shape), a stream's backlog, and one event (another replica's).
+	readAccess, page, backlog, event *sql.Stmt
 }
 
-func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
+func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStmts, error) {
 	var st publishStmts
 	var errs []error
 	p := func(dst **sql.Stmt, query string) {
@@ -37,9 +38,18 @@ func preparePublish(ctx context.Context, db *sql.DB) (*publishStmts, error) {
 	// visibility and the caller's role (NULL: not a member).
 	p(&st.access, accessQuery)
 	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
-	p(&st.lastSeq, `SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`)
+	// lastSeq is, on SQLite, a channel's newest sequence when seqs does not know it yet; on
+	// PostgreSQL, the next sequence, taken under the channel row's lock (see publish).
+	if postgres {
+		p(&st.lastSeq, `UPDATE channels SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`)
+	} else {
+		p(&st.lastSeq, `SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`)
+	}
+	// An idempotency key already stored stores nothing (and is read back): the unique index decides,
+	// even between replicas, never a read before the insert.
 	p(&st.insertEvent, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (channel_id, author, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`)
 	p(&st.audit, `INSERT INTO channel_audit(at, channel_id, event_id, actor, action) VALUES (?, ?, ?, ?, ?)`)
 	return &st, errors.Join(errs...)
 }
@@ -202,10 +212,11 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	}
 	var out *MessageEvent // ev, or the original event of an idempotent retry
 	var outJSON []byte
-	// Lean: a publish that fails before it changes anything (no access, an idempotent conflict)
+	// Lean: a publish that fails before it changes anything (no access, an idempotent retry)
 	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
-	// others again without it.
-	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+	// others again without it. (On PostgreSQL every write has its savepoint: any failure undoes
+	// that publish alone, the sequence it took included.)
+	write := func(tx *sql.Tx) error {
 		// Once the writer runs it, the publish goes to its end whatever its caller does: a
 		// statement interrupted midway would take the whole batch's transaction down with it.
 		ctx := context.WithoutCancel(ctx)
@@ -227,59 +238,129 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 			}
 			return store.NothingWritten(err)
 		}
+		var seq int64
+		if s.db.Postgres() {
+			// Several replicas publish to one channel: its next sequence is taken from the channel's
+			// row, whose lock this transaction then holds until it commits, before access is
+			// checked. So a membership change or deletion (which update the row too) commits either
+			// before the check, which sees it, or after this publish; and a channel's sequences
+			// commit in order, which the other replicas' streams rely on.
+			err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq)
+			if errors.Is(err, sql.ErrNoRows) {
+				return unchanged(notFound(id))
+			}
+			if err != nil {
+				return unchanged(err)
+			}
+		}
+		// b.members holds who published in this transaction already: their access was checked
+		// and (on PostgreSQL) the channel's row is locked since.
 		if !b.members[member] {
 			if err := mayPublish(ctx, b.access, id, who); err != nil {
 				return unchanged(err)
 			}
-			b.members[member] = true
 		}
-		if p.IdempotencyKey != "" {
-			var stored, storedHash []byte
-			err := b.idempotent.QueryRowContext(ctx, id, who.ID, p.IdempotencyKey).Scan(&stored, &storedHash)
-			switch {
-			case err == nil:
-				if string(storedHash) != string(hash) {
-					return unchanged(errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", p.IdempotencyKey))
+		if !s.db.Postgres() {
+			// One process owns a SQLite file: the sequence is the last one this process stored,
+			// read once from the table. Updating the channel's row for it instead was a quarter of
+			// a publish's time on the writer.
+			var known bool
+			if seq, known = s.seqs[id]; !known {
+				if err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq); err != nil {
+					return unchanged(err)
 				}
-				out, outJSON = &MessageEvent{}, stored
-				return unchanged(json.Unmarshal(stored, out))
-			case !errors.Is(err, sql.ErrNoRows):
-				return unchanged(err)
 			}
+			seq++
 		}
-		seq, known := s.seqs[id]
-		if !known {
-			if err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq); err != nil {
-				return unchanged(err)
-			}
-		}
-		seq++
 		ev.Sequence, ev.Timestamp = seq, now
 		item := enc.item(seq, now)
 		raw := item.event()
 		if err := s.quota.check(ctx, tx, who, len(raw)); err != nil {
+			if p.IdempotencyKey != "" {
+				// A retry of an event already stored adds nothing: it is answered, not refused.
+				if hit := s.stored(ctx, b, id, who.ID, p.IdempotencyKey, hash); hit != nil {
+					return unchanged(hit)
+				}
+			}
 			return unchanged(err)
 		}
 		var key any
 		if p.IdempotencyKey != "" {
 			key = p.IdempotencyKey
 		}
-		if _, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw); err != nil {
+		res, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw)
+		if err != nil {
 			return err
+		}
+		if key != nil {
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				// The key is stored already (by another replica, perhaps at this very moment: the
+				// insert waited for it): the answer is the first event, and on PostgreSQL the
+				// savepoint's rollback gives the sequence back.
+				hit := s.stored(ctx, b, id, who.ID, p.IdempotencyKey, hash)
+				if hit == nil {
+					hit = fmt.Errorf("idempotency key %q: the insert conflicted, the stored event is gone", p.IdempotencyKey)
+				}
+				return unchanged(hit)
+			}
 		}
 		if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
 			return err
 		}
-		s.seqs[id] = seq
+		n := len(s.changes)
 		if created {
-			s.announce(id, &Change{Created: true})
+			if err := s.announce(tx, id, &Change{Created: true}); err != nil {
+				return s.unannounce(n, err)
+			}
 		}
-		s.announce(id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item), result: server.RawResult(item)})
+		if err := s.announce(tx, id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item), result: server.RawResult(item)}); err != nil {
+			return s.unannounce(n, err)
+		}
+		if !s.db.Postgres() {
+			s.seqs[id] = seq
+		}
+		b.members[member] = true
 		out, outJSON = ev, raw
 		return nil
-	})
+	}
+	err = retryDeadlocks(func() error { return s.db.WriteLean(ctx, s.serializing(write)) })
+	var retry *idempotentRetry
+	if errors.As(err, &retry) {
+		return retry.event, retry.json, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return out, outJSON, nil
+}
+
+// idempotentRetry ends a publish whose idempotency key is stored already with the same content:
+// the answer is the event stored first, and the publish stores nothing.
+type idempotentRetry struct {
+	event *MessageEvent
+	json  []byte
+}
+
+func (r *idempotentRetry) Error() string { return "idempotent retry of event " + r.event.ID }
+
+// stored reads the event author stored in channel id under an idempotency key: nil if there is
+// none, an *idempotentRetry if its content hashes to hash, else the conflict (or the read's error).
+func (s *Service) stored(ctx context.Context, b *batch, id, author, key string, hash []byte) error {
+	var raw, storedHash []byte
+	err := b.idempotent.QueryRowContext(ctx, id, author, key).Scan(&raw, &storedHash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	case string(storedHash) != string(hash):
+		return errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", key)
+	}
+	ev := &MessageEvent{}
+	if err := json.Unmarshal(raw, ev); err != nil {
+		return fmt.Errorf("stored channel event: %w", err)
+	}
+	return &idempotentRetry{event: ev, json: raw}
 }

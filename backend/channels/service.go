@@ -57,12 +57,16 @@ type Service struct {
 	limiter *limiter
 	now     func() time.Time
 	pub     *publishStmts
-	// seqs is the newest sequence of each channel published to since Open, so a publish need not
-	// update the channel's row for it (a quarter of a publish's time on the writer). Only publish's
+	// seqs is, on SQLite, the newest sequence of each channel published to since Open, so a publish
+	// need not update the channel's row for it (a quarter of a publish's time on the writer); on
+	// PostgreSQL, where other replicas publish too, the row's last_seq is the sequence. Only publish's
 	// and Delete's fns touch it, and they run on the store's writer goroutine, one at a time; a
 	// publish records its sequence only once all its statements succeeded, and a batch that does
 	// not commit clears it (OnAbort), so it never runs ahead of the table.
 	seqs map[string]int64
+	// serialized is the writer's transaction that holds the channels' write lock (PostgreSQL, see
+	// serialize). Writer goroutine only.
+	serialized *sql.Tx
 	// batch is what the publishes of the writer's current transaction share (see batchOf); like
 	// seqs, only fns on the writer goroutine touch it.
 	batch *batch
@@ -92,12 +96,12 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	}
 	s := &Service{db: db, bus: b, source: source, log: log, limiter: newLimiter(DefaultRate, DefaultBurst), now: time.Now,
 		seqs: map[string]int64{}}
-	db.OnAbort(func() { clear(s.seqs); s.batch, s.changes = nil, nil })
+	db.OnAbort(func() { clear(s.seqs); s.batch, s.changes, s.serialized = nil, nil, nil })
 	db.OnCommit(s.announceCommitted)
 	if s.key, err = s.tokenKey(ctx); err != nil {
 		return nil, err
 	}
-	if s.pub, err = preparePublish(ctx, db.Writer); err != nil {
+	if s.pub, err = preparePublish(ctx, db.Writer, db.Postgres()); err != nil {
 		return nil, fmt.Errorf("channels: prepare publish: %w", err)
 	}
 	if err := prepareHistory(ctx, db.Reader, s.pub); err != nil {
@@ -106,6 +110,8 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 	if s.quota, err = newQuota(ctx, db.Writer); err != nil {
 		return nil, fmt.Errorf("channels: prepare quota: %w", err)
 	}
+	// Other replicas' changes reach this one's bus (nothing happens on SQLite).
+	db.Follow(noteTopic, s.heard, s.resync)
 	return s, nil
 }
 
@@ -113,26 +119,49 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 // publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
 // deletion) is checked afresh by any publish after it in the same transaction.
 func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
-		s.batch = nil
-		return fn(tx)
+	return retryDeadlocks(func() error {
+		return s.db.Tx(ctx, s.serializing(func(tx *sql.Tx) error {
+			s.batch = nil
+			n := len(s.changes)
+			return s.unannounce(n, fn(tx))
+		}))
 	})
 }
 
 // announce records, in a writer fn that is about to succeed, a change for the bus: it is published
 // when the transaction commits, by the writer, in the order the fns ran. So every subscriber hears
 // a channel's events in sequence order and after changes that came before them (a removal before
-// the events stored after it), and an event is never heard before it is durable.
-func (s *Service) announce(channelID string, c *Change) {
+// the events stored after it), and an event is never heard before it is durable. On PostgreSQL it
+// also announces the change to the other replicas in tx (replicas.go), who hear it once tx commits.
+func (s *Service) announce(tx *sql.Tx, channelID string, c *Change) error {
+	if s.db.Postgres() {
+		for _, payload := range notesOf(channelID, c) {
+			if err := s.db.Announce(tx, noteTopic, payload); err != nil {
+				return err
+			}
+		}
+	}
 	e := bus.Event{Topic: Topic, Source: s.source, Key: channelID, Data: c}
 	if c.Event != nil {
 		e.Seq = c.Event.Sequence
 	}
 	s.changes = append(s.changes, e)
+	return nil
+}
+
+// unannounce returns a fn's error err and, when there is one, forgets the changes that fn announced
+// (those after the first n): its savepoint is rolled back, so they must not reach the bus.
+func (s *Service) unannounce(n int, err error) error {
+	if err != nil && len(s.changes) > n {
+		clear(s.changes[n:])
+		s.changes = s.changes[:n]
+	}
+	return err
 }
 
 // announceCommitted publishes the changes of the transaction that just committed (store.OnCommit).
 func (s *Service) announceCommitted() {
+	s.serialized = nil
 	for _, e := range s.changes {
 		s.bus.Publish(e)
 	}

@@ -83,7 +83,9 @@ func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(con
 		return nil, invalid("sinceSequence is not negative")
 	}
 	who := caller(ctx)
-	sub := s.bus.Subscribe(func(e bus.Event) bool { return e.Topic == Topic && e.Key == p.ChannelID }, 256)
+	sub := s.bus.Subscribe(func(e bus.Event) bool {
+		return (e.Topic == Topic && e.Key == p.ChannelID) || (e.Topic == ResyncTopic && (e.Key == "" || e.Key == p.ChannelID))
+	}, 256)
 	// Closed when the stream ends, or with the request if the stream never runs.
 	context.AfterFunc(ctx, sub.Close)
 	// Read the channel once its changes are subscribed to: a removal, a deletion or an event after
@@ -101,9 +103,10 @@ func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(con
 	if p.SinceSequence != nil {
 		last = *p.SinceSequence
 	}
+	member := c.callerIs != ""
 	return func(ctx context.Context, send func(any) error) error {
 		defer sub.Close()
-		return s.runStream(ctx, p, who, beat, sub, last, send)
+		return s.runStream(ctx, p, who, member, beat, sub, last, send)
 	}, nil
 }
 
@@ -111,12 +114,15 @@ func (s *Service) openStream(ctx context.Context, raw json.RawMessage) (func(con
 // when set, as a stream starts running, after its response has begun.
 var backlogRead, streamRun func()
 
-// runStream replays the backlog after last from SQLite, then goes live on sub, subscribed before
+// runStream replays the backlog after last from the table, then goes live on sub, subscribed before
 // the backlog is read, so an event stored meanwhile is either in the backlog or on the
 // subscription; last, the highest sequence sent, skips the ones seen twice. A sequence beyond
-// last+1 on the bus (or a lag signal) means the bus dropped some: they are read from SQLite, so the
-// client never sees a gap.
-func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Principal, beat time.Duration, sub *bus.Subscription, last int64, send func(any) error) error {
+// last+1 on the bus means the bus dropped some, or another replica's event is still on its way:
+// they are read from the table, so the client never sees a gap. A lag signal, or a resync (notes
+// from other replicas may be lost), may also have dropped a removal or a deletion: the caller's
+// access is checked again (member: the caller was a member when the stream opened) before the
+// stream catches up.
+func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Principal, member bool, beat time.Duration, sub *bus.Subscription, last int64, send func(any) error) error {
 	if streamRun != nil {
 		streamRun()
 	}
@@ -137,6 +143,26 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 			}
 		}
 	}
+	removed := func() error {
+		return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+	}
+	recheck := func() error {
+		c, err := loadVisible(ctx, s.db.Reader, p.ChannelID, who)
+		if code(err) == CodeChannelNotFound && member {
+			// A member learns no more than that: the channel is gone, or they are no longer in it.
+			var exists int
+			if s.db.Reader.QueryRowContext(ctx, `SELECT 1 FROM channels WHERE id = ?`, p.ChannelID).Scan(&exists) == nil {
+				return removed()
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if member && c.callerIs == "" {
+			return removed()
+		}
+		return catchUp()
+	}
 	if err := catchUp(); err != nil {
 		return err
 	}
@@ -154,17 +180,21 @@ func (s *Service) runStream(ctx context.Context, p StreamParams, who auth.Princi
 				return err
 			}
 		case <-sub.Lagged:
-			if err := catchUp(); err != nil {
+			if err := recheck(); err != nil {
 				return err
 			}
 		case e := <-sub.C:
 			ch, _ := e.Data.(*Change)
 			switch {
+			case e.Topic == ResyncTopic:
+				if err := recheck(); err != nil {
+					return err
+				}
 			case ch == nil:
 			case ch.Deleted:
 				return notFound(p.ChannelID)
 			case ch.Removed == who.ID:
-				return errorf(CodePermissionDenied, "permission denied: %s was removed from %s", who.ID, p.ChannelID)
+				return removed()
 			case ch.Updated:
 				// A public channel made private ends the streams of those who are not members.
 				if _, err := load(ctx, s.db.Reader, p.ChannelID, who); err != nil {
