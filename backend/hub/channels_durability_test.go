@@ -29,6 +29,17 @@ func addPrincipal(t *testing.T, dataDir, name string) string {
 	if u := hubtest.Database(t, dataDir); u != "" {
 		args = append(args, "--database", u)
 	}
+	return runPrincipalsAdd(t, name, args)
+}
+
+// addPrincipalOn is addPrincipal for a team hub's database (its replicas' data dirs hold no table).
+func addPrincipalOn(t *testing.T, database, name string) string {
+	t.Helper()
+	return runPrincipalsAdd(t, name, []string{"principals", "add", name, "--data", t.TempDir(), "--database", database})
+}
+
+func runPrincipalsAdd(t *testing.T, name string, args []string) string {
+	t.Helper()
 	out, err := exec.Command(agenthubBinary(t), args...).Output()
 	if err != nil {
 		t.Fatalf("principals add %s: %v", name, err)
