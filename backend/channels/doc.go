@@ -31,8 +31,8 @@
 //   - lastseq.go: a channel's newest sequence, read once access is known.
 //   - replicas.go: several replicas on one PostgreSQL database: the notes each change announces to
 //     the other replicas and their turning into bus Changes, the resync after the listener
-//     reconnects, the advisory lock that runs the replicas' channels batches one at a time, and the
-//     retry of a deadlock's victim.
+//     reconnects, and the advisory lock that runs the replicas' channels batches one at a time (a
+//     deadlock's victim, should one still happen, runs again in the store's writer).
 //   - stream.go: channels/stream: backlog then live events from the bus, heartbeats, and the
 //     placeholder for an event too large for a stream.
 //   - limit.go: the spec's limits, the per-principal rate limiter, the size one event may be.

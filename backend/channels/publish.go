@@ -325,7 +325,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		out, outJSON = ev, raw
 		return nil
 	}
-	err = retryDeadlocks(func() error { return s.db.WriteLean(ctx, s.serializing(write)) })
+	err = s.db.WriteLean(ctx, s.serializing(write)) // a deadlock's victim runs again in the store
 	var retry *idempotentRetry
 	if errors.As(err, &retry) {
 		return retry.event, retry.json, nil

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
@@ -117,23 +115,6 @@ func (s *Service) storedEvent(ctx context.Context, id string, seq int64) (*Messa
 // its caller's access again.
 func (s *Service) resync() {
 	s.bus.Publish(bus.Event{Topic: ResyncTopic, Source: s.source})
-}
-
-// deadlockTries bounds how often a write that PostgreSQL chose as a deadlock's victim runs again.
-const deadlockTries = 5
-
-// retryDeadlocks runs write, and again when PostgreSQL broke a deadlock by failing it. Replicas'
-// batches lock rows in the order their writes come (a channel's row for its sequence, its author's
-// usage row for the quota), so two batches can wait for each other; the victim's savepoint is rolled
-// back, the other batch goes on, and the write runs again in a later batch.
-func retryDeadlocks(write func() error) error {
-	for try := 1; ; try++ {
-		err := write()
-		var pgErr *pgconn.PgError
-		if try == deadlockTries || !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
-			return err
-		}
-	}
 }
 
 // writesLock is the PostgreSQL advisory lock that the channels' writes of a transaction take (the

@@ -161,7 +161,7 @@ func TestReplicasShareSequencesAndIdempotency(t *testing.T) {
 			wg.Go(func() {
 				for i := range each {
 					// Both channels in turn: the batches of the two replicas lock rows in
-					// different orders, so deadlocks are PostgreSQL's to break and publish's to retry.
+					// different orders, so deadlocks are PostgreSQL's to break and the store's writer's to retry.
 					id := ids[(w+i)%2]
 					ev, err := publishTo(who, rs[r].Service, id, fmt.Sprint(r, w, i), "")
 					if err != nil {

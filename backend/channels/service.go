@@ -119,13 +119,11 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 // publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
 // deletion) is checked afresh by any publish after it in the same transaction.
 func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return retryDeadlocks(func() error {
-		return s.db.Tx(ctx, s.serializing(func(tx *sql.Tx) error {
-			s.batch = nil
-			n := len(s.changes)
-			return s.unannounce(n, fn(tx))
-		}))
-	})
+	return s.db.Tx(ctx, s.serializing(func(tx *sql.Tx) error {
+		s.batch = nil
+		n := len(s.changes)
+		return s.unannounce(n, fn(tx))
+	}))
 }
 
 // announce records, in a writer fn that is about to succeed, a change for the bus: it is published

@@ -249,3 +249,10 @@ func inFailedTransaction(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "25P02"
 }
+
+// lostConflict reports PostgreSQL failing a statement to resolve a conflict between transactions
+// (40P01 deadlock_detected, 40001 serialization_failure): run again, it may well succeed.
+func lostConflict(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}

@@ -62,11 +62,16 @@ type DB struct {
 
 // write is one caller's fn waiting in the queue, and where its result goes.
 type write struct {
-	ctx  context.Context
-	fn   func(*sql.Tx) error
-	done chan result
-	lean bool // run without a savepoint (see WriteLean)
+	ctx   context.Context
+	fn    func(*sql.Tx) error
+	done  chan result
+	lean  bool // run without a savepoint (see WriteLean)
+	tries int  // times PostgreSQL broke a deadlock or a serialization conflict by failing it
 }
+
+// conflictTries bounds how often a write that PostgreSQL failed to break a deadlock (or a
+// serialization conflict) runs again before its caller gets the error.
+const conflictTries = 5
 
 type result struct {
 	err      error
@@ -518,6 +523,14 @@ func (db *DB) commit(batch []*write) {
 		}
 		bad := pending[broken]
 		r := results[bad]
+		if bad.tries < conflictTries && r.panicked == nil && lostConflict(r.err) {
+			// Replicas' batches lock rows (and advisory locks) in the order their writes come, so two
+			// can wait for each other; PostgreSQL fails one statement to break the cycle, which says
+			// nothing about the write itself: the whole batch runs again, the write included.
+			bad.tries++
+			db.aborted()
+			continue
+		}
 		r.err = errors.Join(r.err, err)
 		results[bad] = r
 		db.aborted()
@@ -656,6 +669,10 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 	results[w] = r
 	if r.err != nil || r.panicked != nil {
 		tx.Rollback() // fails only if SQLite already rolled it back: the write is undone either way
+		if w.tries < conflictTries && r.panicked == nil && lostConflict(r.err) {
+			w.tries++ // PostgreSQL broke a deadlock with it: run it again (see commit)
+			return db.tryOne(w, results)
+		}
 		return nil
 	}
 	if err := tx.Commit(); err != nil {

@@ -8,8 +8,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -563,5 +565,60 @@ func TestWriteThatHidesAFailedStatementFailsAlone(t *testing.T) {
 	}
 	if k := keys(t, db); k != "a,c,held" {
 		t.Fatalf("stored %q, want a, c and held", k)
+	}
+}
+
+// Two replicas' writes that lock two rows in opposite orders wait for each other; PostgreSQL breaks
+// the deadlock by failing one of them, and the store runs that one again: both callers succeed.
+func TestDeadlockVictimRunsAgain(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	target := storetest.Target(t, "")
+	var a, b *DB
+	for _, db := range []**DB{&a, &b} {
+		var err error
+		if *db, err = Open(target); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { (*db).Close() })
+	}
+	if _, err := a.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"x", "y"} {
+		if err := a.Write(t.Context(), put(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	locked := make(chan struct{}, 2)
+	var runs atomic.Int32
+	crossed := func(first, second string) func(*sql.Tx) error {
+		var once sync.Once
+		return func(tx *sql.Tx) error {
+			runs.Add(1)
+			if _, err := tx.Exec(`UPDATE kv SET v = 'w' WHERE k = ?`, first); err != nil {
+				return err
+			}
+			once.Do(func() { // the first run waits until the other holds its first row too
+				locked <- struct{}{}
+				for len(locked) < 2 {
+					runtime.Gosched()
+				}
+			})
+			_, err := tx.Exec(`UPDATE kv SET v = 'w' WHERE k = ?`, second)
+			return err
+		}
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- a.Write(context.Background(), crossed("x", "y")) }()
+	go func() { errs <- b.Write(context.Background(), crossed("y", "x")) }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a write failed: %v", err)
+		}
+	}
+	if n := runs.Load(); n != 3 {
+		t.Fatalf("the writes ran %d times, want 3 (the deadlock's victim once more)", n)
 	}
 }
