@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -485,5 +486,177 @@ func clusterUnderKill(t *testing.T, replicas []*serveProc, proxyRPC, key string)
 			t.Fatalf("the dead replica's task is %s (%s), want failed once its lease expired", state, pretty(task))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// storageDown is what a call answers while the hub's database cannot be reached.
+const storageDown = "storage unavailable: the hub's database cannot be reached; retry shortly"
+
+// publishOnce publishes once and tells how the call ended: the event, a JSON-RPC error, or an HTTP
+// status without a JSON-RPC answer (503 while the caller's key cannot be checked).
+func publishOnce(url, key string, params map[string]any) (status int, ev chanEvent, rpcErr *rpcError, body string, err error) {
+	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": requestSeq.Add(1), "method": "channels/publish", "params": params})
+	ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, ev, nil, "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return res.StatusCode, ev, nil, "", err
+	}
+	var r struct {
+		Result struct{ Event chanEvent }
+		Error  *rpcError
+	}
+	if json.Unmarshal(b, &r) != nil || (r.Error == nil && r.Result.Event.ID == "") {
+		return res.StatusCode, ev, nil, string(b), nil
+	}
+	return res.StatusCode, r.Result.Event, r.Error, string(b), nil
+}
+
+// Two replicas on a PostgreSQL server of the test's own, under 8 publishers, while that server
+// stops and starts again: every call answers at once with the storage error (HTTP 503, or the
+// JSON-RPC error naming storage), never a driver's text; once the server is back both replicas
+// serve again by themselves (neither restarted); the publishers retry with their idempotency keys,
+// and afterwards every acknowledged event is there once, with contiguous sequences.
+func TestTeamHubRidesOutAPostgresRestart(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	c, err := storetest.StartCluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Remove)
+	database := c.URL("postgres")
+	key := addPrincipalOn(t, database, "alice")
+	replicas := startReplicas(t, 2, database)
+	var created struct{ Channel struct{ ID string } }
+	callAs(t, replicas[0].HubRPC(), key, "channels/create", map[string]any{"name": "restart"}, &created)
+	ch := created.Channel.ID
+
+	const publishers = 8
+	var (
+		mu          sync.Mutex
+		acked       = map[string]chanEvent{}
+		downAnswers = map[string]int{} // how calls answered while the server was down, by kind
+		phase       atomic.Int32       // 0 before the stop, 1 stopped, 2 started again
+		afterStart  atomic.Int64       // publishes acknowledged after the restart
+		stop        = make(chan struct{})
+		wg          sync.WaitGroup
+	)
+	for w := range publishers {
+		wg.Go(func() {
+			url := replicas[w%2].HubRPC()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := fmt.Sprintf("w%d-%d", w, i)
+				params := map[string]any{"channelId": ch, "idempotencyKey": k, "parts": []any{map[string]any{"type": "text", "text": k}}}
+				for {
+					status, ev, e, body, err := publishOnce(url, key, params)
+					if err == nil && e == nil && ev.ID != "" {
+						mu.Lock()
+						acked[k] = ev
+						mu.Unlock()
+						if phase.Load() == 2 {
+							afterStart.Add(1)
+						}
+						break
+					}
+					kind := fmt.Sprintf("HTTP %d %v %.200s", status, err, body)
+					switch {
+					case e != nil && e.Code == -32603 && e.Message == storageDown:
+						kind = "JSON-RPC -32603 storage unavailable"
+					case status == http.StatusServiceUnavailable && strings.Contains(body, "storage unavailable"):
+						kind = "HTTP 503 storage unavailable"
+					}
+					mu.Lock()
+					downAnswers[kind]++
+					mu.Unlock()
+					if phase.Load() == 0 {
+						t.Errorf("publish %s failed before the stop: %s", k, kind)
+						return
+					}
+					time.Sleep(50 * time.Millisecond) // then the same key again
+				}
+			}
+		})
+	}
+	waitUntil := func(what string, done func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute) // a hang guard, not a timing assertion
+		for !done() {
+			if time.Now().After(deadline) {
+				close(stop)
+				wg.Wait()
+				t.Fatalf("%s: not within a minute", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
+	waitUntil("publishes before the stop", func() bool { return count() >= 100 })
+	phase.Store(1)
+	c.Stop()
+	downCalls := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, v := range downAnswers {
+			n += v
+		}
+		return n
+	}
+	waitUntil("calls answered while the server is down", func() bool { return downCalls() >= 4*publishers })
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	phase.Store(2)
+	waitUntil("publishes after the server is back", func() bool { return afterStart.Load() >= 100 })
+	close(stop)
+	wg.Wait()
+
+	mu.Lock()
+	for kind, n := range downAnswers {
+		t.Logf("while down: %d × %s", n, kind)
+		if kind != "JSON-RPC -32603 storage unavailable" && kind != "HTTP 503 storage unavailable" {
+			t.Errorf("a call while the server was down answered %s", kind)
+		}
+	}
+	mu.Unlock()
+	events := allEvents(t, replicas[1].HubRPC(), key, ch)
+	byKey := map[string]chanEvent{}
+	for i, ev := range events {
+		if ev.Sequence != int64(i+1) {
+			t.Fatalf("event %d of %d has sequence %d: not contiguous", i, len(events), ev.Sequence)
+		}
+		if _, dup := byKey[ev.Idem]; dup {
+			t.Fatalf("idempotency key %s stored twice", ev.Idem)
+		}
+		byKey[ev.Idem] = ev
+	}
+	for k, ev := range acked {
+		if got, ok := byKey[k]; !ok || got.ID != ev.ID || got.Sequence != ev.Sequence {
+			t.Fatalf("acknowledged %s (%+v) is %+v after the restart", k, ev, got)
+		}
+	}
+	if len(events) != len(acked) {
+		t.Fatalf("%d events stored, %d acknowledged", len(events), len(acked))
+	}
+	t.Logf("%d events, %d of them after the restart; both replicas kept running", len(events), afterStart.Load())
+	for _, r := range replicas {
+		if !r.running() {
+			t.Fatalf("%s exited", r.name)
+		}
 	}
 }
