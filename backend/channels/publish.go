@@ -214,8 +214,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	var outJSON []byte
 	// Lean: a publish that fails before it changes anything (no access, an idempotent retry)
 	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
-	// others again without it. (On PostgreSQL every write has its savepoint: any failure undoes
-	// that publish alone, the sequence it took included.)
+	// others again without it. On PostgreSQL a refused publish gives back the sequence it took.
 	write := func(tx *sql.Tx) error {
 		// Once the writer runs it, the publish goes to its end whatever its caller does: a
 		// statement interrupted midway would take the whole batch's transaction down with it.
@@ -231,14 +230,22 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 				return err
 			}
 		}
-		// unchanged marks an error returned before this publish changed anything.
+		var seq int64
+		tookSeq := false // on PostgreSQL: the channel's last_seq was moved on for this publish
+		// unchanged marks an error returned before this publish changed anything. On PostgreSQL the
+		// sequence it took is given back first (the channel's row is locked by this transaction, so
+		// nobody moved it since): the writer runs a batch without savepoints and trusts that mark.
 		unchanged := func(err error) error {
 			if err == nil || created {
 				return err
 			}
+			if tookSeq {
+				if _, gerr := tx.ExecContext(ctx, `UPDATE channels SET last_seq = last_seq - 1 WHERE id = ?`, id); gerr != nil {
+					return errors.Join(err, gerr) // not marked: the batch runs again without this publish
+				}
+			}
 			return store.NothingWritten(err)
 		}
-		var seq int64
 		if s.db.Postgres() {
 			// Several replicas publish to one channel: its next sequence is taken from the channel's
 			// row, whose lock this transaction then holds until it commits, before access is
@@ -250,8 +257,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 				return unchanged(notFound(id))
 			}
 			if err != nil {
-				return unchanged(err)
+				return err // a failed statement: the batch runs again without this publish
 			}
+			tookSeq = true
 		}
 		// b.members holds who published in this transaction already: their access was checked
 		// and (on PostgreSQL) the channel's row is locked since.
@@ -298,7 +306,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 			} else if n == 0 {
 				// The key is stored already (by another replica, perhaps at this very moment: the
 				// insert waited for it): the answer is the first event, and on PostgreSQL the
-				// savepoint's rollback gives the sequence back.
+				// sequence taken is given back (unchanged).
 				hit := s.stored(ctx, b, id, who.ID, p.IdempotencyKey, hash)
 				if hit == nil {
 					hit = fmt.Errorf("idempotency key %q: the insert conflicted, the stored event is gone", p.IdempotencyKey)
