@@ -39,7 +39,16 @@ type note struct {
 	Deleted   bool     `json:"d,omitempty"`
 	WasPublic bool     `json:"p,omitempty"`
 	Members   []string `json:"m,omitempty"`
+	// Event is the event as stored when it fits in a note with room to spare: the other replicas
+	// then pass it on without reading it back (a query each, one after another on the listening
+	// goroutine: most of a burst's delivery time across replicas). A note is sent only if its
+	// transaction commits, so what it carries is what is stored.
+	Event json.RawMessage `json:"e,omitempty"`
 }
+
+// inlineEvent is the largest event a note carries itself (the rest of the note, its header and
+// JSON escaping stay well within store.MaxNote).
+const inlineEvent = store.MaxNote / 2
 
 // notesOf is change c of channel id as notes: one, or for a deleted channel with more members than
 // one note holds, several, each with some of the members (each is the deletion for those members).
@@ -48,6 +57,9 @@ func notesOf(id string, c *Change) []string {
 		Deleted: c.Deleted, WasPublic: c.WasPublic}
 	if c.Event != nil {
 		n.Sequence = c.Event.Sequence
+		if len(c.EventJSON) <= inlineEvent {
+			n.Event = c.EventJSON
+		}
 	}
 	var out []string
 	members := c.Members
@@ -80,7 +92,15 @@ func (s *Service) heard(payload string) {
 	c := &Change{Created: n.Created, Added: n.Added, Removed: n.Removed, Updated: n.Updated, Deleted: n.Deleted,
 		WasPublic: n.WasPublic, Members: n.Members}
 	if n.Sequence > 0 {
-		ev, raw, err := s.storedEvent(context.Background(), n.Channel, n.Sequence)
+		var ev *MessageEvent
+		var raw json.RawMessage
+		var err error
+		if len(n.Event) > 0 {
+			raw, ev = n.Event, &MessageEvent{}
+			err = json.Unmarshal(raw, ev)
+		} else {
+			ev, raw, err = s.storedEvent(context.Background(), n.Channel, n.Sequence)
+		}
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return // deleted since: its deletion's note follows

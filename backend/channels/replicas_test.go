@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -317,6 +318,15 @@ func TestStreamOnAReplicaHearsTheOthers(t *testing.T) {
 	}
 	if got := alices.next(); got.Sequence != ev.Sequence || got.ID != ev.ID {
 		t.Fatalf("alice's stream on b after bob's removal: %+v, want %+v", got, ev)
+	}
+	// An event too large for a note to carry is read back from the table by the other replica.
+	big := strings.Repeat("b", 3*store.MaxNote)
+	ev, err = publishTo(alice, rs[0].Service, c.ID, big, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := alices.next(); got.Sequence != ev.Sequence || got.ID != ev.ID || len(got.Parts) != 1 || !strings.Contains(string(got.Parts[0]), big) {
+		t.Fatalf("alice's stream on b, for a large event: %+v, want %+v", got.ID, ev.ID)
 	}
 
 	if err := rs[0].Delete(alice, c.ID); err != nil {
