@@ -58,6 +58,8 @@ import (
 // URL given); unset, the bench starts a throwaway cluster of its own (storetest.StartCluster).
 func benchReplicas(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 	const rounds, roundTime, grace = 3, 2 * time.Second, 5 * time.Second
+	// A principal of its own: the history section stored a million events as alice, her quota.
+	alice = h.principal(b, "replicas")
 
 	// PostgreSQL: one database for the single replica, one for the pair.
 	var database func(name string) string
