@@ -221,13 +221,20 @@ func benchReplicas(b *testing.B, out io.Writer, h *testHub, alice *principal) {
 			results[s.name][n] = c
 		}
 	}
-	fmt.Fprintln(out, "ratio PG/JetStream, events/s")
-	fmt.Fprintln(out, "publishers\t1 replica / 1 sub\t2 replicas / 2 subs\t")
+	fmt.Fprintln(out, "ratio PG/JetStream, events/s (and the lowest and highest of its rounds: how much the machine moved it)")
+	fmt.Fprintln(out, "publishers\t1 replica / 1 sub\tmin–max\t2 replicas / 2 subs\tmin–max\t")
 	for _, n := range []int{1, 8, 64} {
-		r := func(pg, js int) float64 {
-			return results[servers[pg].name][n].rate() / results[servers[js].name][n].rate()
+		r := func(pg, js int) (float64, float64, float64) {
+			a, b := results[servers[pg].name][n], results[servers[js].name][n]
+			lo, hi := 1e18, 0.0
+			for i := range a.rounds {
+				lo, hi = min(lo, a.rounds[i]/b.rounds[i]), max(hi, a.rounds[i]/b.rounds[i])
+			}
+			return a.rate() / b.rate(), lo, hi
 		}
-		fmt.Fprintf(out, "%d\t%.2f\t%.2f\t\n", n, r(1, 3), r(2, 4))
+		r1, lo1, hi1 := r(1, 3)
+		r2, lo2, hi2 := r(2, 4)
+		fmt.Fprintf(out, "%d\t%.2f\t%.2f–%.2f\t%.2f\t%.2f–%.2f\t\n", n, r1, lo1, hi1, r2, lo2, hi2)
 	}
 	for _, s := range servers {
 		for _, n := range []int{1, 8, 64} {
@@ -276,8 +283,8 @@ type cell struct {
 	calls    []time.Duration        // each acknowledged publish's round trip
 	failed   int
 	firstErr error
-	events   int64
 	took     time.Duration
+	rounds   []float64     // events/s of each round
 	cpu      time.Duration // this process's, over the rounds
 	pgCPU    time.Duration // the PostgreSQL cluster's, over the rounds
 	writes   int64         // the hub writers' writes and batches over the rounds
@@ -318,6 +325,7 @@ func (c *cell) measure(s *replicaServer, n int, d time.Duration, publish func(wo
 	for _, db := range s.dbs {
 		st0 = append(st0, db.Stats())
 	}
+	before := c.acked()
 	start := time.Now()
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
@@ -341,7 +349,11 @@ func (c *cell) measure(s *replicaServer, n int, d time.Duration, publish func(wo
 		})
 	}
 	wg.Wait()
-	c.took += time.Since(start)
+	took := time.Since(start)
+	c.mu.Lock()
+	c.rounds = append(c.rounds, float64(len(c.acks)-before)/took.Seconds())
+	c.mu.Unlock()
+	c.took += took
 	c.cpu += cpuTime() - cpu0
 	if s.pgCPU != nil {
 		c.pgCPU += s.pgCPU() - pg0
