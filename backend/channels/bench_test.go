@@ -33,7 +33,7 @@ import (
 // same run, so load on the shared machine hits both alike; the ratio column is hub / peer. It
 // prints; it asserts nothing about time.
 //
-// CHANNELS_BENCH picks sections (publish,storage,stream,history; default all) and
+// CHANNELS_BENCH picks sections (publish,storage,stream,history,replicas; default all) and
 // CHANNELS_BENCH_EVENTS the size of the history channel (default 1,000,000).
 func BenchmarkChannels(b *testing.B) {
 	h := startHub(b, "")
@@ -51,7 +51,7 @@ func BenchmarkChannels(b *testing.B) {
 		for _, section := range []struct {
 			name string
 			run  func(*testing.B, io.Writer, *testHub, *principal)
-		}{{"publish", benchPublish}, {"storage", benchStorage}, {"stream", benchStream}, {"history", benchHistory}} {
+		}{{"publish", benchPublish}, {"storage", benchStorage}, {"stream", benchStream}, {"history", benchHistory}, {"replicas", benchReplicas}} {
 			if !want(section.name) {
 				continue
 			}
