@@ -115,8 +115,9 @@ bench-memory:
 
 # Channels (issue 11): publish over JSON-RPC with 1/8/64 publishers and Service.Publish alone, each
 # interleaved with a bare peer; stream latency to 100 SSE subscribers; history pages in a channel of
-# 1M events (about 3 minutes; CHANNELS_BENCH=publish,storage,stream,history picks sections,
-# CHANNELS_BENCH_EVENTS sizes the history channel).
+# 1M events; one and two replicas on PostgreSQL beside an embedded NATS JetStream (issue 25). About 4
+# minutes; CHANNELS_BENCH=publish,storage,stream,history,replicas picks sections, CHANNELS_BENCH_EVENTS
+# sizes the history channel.
 bench-channels:
 	$(GO) test ./backend/channels -run '^$$' -bench '^BenchmarkChannels$$' -benchtime 1x -timeout 40m
 
