@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -187,5 +188,77 @@ func TestNotesFollowersResyncAfterTheDatabaseRestarts(t *testing.T) {
 	}
 	if got := l.wait(t, 2); got[len(got)-1] != "after" {
 		t.Fatalf("heard %q after the restart", got)
+	}
+}
+
+// The notes of one batch go out together at its commit, in the order announced; those of a write
+// that was undone (rolled back by its own failure, or one that said it wrote nothing) never do.
+func TestNotesOfABatchKeepTheirOrderAndDropUndoneWrites(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
+	}
+	target := storetest.Target(t, "")
+	a, err := Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := a.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
+		t.Fatal(err)
+	}
+	heard := follow(b, "t")
+	follow(a, "t")
+	listening(t, a)
+	listening(t, b)
+	release, held := holdWriter(t, a)
+	writes := []struct {
+		note string
+		lean bool
+		fail error
+	}{
+		{"1", false, nil},
+		{"broke", false, errors.New("boom")},                // after a change: the batch runs again without it
+		{"nothing", true, NothingWritten(errors.New("no"))}, // said it wrote nothing
+		{"2", false, nil},
+		{"3", true, nil},
+	}
+	done := make(chan error, len(writes))
+	for i, w := range writes {
+		go func() {
+			write := a.Write
+			if w.lean {
+				write = a.WriteLean
+			}
+			done <- write(context.Background(), func(tx *sql.Tx) error {
+				if !w.lean || w.fail == nil { // one that says it wrote nothing changes no row
+					if err := put("k" + w.note)(tx); err != nil {
+						return err
+					}
+				}
+				if err := a.Announce(tx, "t", w.note); err != nil {
+					return err
+				}
+				return w.fail
+			})
+		}()
+		queued(a, i+1)
+	}
+	release()
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	for range writes {
+		<-done
+	}
+	if err := announce(t, a, "t", "end", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := heard.wait(t, 4); strings.Join(got, ",") != "1,2,3,end" {
+		t.Fatalf("b heard %q, want 1, 2, 3, end", got)
 	}
 }

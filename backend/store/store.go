@@ -581,6 +581,7 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 		if _, err := savepoint.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("savepoint: %w", err), tx.Rollback())
 		}
+		announced := db.announced()
 		r := runFn(w.fn, tx)
 		results[w] = r
 		if r.err == nil && r.panicked == nil {
@@ -590,7 +591,8 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 			ran = true
 			continue
 		}
-		// Undo this write alone.
+		// Undo this write alone, its notes included.
+		db.unannounce(announced)
 		if _, err := rollbackTo.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("the write took its transaction with it: %w", err), tx.Rollback())
 		}
@@ -601,7 +603,7 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 	if !ran {
 		return -1, tx.Rollback()
 	}
-	if err := tx.Commit(); err != nil {
+	if err := db.commitTx(tx); err != nil {
 		return -1, fmt.Errorf("commit: %w", err)
 	}
 	return -1, nil
@@ -627,17 +629,18 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 			results[w] = result{err: err}
 			continue
 		}
+		announced := db.announced()
 		r := runFn(w.fn, tx)
 		results[w] = r
 		var nw *nothingWritten
 		switch {
 		case r.err == nil && r.panicked == nil:
 			ran = true
+		case r.panicked == nil && errors.As(r.err, &nw) && !inFailedTransaction(r.err):
+			db.unannounce(announced) // it wrote nothing, so it has nothing to tell
 		case r.panicked == nil && inFailedTransaction(r.err):
 			tx.Rollback()
 			return -1, nil, true
-		case r.panicked == nil && errors.As(r.err, &nw):
-			// failed before changing anything: nothing to undo
 		default:
 			return i, tx.Rollback(), false
 		}
@@ -645,8 +648,8 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 	if !ran {
 		return -1, tx.Rollback(), false
 	}
-	if err := tx.Commit(); err != nil {
-		if errors.Is(err, pgx.ErrTxCommitRollback) {
+	if err := db.commitTx(tx); err != nil {
+		if errors.Is(err, pgx.ErrTxCommitRollback) || inFailedTransaction(err) {
 			return -1, nil, true
 		}
 		return -1, fmt.Errorf("commit: %w", err), false
@@ -675,7 +678,7 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 		}
 		return nil
 	}
-	if err := tx.Commit(); err != nil {
+	if err := db.commitTx(tx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
@@ -695,7 +698,20 @@ func (db *DB) begin() (*sql.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
+	if db.notes != nil {
+		db.notes.batch.Store(tx)
+		db.notes.pending = db.notes.pending[:0]
+	}
 	return tx, nil
+}
+
+// commitTx sends the batch's notes (one statement for all, see Announce) and commits.
+func (db *DB) commitTx(tx *sql.Tx) error {
+	if err := db.flushNotes(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // runFn runs fn, turning a panic into a result so the writer goroutine survives it and the caller
