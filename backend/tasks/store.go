@@ -110,12 +110,12 @@ func (s *Store) SetWriteHook(h WriteHook) { s.hook = h }
 
 // onWrite runs the hook, if any, with the task's push configs read in the same transaction (only when
 // the push index says the task has some).
-func (s *Store) onWrite(ctx context.Context, tx *sql.Tx, task *a2a.Task, d Dialect, entries []*Logged) error {
+func (s *Store) onWrite(ctx context.Context, tx *sql.Tx, task *a2a.Task, d Dialect, entries []*Logged, mayHavePush bool) error {
 	if s.hook == nil {
 		return nil
 	}
 	var configs []*StoredPushConfig
-	if s.push.mayHave(task.ID) {
+	if mayHavePush {
 		var err error
 		if configs, err = listPushConfigs(ctx, s.db, tx, task.ID); err != nil {
 			return err
@@ -248,18 +248,31 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		if s.db.Postgres() {
 			args = append(args, s.replica, s.leaseKey, s.lease.Seconds())
 		}
-		res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx, args...)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
+		var mayHavePush bool
+		if s.db.Postgres() {
+			err := tx.StmtContext(ctx, s.st.insertTask).QueryRowContext(ctx, args...).Scan(&mayHavePush)
+			if errors.Is(err, sql.ErrNoRows) {
+				return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
+			}
+			if err != nil {
+				return err
+			}
+		} else {
+			res, err := tx.StmtContext(ctx, s.st.insertTask).ExecContext(ctx, args...)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
+			}
+			mayHavePush = s.push.mayHave(task.ID)
 		}
 		// A new row has no events yet (task_events references tasks): the log starts at seq 1.
+		var err error
 		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, 0, []encodedEvent{first}); err != nil {
 			return err
 		}
-		if err := s.onWrite(ctx, tx, task, dialectFrom(ctx), entries); err != nil {
+		if err := s.onWrite(ctx, tx, task, dialectFrom(ctx), entries, mayHavePush); err != nil {
 			return err
 		}
 		if err := s.announce(tx, task.ID, entries); err != nil {
@@ -340,22 +353,37 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		if s.db.Postgres() {
 			args = append(args, s.replica, s.leaseKey, s.lease.Seconds())
 		}
-		res, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx, append(args, req.Task.ID, stored)...)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			// The row is no longer at the version read (another replica wrote it): nothing changed.
+		// moved: the row is no longer at the version read (another replica wrote it): nothing changed.
+		moved := func() error {
 			s.heads.drop(req.Task.ID)
+			return store.NothingWritten(taskstore.ErrConcurrentModification)
+		}
+		var mayHavePush bool
+		if s.db.Postgres() {
+			err := tx.StmtContext(ctx, s.st.updateTask).QueryRowContext(ctx, append(args, req.Task.ID, stored)...).Scan(&mayHavePush)
+			if errors.Is(err, sql.ErrNoRows) {
+				return moved()
+			}
 			if err != nil {
 				return err
 			}
-			return store.NothingWritten(taskstore.ErrConcurrentModification)
+		} else {
+			res, err := tx.StmtContext(ctx, s.st.updateTask).ExecContext(ctx, append(args, req.Task.ID, stored)...)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				return moved()
+			}
+			mayHavePush = s.push.mayHave(req.Task.ID)
 		}
+		var err error
 		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, h.lastSeq, events); err != nil {
 			return err
 		}
-		if err := s.onWrite(ctx, tx, req.Task, h.dialect, entries); err != nil {
+		if err := s.onWrite(ctx, tx, req.Task, h.dialect, entries, mayHavePush); err != nil {
 			return err
 		}
 		if err := s.announce(tx, req.Task.ID, entries); err != nil {

@@ -36,10 +36,14 @@ func prepare(ctx context.Context, db *store.DB) (*stmts, error) {
 	// On PostgreSQL every write also takes the task's execution lease (see lease.go): the writer's
 	// replica id, and an expiry on the database's clock, the one clock all replicas share.
 	if db.Postgres() {
+		// Other replicas save push configs too, so no index in memory can say whether a task has
+		// some: the write's own statement answers it (RETURNING), in its transaction, at no extra
+		// round trip. No row back: the task exists already (insert) or moved on (update).
 		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner, leased_by, lease_key, leased_at, lease_until)
-			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?)) ON CONFLICT(id) DO NOTHING`)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?)) ON CONFLICT(id) DO NOTHING
+			RETURNING EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id)`)
 		p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ?, leased_by = ?, lease_key = ?, leased_at = now(), lease_until = now() + make_interval(secs => ?)
-			WHERE id = ? AND version = ?`)
+			WHERE id = ? AND version = ? RETURNING EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id)`)
 	} else {
 		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
 			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
