@@ -97,6 +97,10 @@ func TestGraphReadsDuringGrowingUpdates(t *testing.T) {
 // a run; an update that follows a large one waits for its own run, and the caller waiting for the
 // large one does not wait for it.
 func TestGraphRunsFitOneCommit(t *testing.T) {
+	// On PostgreSQL the replicas' follower catches the graph up by itself at its first connection,
+	// which would apply some of these changes in a run of its own: keep it out of this test.
+	t.Cleanup(func() { lost = nil }) // after the database closes (cleanups run in reverse)
+	lost = func(*Service, bool) bool { return true }
 	dir := t.TempDir()
 	s := openIn(t, dir, openHubDB(t, dir))
 	defer s.Close()
