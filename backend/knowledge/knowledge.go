@@ -172,6 +172,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 			s.qs.Close()
 			s.qs = nil
 			why = "its file was missing (deleted, or from a version that kept the graph in another layout)"
+			if o.DB.Postgres() { // the usual case there: a replica's first start on the team's database
+				why = "this data dir had no graph file yet (a replica's first start on a shared database, or the file was deleted)"
+			}
 		}
 	}
 	if rebuild {
