@@ -441,25 +441,7 @@ func clusterUnderKill(t *testing.T, replicas []*serveProc, proxyRPC, key string)
 		return
 	}
 
-	events := allEvents(t, proxyRPC, key, ch)
-	byKey := map[string]chanEvent{}
-	for i, ev := range events {
-		if ev.Sequence != int64(i+1) {
-			t.Fatalf("event %d of %d has sequence %d: not contiguous", i, len(events), ev.Sequence)
-		}
-		if _, dup := byKey[ev.Idem]; dup {
-			t.Fatalf("idempotency key %s stored twice", ev.Idem)
-		}
-		byKey[ev.Idem] = ev
-	}
-	for k, ev := range acked {
-		if got, ok := byKey[k]; !ok || got.ID != ev.ID || got.Sequence != ev.Sequence {
-			t.Fatalf("acknowledged %s (%+v) is %+v in the history", k, ev, got)
-		}
-	}
-	if len(events) != len(acked) {
-		t.Fatalf("%d events stored, %d acknowledged", len(events), len(acked))
-	}
+	events := storedOnceEach(t, proxyRPC, key, ch, acked)
 	for i, s := range streams[:2] {
 		got := s.waitFor(len(events))
 		if len(got) != len(events) {
@@ -634,7 +616,21 @@ func TestTeamHubRidesOutAPostgresRestart(t *testing.T) {
 		}
 	}
 	mu.Unlock()
-	events := allEvents(t, replicas[1].HubRPC(), key, ch)
+	events := storedOnceEach(t, replicas[1].HubRPC(), key, ch, acked)
+	t.Logf("%d events, %d of them after the restart; both replicas kept running", len(events), afterStart.Load())
+	for _, r := range replicas {
+		if !r.running() {
+			t.Fatalf("%s exited", r.name)
+		}
+	}
+}
+
+// storedOnceEach reads the channel's history and checks it against what the publishers were
+// acknowledged (by idempotency key): contiguous sequences, each key stored once, every acknowledged
+// event there as answered, nothing else.
+func storedOnceEach(t *testing.T, url, key, ch string, acked map[string]chanEvent) []chanEvent {
+	t.Helper()
+	events := allEvents(t, url, key, ch)
 	byKey := map[string]chanEvent{}
 	for i, ev := range events {
 		if ev.Sequence != int64(i+1) {
@@ -647,16 +643,11 @@ func TestTeamHubRidesOutAPostgresRestart(t *testing.T) {
 	}
 	for k, ev := range acked {
 		if got, ok := byKey[k]; !ok || got.ID != ev.ID || got.Sequence != ev.Sequence {
-			t.Fatalf("acknowledged %s (%+v) is %+v after the restart", k, ev, got)
+			t.Fatalf("acknowledged %s (%+v) is %+v in the history", k, ev, got)
 		}
 	}
 	if len(events) != len(acked) {
 		t.Fatalf("%d events stored, %d acknowledged", len(events), len(acked))
 	}
-	t.Logf("%d events, %d of them after the restart; both replicas kept running", len(events), afterStart.Load())
-	for _, r := range replicas {
-		if !r.running() {
-			t.Fatalf("%s exited", r.name)
-		}
-	}
+	return events
 }
