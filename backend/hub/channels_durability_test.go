@@ -58,29 +58,36 @@ type chanEvent struct {
 
 // tryPublish publishes once; ok is false when the call did not complete (the process died).
 func tryPublish(url, key string, params map[string]any) (ev chanEvent, rpcErr *rpcError, ok bool) {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": requestSeq.Add(1), "method": "channels/publish", "params": params})
+	_, ev, rpcErr, _, err := publishOnce(url, key, params)
+	return ev, rpcErr, err == nil && (rpcErr != nil || ev.ID != "")
+}
+
+// publishOnce publishes once and tells how the call ended: the event, a JSON-RPC error, or an HTTP
+// status without a JSON-RPC answer (503 while the caller's key cannot be checked).
+func publishOnce(url, key string, params map[string]any) (status int, ev chanEvent, rpcErr *rpcError, body string, err error) {
+	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": requestSeq.Add(1), "method": "channels/publish", "params": params})
 	ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Api-Key", key)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return ev, nil, false
+		return 0, ev, nil, "", err
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
+	b, err := io.ReadAll(res.Body)
 	if err != nil {
-		return ev, nil, false
+		return res.StatusCode, ev, nil, "", err
 	}
 	var r struct {
 		Result struct{ Event chanEvent }
 		Error  *rpcError
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return ev, nil, false
+	if json.Unmarshal(b, &r) != nil || (r.Error == nil && r.Result.Event.ID == "") {
+		return res.StatusCode, ev, nil, string(b), nil
 	}
-	return r.Result.Event, r.Error, true
+	return res.StatusCode, r.Result.Event, r.Error, string(b), nil
 }
 
 func callAs(t *testing.T, url, key, method string, params any, out any) {

@@ -1,7 +1,6 @@
 package hub_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -473,34 +472,6 @@ func clusterUnderKill(t *testing.T, replicas []*serveProc, proxyRPC, key string)
 
 // storageDown is what a call answers while the hub's database cannot be reached.
 const storageDown = "storage unavailable: the hub's database cannot be reached; retry shortly"
-
-// publishOnce publishes once and tells how the call ended: the event, a JSON-RPC error, or an HTTP
-// status without a JSON-RPC answer (503 while the caller's key cannot be checked).
-func publishOnce(url, key string, params map[string]any) (status int, ev chanEvent, rpcErr *rpcError, body string, err error) {
-	raw, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": requestSeq.Add(1), "method": "channels/publish", "params": params})
-	ctx, cancel := context.WithTimeout(context.Background(), callDeadline)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Api-Key", key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, ev, nil, "", err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return res.StatusCode, ev, nil, "", err
-	}
-	var r struct {
-		Result struct{ Event chanEvent }
-		Error  *rpcError
-	}
-	if json.Unmarshal(b, &r) != nil || (r.Error == nil && r.Result.Event.ID == "") {
-		return res.StatusCode, ev, nil, string(b), nil
-	}
-	return res.StatusCode, r.Result.Event, r.Error, string(b), nil
-}
 
 // Two replicas on a PostgreSQL server of the test's own, under 8 publishers, while that server
 // stops and starts again: every call answers at once with the storage error (HTTP 503, or the

@@ -92,17 +92,7 @@ func TestNotesReachTheOtherReplicasOnCommit(t *testing.T) {
 		}
 		return
 	}
-	target := storetest.Target(t, "")
-	a, err := Open(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := replicas(t)
 	own, other := follow(a, "tasks"), follow(b, "tasks")
 	otherTopic := follow(b, "channels")
 	listening(t, a)
@@ -197,64 +187,33 @@ func TestNotesOfABatchKeepTheirOrderAndDropUndoneWrites(t *testing.T) {
 	if !storetest.Postgres() {
 		t.Skip("replicas share a PostgreSQL database: a PostgreSQL test run's case (make test runs one: suite go-postgres)")
 	}
-	target := storetest.Target(t, "")
-	a, err := Open(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if _, err := a.Writer.Exec(`CREATE TABLE kv (k TEXT PRIMARY KEY, v BYTEA)`); err != nil {
-		t.Fatal(err)
-	}
+	a, b := replicas(t)
 	heard := follow(b, "t")
 	follow(a, "t")
 	listening(t, a)
 	listening(t, b)
-	release, held := holdWriter(t, a)
-	writes := []struct {
-		note string
-		lean bool
-		fail error
-	}{
-		{"1", false, nil},
-		{"broke", false, errors.New("boom")},                // after a change: the batch runs again without it
-		{"nothing", true, NothingWritten(errors.New("no"))}, // said it wrote nothing
-		{"2", false, nil},
-		{"3", true, nil},
-	}
-	done := make(chan error, len(writes))
-	for i, w := range writes {
-		go func() {
-			write := a.Write
-			if w.lean {
-				write = a.WriteLean
-			}
-			done <- write(context.Background(), func(tx *sql.Tx) error {
-				if !w.lean || w.fail == nil { // one that says it wrote nothing changes no row
-					if err := put("k" + w.note)(tx); err != nil {
-						return err
-					}
-				}
-				if err := a.Announce(tx, "t", w.note); err != nil {
+	// noting stores key k and announces it, then fails with fail; a write that says it wrote
+	// nothing changes no row.
+	noting := func(k string, lean bool, fail error) batchWrite {
+		return batchWrite{name: k, lean: lean, fn: func(tx *sql.Tx) error {
+			if !lean || fail == nil {
+				if err := put("k" + k)(tx); err != nil {
 					return err
 				}
-				return w.fail
-			})
-		}()
-		queued(a, i+1)
+			}
+			if err := a.Announce(tx, "t", k); err != nil {
+				return err
+			}
+			return fail
+		}}
 	}
-	release()
-	if err := <-held; err != nil {
-		t.Fatal(err)
-	}
-	for range writes {
-		<-done
-	}
+	inOneBatch(t, a,
+		noting("1", false, nil),
+		noting("broke", false, errors.New("boom")),                // after a change: the batch runs again without it
+		noting("nothing", true, NothingWritten(errors.New("no"))), // said it wrote nothing
+		noting("2", false, nil),
+		noting("3", true, nil),
+	)
 	if err := announce(t, a, "t", "end", nil); err != nil {
 		t.Fatal(err)
 	}
