@@ -104,10 +104,12 @@ suite-windows: frontend
 	bash build/setup-debian.sh wine64 || echo "suite-windows: wine64 did not install; the installer is checked by its listing only"
 	VERSION=$(VERSION) bash build/windows-check.sh
 
-# The throughput table: AgentHub's durable stack beside a2a-go's own in-memory server, same executors,
-# 1/8/32/128 concurrent clients, interleaved, three rounds (about 2.5 minutes on 2 cores).
+# The throughput tables: AgentHub's durable stack beside a2a-go's own in-memory server, same executors,
+# interleaved, three rounds: first as users run it (the agenthub binary, a2a-go's server and the load
+# generator as three processes; 1/32/128 clients; about 1.5 minutes; BENCH_PROFILE=FILE keeps the hub
+# process's CPU profile), then in one process at 1/8/32/128 clients (about 2.5 minutes on 2 cores).
 bench:
-	$(GO) test ./backend/bench -run '^$$' -bench '^BenchmarkThroughput$$' -benchtime 1x -timeout 15m
+	$(GO) test ./backend/bench -run '^$$' -bench '^(BenchmarkAsRun|BenchmarkThroughput)$$' -benchtime 1x -timeout 25m
 
 # Heap and WAL at 10k and 100k stored tasks (a few minutes).
 bench-memory:

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -48,11 +49,11 @@ Usage:
   agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file|database]
       [--database postgres://USER@HOST/DB] [--secrets-key-file FILE]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
-      [--channel-hops 3] [--channel-forwards 16]
+      [--channel-hops 3] [--channel-forwards 16] [--cpuprofile FILE]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries the UI's access token. --addr beyond loopback (0.0.0.0:PORT)
       needs anonymous access off (agenthub principals anonymous off).
-  agenthub demo-agent [--addr 127.0.0.1:PORT] [--tick 1s] [--data DIR]
+  agenthub demo-agent [--addr 127.0.0.1:PORT] [--tick 1s] [--data DIR] [--cpuprofile FILE]
       Run only the demo A2A agent.
   agenthub principals add|list|rotate|remove [NAME] [--data DIR | --database URL]
   agenthub principals anonymous [off|read-public|send] [--data DIR | --database URL]
@@ -99,6 +100,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// profileCPU starts a CPU profile written to path (nothing when path is empty) and returns what
+// ends it: the process's own profile under the load it served, which an in-process benchmark cannot
+// give (its profile mixes the load generator and the peer server in).
+func profileCPU(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
@@ -133,9 +152,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	cfg := hubFlags(fs)
 	// Only the headless hub takes a database server: the desktop keeps hub.db in its data directory.
 	fs.StringVar(&cfg.Database, "database", os.Getenv(databaseEnv), "the hub's PostgreSQL `URL` (postgres://USER@HOST/DB?…; default $"+databaseEnv+"): its tables go there instead of hub.db in the data directory, and several hubs may share it")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `file` when the hub stops (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	stopProfile, err := profileCPU(*cpuProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "agenthub:", err)
+		return 1
+	}
+	defer stopProfile()
 	if cfg.Database != "" && !store.IsPostgresURL(cfg.Database) {
 		fmt.Fprintf(stderr, "agenthub: --database wants a postgres:// URL, not %q\n", store.Redacted(cfg.Database))
 		return 2
@@ -201,9 +227,16 @@ func demoAgent(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
 	cfg.DemoTick = new(time.Duration)
 	fs.DurationVar(cfg.DemoTick, "tick", time.Second, "the pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `file` when the agent stops (go tool pprof reads it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	stopProfile, err := profileCPU(*cpuProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "agenthub:", err)
+		return 1
+	}
+	defer stopProfile()
 	cfg.Logger = newLogger(stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
