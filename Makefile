@@ -124,6 +124,9 @@ bench-channels:
 	$(GO) test ./backend/channels -run '^$$' -bench '^BenchmarkChannels$$' -benchtime 1x -timeout 40m
 
 # Knowledge graph (issue 12): the service (hub.db + Cayley bolt) beside Cayley's memstore at 100k
-# statements; KG_BENCH_1M=1 adds 1M (several minutes more).
+# statements (section local); then, on a throwaway PostgreSQL cluster, the hub's design (log and
+# statements in PostgreSQL, each replica's bolt index fed from the log) beside Cayley's own SQL
+# backend (section sql, issue 25; about 2.5 minutes, most of it the two loads). KG_BENCH=local or
+# KG_BENCH=sql runs one; KG_BENCH_1M=1 adds 1M to both (many minutes more).
 bench-knowledge:
-	$(GO) test ./backend/knowledge -run '^$$' -bench '^BenchmarkKnowledge$$' -benchtime 1x -timeout 60m
+	$(GO) test ./backend/knowledge -run '^$$' -bench '^BenchmarkKnowledge(SQL)?$$' -benchtime 1x -timeout 90m

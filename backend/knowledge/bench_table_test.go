@@ -583,6 +583,9 @@ func loadavg() string {
 // every garbage collection, the hub's included, which a hub process never pays. It prints; it
 // asserts nothing about time.
 func BenchmarkKnowledge(b *testing.B) {
+	if !kgSection("local") {
+		b.Skip("KG_BENCH does not list local")
+	}
 	for b.Loop() {
 		for _, n := range benchSizes() {
 			benchKnowledgeAt(b, n)
