@@ -313,7 +313,7 @@ func TestBridgeAgentFailureIsANotice(t *testing.T) {
 		http.Error(w, "down for maintenance", http.StatusInternalServerError)
 	}))
 	t.Cleanup(broken.Close)
-	card = []byte(strings.ReplaceAll(string(h.Demo.Server.CardJSON), h.Demo.BaseURL, broken.URL))
+	card = []byte(strings.ReplaceAll(string(h.Demo.Server.CardJSON()), h.Demo.BaseURL, broken.URL))
 	rem, err := h.Agents.Add(t.Context(), broken.URL)
 	if err != nil {
 		t.Fatal(err)
