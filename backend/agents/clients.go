@@ -60,6 +60,9 @@ func (c *Clients) cached(ctx context.Context, agentID string) (cachedConn, Remot
 		c.drop(agentID)
 		return cachedConn{}, Remote{}, err
 	}
+	if !rem.Trust.Usable() {
+		return cachedConn{}, Remote{}, rem.Trust.untrusted(rem.Name)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cached, ok := c.conns[agentID]; ok && cached.fetchedAt.Equal(rem.FetchedAt) {
@@ -173,6 +176,7 @@ const (
 	FailNetwork  = "network"  // the agent could not be reached, or the connection broke
 	FailRemote   = "remote"   // the agent answered with an A2A / JSON-RPC error
 	FailProtocol = "protocol" // the agent answered something that is not A2A
+	FailTrust    = "trust"    // the agent's card signature is invalid or its key changed, not yet confirmed
 )
 
 // a2aErrors are the protocol's own errors; a call failing with one of them was answered by the agent.
@@ -184,6 +188,9 @@ var a2aErrors = []error{a2a.ErrTaskNotFound, a2a.ErrTaskNotCancelable, a2a.ErrPu
 
 // Classify says what kind of failure err is, and in words the owner can act on.
 func Classify(err error) (kind, message string) {
+	if errors.Is(err, ErrCardUntrusted) {
+		return FailTrust, err.Error()
+	}
 	var auth *credentials.AuthError
 	if errors.As(err, &auth) {
 		return FailAuth, auth.Error()

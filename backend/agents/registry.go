@@ -57,6 +57,7 @@ type Remote struct {
 	FetchedAt  time.Time // when Card was fetched
 	CheckedAt  time.Time // the last attempt to fetch it
 	FetchError string    // why the last attempt failed; "" when it succeeded (the agent is reachable)
+	Trust      Trust     // what its card's signatures say, and the key pinned for it
 }
 
 // Registry keeps the agents the owner added, in SQLite.
@@ -93,15 +94,27 @@ func (r *Registry) Add(ctx context.Context, rawURL string) (Remote, error) {
 	if err != nil {
 		return Remote{}, err
 	}
+	// Adding an agent again checks its card against the key pinned when it was first added.
+	var pinned Trust
+	if old, err := r.byCardURL(ctx, cardURL); err == nil {
+		pinned = old.Trust
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return Remote{}, err
+	}
+	trust := r.assess(ctx, card, cardURL, pinned)
 	now := r.now()
 	rem := Remote{ID: uuid.NewString(), AddedURL: strings.TrimSpace(rawURL), CardURL: cardURL, Card: card, Name: nameOf(card),
 		AddedAt: now, FetchedAt: now, CheckedAt: now}
 	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO remote_agents(id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')
+		_, err := tx.ExecContext(ctx, `INSERT INTO remote_agents(id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error,
+				sig_state, sig_detail, pinned_key, pinned_jwk, pending_key, pending_jwk)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(card_url) DO UPDATE SET card_json = excluded.card_json, name = excluded.name,
-				fetched_at = excluded.fetched_at, checked_at = excluded.checked_at, fetch_error = ''`,
-			rem.ID, rem.AddedURL, rem.CardURL, []byte(card), rem.Name, now.UnixNano(), now.UnixNano(), now.UnixNano())
+				fetched_at = excluded.fetched_at, checked_at = excluded.checked_at, fetch_error = '',
+				sig_state = excluded.sig_state, sig_detail = excluded.sig_detail, pinned_key = excluded.pinned_key,
+				pinned_jwk = excluded.pinned_jwk, pending_key = excluded.pending_key, pending_jwk = excluded.pending_jwk`,
+			rem.ID, rem.AddedURL, rem.CardURL, []byte(card), rem.Name, now.UnixNano(), now.UnixNano(), now.UnixNano(),
+			trust.State, trust.Detail, trust.PinnedKey, trust.PinnedJWK, trust.PendingKey, trust.PendingJWK)
 		return err
 	})
 	if err != nil {
@@ -126,8 +139,10 @@ func (r *Registry) Refresh(ctx context.Context, id string) (Remote, error) {
 	if fetchErr != nil {
 		_, err = r.db.Writer.ExecContext(ctx, `UPDATE remote_agents SET checked_at = ?, fetch_error = ? WHERE id = ?`, now, fetchErr.Error(), id)
 	} else {
-		_, err = r.db.Writer.ExecContext(ctx, `UPDATE remote_agents SET card_json = ?, name = ?, fetched_at = ?, checked_at = ?, fetch_error = '' WHERE id = ?`,
-			[]byte(card), nameOf(card), now, now, id)
+		t := r.assess(ctx, card, rem.CardURL, rem.Trust)
+		_, err = r.db.Writer.ExecContext(ctx, `UPDATE remote_agents SET card_json = ?, name = ?, fetched_at = ?, checked_at = ?, fetch_error = '',
+				sig_state = ?, sig_detail = ?, pinned_key = ?, pinned_jwk = ?, pending_key = ?, pending_jwk = ? WHERE id = ?`,
+			[]byte(card), nameOf(card), now, now, t.State, t.Detail, t.PinnedKey, t.PinnedJWK, t.PendingKey, t.PendingJWK, id)
 	}
 	if err != nil {
 		return Remote{}, err
@@ -153,16 +168,21 @@ func (r *Registry) Remove(ctx context.Context, id string) error {
 	return nil
 }
 
-const remoteColumns = `id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error`
+const remoteColumns = `id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error,
+	sig_state, sig_detail, pinned_key, pinned_jwk, pending_key, pending_jwk, trust_ack`
 
 func scanRemote(row interface{ Scan(...any) error }) (Remote, error) {
 	var rem Remote
 	var card []byte
 	var added, fetched, checked int64
-	if err := row.Scan(&rem.ID, &rem.AddedURL, &rem.CardURL, &card, &rem.Name, &added, &fetched, &checked, &rem.FetchError); err != nil {
+	var ack string
+	t := &rem.Trust
+	if err := row.Scan(&rem.ID, &rem.AddedURL, &rem.CardURL, &card, &rem.Name, &added, &fetched, &checked, &rem.FetchError,
+		&t.State, &t.Detail, &t.PinnedKey, &t.PinnedJWK, &t.PendingKey, &t.PendingJWK, &ack); err != nil {
 		return Remote{}, err
 	}
 	rem.Card = card
+	t.Confirmed = ack != "" && ack == cardHash(card)
 	rem.AddedAt, rem.FetchedAt, rem.CheckedAt = time.Unix(0, added), time.Unix(0, fetched), time.Unix(0, checked)
 	return rem, nil
 }
@@ -291,7 +311,8 @@ func nameOf(card json.RawMessage) string {
 // I/O: the card is the one the agent serves at cardURL. Its port may differ from the last run's, so
 // the row is rewritten every time. A row the owner added by hand for the same card URL (before it was
 // pinned) is removed, so the agent is listed once; its id is returned so what referred to it (the
-// conversations) can be moved to id. Adding the agent's URL later finds the pinned row.
+// conversations) can be moved to id. Adding the agent's URL later finds the pinned row. The card is
+// this process's own, so its signature is not checked (the state is TrustUnchecked).
 func (r *Registry) Pin(ctx context.Context, id, cardURL string, card json.RawMessage) (displaced string, err error) {
 	now := r.now().UnixNano()
 	err = r.db.Tx(ctx, func(tx *sql.Tx) error {
@@ -307,7 +328,8 @@ func (r *Registry) Pin(ctx context.Context, id, cardURL string, card json.RawMes
 		_, err = tx.ExecContext(ctx, `INSERT INTO remote_agents(id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, '')
 			ON CONFLICT(id) DO UPDATE SET added_url = excluded.added_url, card_url = excluded.card_url, card_json = excluded.card_json,
-				name = excluded.name, fetched_at = excluded.fetched_at, checked_at = excluded.checked_at, fetch_error = ''`,
+				name = excluded.name, fetched_at = excluded.fetched_at, checked_at = excluded.checked_at, fetch_error = '',
+				sig_state = '', sig_detail = '', pending_key = '', pending_jwk = '', trust_ack = ''`,
 			id, cardURL, cardURL, []byte(card), nameOf(card), now, now, now)
 		return err
 	})

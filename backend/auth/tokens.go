@@ -412,3 +412,11 @@ func (s *Service) SignClaims(c jwt.Claims) (string, error) {
 	t.Header["kid"] = key.kid
 	return t.SignedString(key.private)
 }
+
+// CardKey is the key the agent's card is signed with (A2A §8.4): the current token signing key, so
+// the card's kid is in the same JWKS, and the card follows the key when it rotates.
+func (s *Service) CardKey() (kid string, key *ecdsa.PrivateKey) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.current.kid, s.current.private
+}

@@ -249,6 +249,8 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	if spec.Authenticate {
 		cfg.Auth = authSvc
 	}
+	// Every agent signs its card with its token key; its JWKS (below) is at its own origin.
+	cfg.CardSigner = authSvc
 	if spec.Extensions != nil {
 		if cfg.Extensions, err = spec.Extensions(ctx, ExtensionEnv{DB: db, Dir: filepath.Dir(spec.DBPath), Bus: b, Source: spec.ID, BaseURL: base, Logger: spec.Logger}); err != nil {
 			ln.Close()
@@ -519,7 +521,7 @@ func (h *Hub) tieChannelsToPrincipals(ctx context.Context) error {
 func (h *Hub) pinLocal(ctx context.Context) (map[string]string, error) {
 	displaced := map[string]string{}
 	pin := func(id string, a *Agent) error {
-		old, err := h.Agents.Pin(ctx, id, a.BaseURL+a2asrv.WellKnownAgentCardPath, a.Server.CardJSON)
+		old, err := h.Agents.Pin(ctx, id, a.BaseURL+a2asrv.WellKnownAgentCardPath, a.Server.CardJSON())
 		if old != "" {
 			displaced[old] = id
 		}
@@ -733,7 +735,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 
 func localAgent(id, kind string, a *Agent) uiapi.LocalAgent {
 	return uiapi.LocalAgent{ID: id, Name: a.Name, Description: a.Server.Card.Description, Kind: kind,
-		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON, Tasks: a.Tasks, Push: a.Push, Chat: true}
+		BaseURL: a.BaseURL, CardJSON: a.Server.CardJSON(), Tasks: a.Tasks, Push: a.Push, Chat: true}
 }
 
 // UIToken is the UI access token, kept across runs (in the data dir, or the PostgreSQL database every

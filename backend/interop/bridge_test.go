@@ -313,7 +313,14 @@ func TestBridgeAgentFailureIsANotice(t *testing.T) {
 		http.Error(w, "down for maintenance", http.StatusInternalServerError)
 	}))
 	t.Cleanup(broken.Close)
-	card = []byte(strings.ReplaceAll(string(h.Demo.Server.CardJSON), h.Demo.BaseURL, broken.URL))
+	// The demo's card, pointing at broken; its signature, which no longer verifies, is dropped.
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(h.Demo.Server.CardJSON(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "signatures")
+	unsigned, _ := json.Marshal(doc)
+	card = []byte(strings.ReplaceAll(string(unsigned), h.Demo.BaseURL, broken.URL))
 	rem, err := h.Agents.Add(t.Context(), broken.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -55,6 +55,8 @@ type Config struct {
 	Auth Authenticator
 	// Extensions serve JSON-RPC methods of their own on the endpoint and add to the card.
 	Extensions []Extension
+	// CardSigner, when set, signs the served cards (A2A §8.4) with its current key. Nil: unsigned.
+	CardSigner CardSigner
 
 	// AllowedHosts are host names (without port) the server answers to besides loopback names, e.g.
 	// the name of a public URL. A request with any other Host is refused with 403 on every route.
@@ -72,11 +74,11 @@ type Config struct {
 
 // Server is the agent's HTTP handler.
 type Server struct {
-	Card     *a2a.AgentCard
-	CardJSON []byte // the agent-card.json document exactly as served
-	Handler  a2asrv.RequestHandler
-	mux      *http.ServeMux
-	guarded  http.Handler
+	Card    *a2a.AgentCard
+	cards   *signedCards
+	Handler a2asrv.RequestHandler
+	mux     *http.ServeMux
+	guarded http.Handler
 }
 
 // New wires the agent's request handler, dialects, router and cards.
@@ -203,14 +205,18 @@ func New(cfg Config) (*Server, error) {
 		rpc = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, rpc)
 	}
 	mux.Handle(RPCPath, rpc)
-	mux.Handle(a2asrv.WellKnownAgentCardPath, staticJSON(cardJSON))
-	mux.Handle(legacyCardPath, staticJSON(legacyJSON))
+	cards := newSignedCards(cfg.CardSigner, cfg.BaseURL, cardJSON, legacyJSON, cfg.Logger)
+	mux.Handle(a2asrv.WellKnownAgentCardPath, cards.handler(0))
+	mux.Handle(legacyCardPath, cards.handler(1))
 	g := guard{origins: cfg.AllowedOrigins}
 	for _, h := range cfg.AllowedHosts {
 		g.hosts = append(g.hosts, strings.ToLower(h))
 	}
-	return &Server{Card: card, CardJSON: cardJSON, Handler: handler, mux: mux, guarded: g.wrap(mux)}, nil
+	return &Server{Card: card, cards: cards, Handler: handler, mux: mux, guarded: g.wrap(mux)}, nil
 }
+
+// CardJSON is the agent-card.json document exactly as served now (signed with the current key).
+func (s *Server) CardJSON() []byte { return s.cards.doc(0) }
 
 // legacyCardPath serves the card in the v0.1 draft's shape.
 const legacyCardPath = "/.well-known/agent.json"

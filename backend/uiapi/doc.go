@@ -37,6 +37,11 @@
 //	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)
+//	agents.trustCard {id}                     → AgentInfo   the owner confirms the agent's card as last
+//	                read although its signature.state is "invalid" or "key_changed" (the new key is
+//	                pinned); until then chats and calls to the agent fail with conflict. Every add and
+//	                refresh verifies the card's signatures with keys from the agent's own origin (its
+//	                /.well-known/jwks.json, or a jku on that origin) and pins the first key that verifies
 //	agents.remove {id}                        → {}   (conflict for the hub's own agents); the agent
 //	                leaves every channel it was a member of (remote://ID): a "members" change of each
 //	tasks.list    {agent?, state?, cursor?, limit?}

@@ -552,7 +552,7 @@ func errorOf(err error, log *slog.Logger, method string) *Error {
 	switch {
 	case isNotFound(err), errors.Is(err, agents.ErrNotFound), errors.Is(err, agents.ErrNoCard), errors.Is(err, chats.ErrNotFound):
 		return &Error{Code: CodeNotFound, Message: err.Error()}
-	case errors.Is(err, inbox.ErrNotWaiting):
+	case errors.Is(err, inbox.ErrNotWaiting), errors.Is(err, agents.ErrCardUntrusted):
 		return &Error{Code: CodeConflict, Message: err.Error()}
 	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL), errors.Is(err, agents.ErrBadCredential):
 		return &Error{Code: CodeInvalidParams, Message: err.Error()}

@@ -71,6 +71,19 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return g.remoteInfo(rem), nil // a failed fetch is in lastError, with the last card kept
+	case "agents.trustCard":
+		var p struct{ ID string }
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		if _, ok := g.agents[p.ID]; ok {
+			return nil, &Error{Code: CodeConflict, Message: fmt.Sprintf("%q runs on this hub: its card needs no confirming", p.ID)}
+		}
+		rem, err := g.cfg.Registry.TrustCard(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		return g.remoteInfo(rem), nil
 	case "agents.remove":
 		var p struct{ ID string }
 		if err := decode(params, &p); err != nil {
@@ -183,6 +196,46 @@ type AgentInfo struct {
 	Streaming        bool             `json:"streaming"`
 	Auth             *authInfo        `json:"auth,omitempty"` // remote: the credentials its card asks for
 	CanChat          bool             `json:"canChat"`        // chats.start accepts it
+	Signature        signatureInfo    `json:"signature"`
+}
+
+// signatureInfo is what the hub made of the card's signatures (A2A §8.4) and the key it pinned.
+type signatureInfo struct {
+	// State: "signed" (verified, with the pinned key), "unsigned", "invalid" (a signature failed, or a
+	// formerly signed agent's card is unsigned), "key_changed" (verified, but not with the pinned key),
+	// "unchecked" (fetched before the hub checked signatures: refresh to check).
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
+	// PinnedKey and PendingKey are RFC 7638 thumbprints; PendingKey is the key a key_changed card
+	// verified with, pinned by agents.trustCard.
+	PinnedKey  string `json:"pinnedKey,omitempty"`
+	PendingKey string `json:"pendingKey,omitempty"`
+	// Blocked: the hub refuses to talk to the agent until the owner confirms (agents.trustCard).
+	Blocked bool `json:"blocked"`
+	// Confirmed: the owner confirmed this card in spite of an invalid signature.
+	Confirmed bool `json:"confirmed,omitempty"`
+}
+
+func signatureOf(t agents.Trust) signatureInfo {
+	state := t.State
+	if state == agents.TrustUnchecked {
+		state = "unchecked"
+	}
+	return signatureInfo{State: state, Detail: t.Detail, PinnedKey: t.PinnedKey, PendingKey: t.PendingKey,
+		Blocked: !t.Usable(), Confirmed: t.Confirmed}
+}
+
+// localSignature is the signature state of a card this hub serves itself: signed with the agent's
+// own key, nothing to verify.
+func localSignature(card []byte) signatureInfo {
+	var doc struct {
+		Signatures []json.RawMessage `json:"signatures"`
+	}
+	json.Unmarshal(card, &doc)
+	if len(doc.Signatures) == 0 {
+		return signatureInfo{State: "unsigned", Detail: "the card carries no signature"}
+	}
+	return signatureInfo{State: "signed", Detail: "signed by this hub with the agent's own key"}
 }
 
 func (g *Gateway) hubInfo(ctx context.Context) (HubInfo, error) {
@@ -223,7 +276,7 @@ func (g *Gateway) remoteInfo(r agents.Remote) AgentInfo {
 	return AgentInfo{ID: r.ID, Name: r.Name, Description: card.Description, Kind: "remote", URL: r.AddedURL,
 		CardURL: r.CardURL, Online: r.FetchError == "", ProtocolVersions: versions, Card: r.Card, Problems: problems,
 		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError,
-		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r), CanChat: true}
+		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r), CanChat: true, Signature: signatureOf(r.Trust)}
 }
 
 // dialectOf is the dialect the hub talks to the agent in: the one in use, else the card's best.
@@ -251,7 +304,7 @@ func agentInfo(a *LocalAgent) AgentInfo {
 	}
 	return AgentInfo{ID: a.ID, Name: a.Name, Description: a.Description, Kind: a.Kind, URL: a.BaseURL,
 		CardURL: a.BaseURL + "/.well-known/agent-card.json", Online: true, ProtocolVersions: versions,
-		Card: a.CardJSON, Problems: problems, Streaming: agents.Streaming(a.CardJSON), CanChat: a.Chat}
+		Card: a.CardJSON, Problems: problems, Streaming: agents.Streaming(a.CardJSON), CanChat: a.Chat, Signature: localSignature(a.CardJSON)}
 }
 
 func (g *Gateway) agent(id string) (*LocalAgent, error) {

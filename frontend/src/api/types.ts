@@ -57,6 +57,23 @@ export interface AgentInfo {
   auth?: AgentAuth;
   /** chats.start accepts it: every added agent, and the hub's own agents (the hub, the demo agent). */
   canChat?: boolean;
+  /** What the hub made of the card's signatures (A2A §8.4), and the key it pinned for the agent. */
+  signature?: AgentSignature;
+}
+
+export type SignatureState = 'signed' | 'unsigned' | 'invalid' | 'key_changed' | 'unchecked';
+
+export interface AgentSignature {
+  state: SignatureState | string;
+  /** What was checked, or what failed, in words. */
+  detail?: string;
+  /** RFC 7638 thumbprints: the key pinned on first use, and the new key of a key_changed card. */
+  pinnedKey?: string;
+  pendingKey?: string;
+  /** The hub will not talk to the agent until the owner confirms the card (agents.trustCard). */
+  blocked: boolean;
+  /** The owner confirmed this card in spite of its invalid signature. */
+  confirmed?: boolean;
 }
 
 export type AuthSchemeKind = 'apiKey' | 'bearer' | 'oauth2' | 'unsupported';
@@ -341,6 +358,7 @@ export interface Methods {
   'agents.get': [{ id: string }, AgentInfo];
   'agents.add': [{ url: string }, AgentInfo];
   'agents.refresh': [{ id: string }, AgentInfo];
+  'agents.trustCard': [{ id: string }, AgentInfo];
   'agents.remove': [{ id: string }, Record<string, never>];
   'tasks.list': [
     { agent?: string; state?: string; cursor?: string; limit?: number },

@@ -27,6 +27,15 @@ describe('explain', () => {
     expect(explain(raw).sentence).toBe(sentence);
   });
 
+  it('says the hub holds back an agent whose card is not trusted, even when the reason names a network error', () => {
+    const raw =
+      "the agent's card is not trusted: W's card signature is invalid (signature 1: its keys could not be read: dial tcp: connection refused); the hub will not talk to it until you confirm the card in the agent's settings";
+    const e = explain(raw, 'agent');
+    expect(e.sentence).toMatch(/until you confirm its card/);
+    expect(e.fix).toMatch(/warning on the agent’s page/);
+    expect(e.details).toBe(raw);
+  });
+
   it('keeps a generic sentence for what it does not know', () => {
     expect(explain('something odd', 'send')).toEqual({ sentence: 'The message could not be delivered.', fix: '', details: 'something odd' });
   });

@@ -21,6 +21,12 @@ interface Rule {
 
 const RULES: Rule[] = [
   {
+    // First: the hub's own refusal quotes the signature problem, which may name a network error.
+    test: /card is not trusted/i,
+    sentence: () => 'The hub will not talk to this agent until you confirm its card: its signature is invalid or its signing key changed.',
+    fix: () => 'Read the warning on the agent’s page; if you trust the card, confirm it there.',
+  },
+  {
     test: /not an http or https URL/i,
     sentence: () => 'That is not a web address.',
     fix: () => 'Write the agent’s address starting with http:// or https://, e.g. https://agent.example.com.',

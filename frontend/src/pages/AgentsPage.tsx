@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
+import { SignatureBadge, SignatureFacts, SignatureWarning } from '../components/CardSignature';
 import { Credentials } from '../components/Credentials';
 import { EmptyState } from '../components/EmptyState';
 import { ErrorBox } from '../components/ErrorBox';
@@ -67,6 +68,7 @@ function AgentCard({ agent, selected, compact }: { agent: AgentInfo; selected: b
             <span className={`badge kind kind-${agent.kind}`}>{KIND_LABEL[agent.kind] ?? agent.kind}</span>
             <OnlineDot online={!!agent.online} />
             <ProblemFlag count={problems.length} />
+            <SignatureBadge signature={agent.signature} />
           </div>
         </div>
       </div>
@@ -340,8 +342,10 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
           </span>
         ))}
         <ProblemFlag count={problems.length} />
+        <SignatureBadge signature={agent.signature} />
       </DetailHead>
 
+      <SignatureWarning agent={agent} />
       {chatReady(agent) && <AgentActions agent={agent} />}
       {remote && <DetailTabs agent={agent} view={view} />}
 
@@ -378,6 +382,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
           </dd>
           <dt>Agent card</dt>
           <dd>{agent.cardUrl ? <ExternalLink href={agent.cardUrl} /> : <span className="muted">unknown</span>}</dd>
+          <SignatureFacts signature={agent.signature} />
           {card.version && (
             <>
               <dt>Version</dt>
