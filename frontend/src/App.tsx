@@ -5,7 +5,7 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { Welcome } from './components/Welcome';
 import { hrefOf, navigate, useRoute, type Area, type Route } from './lib/router';
-import { createShortcutHandler, isTyping } from './lib/shortcuts';
+import { createShortcutHandler } from './lib/shortcuts';
 import { useTheme } from './lib/theme';
 import { onNativeEvent } from './native';
 import { AgentsPage } from './pages/AgentsPage';
@@ -114,10 +114,6 @@ function Shell() {
       },
       showHelp: () => setHelp(true),
       escape: () => {
-        if (isTyping(document.activeElement)) {
-          (document.activeElement as HTMLElement).blur();
-          return;
-        }
         const r = window.location.hash;
         if (/^#\/(agents|chats|tasks|inbox)\/./.test(r)) navigate(`#/${r.split('/')[1]}`);
       },

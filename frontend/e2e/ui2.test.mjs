@@ -1,0 +1,113 @@
+// End-to-end: issue 29 ("The UI, round 2"), the frontend items, one test per item, against a real
+// `agenthub serve` and its demo agent, in Chromium at 1280×800 (layout items also at 1024×700).
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import { axeViolations, nav, openUI, sdkClient, SHOTS, suite, userMessage } from './harness.mjs';
+
+const WAIT = { timeout: 20_000 };
+
+const s = suite();
+
+// send types a message in the chat's composer and presses Enter, as a person does.
+async function send(page, text) {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+  await page.getByTestId('chat-message').filter({ hasText: text }).first().waitFor(WAIT);
+}
+
+// newChat opens a new conversation with the hub's demo agent and returns its id.
+async function newChat(page) {
+  await nav(page, 'Chats').click();
+  await page.getByRole('button', { name: 'New chat' }).first().click();
+  await page.getByRole('list', { name: 'Agents to chat with' }).getByRole('button', { name: 'Chat with AgentHub demo agent' }).first().click();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor(WAIT);
+  return new URL(page.url()).hash.split('/')[2];
+}
+
+// hasFocus tells whether the element of a locator has the keyboard focus.
+const hasFocus = (locator) => locator.evaluate((el) => el === document.activeElement);
+
+const conversationOf = (page) => new URL(page.url()).hash.split('/')[2];
+
+describe('issue 29', () => {
+  test('4. Esc in a text field keeps the focus there; j, k and / type text there and act only outside text fields', async () => {
+    const page = await openUI(s.browser, s.hub);
+    const first = await newChat(page);
+    await send(page, 'first chat');
+    const second = await newChat(page);
+    await send(page, 'second chat');
+    assert.notEqual(first, second);
+
+    // The chat composer: Esc, then keys that are shortcuts elsewhere, then Enter sends it all.
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.click();
+    await box.pressSequentially('one ');
+    await page.keyboard.press('Escape');
+    assert.ok(await hasFocus(box), 'Esc moved the focus out of the message box');
+    await page.keyboard.type('j k / g c two');
+    assert.equal(await box.inputValue(), 'one j k / g c two');
+    assert.equal(conversationOf(page), second, 'j or k switched the conversation while typing');
+    assert.equal(await page.getByRole('searchbox', { name: 'Filter conversations' }).inputValue(), '');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('chat-message').filter({ hasText: 'one j k / g c two' }).first().waitFor(WAIT);
+    assert.equal(await box.inputValue(), '');
+
+    // The filter too: Esc stays, and typing goes on in it.
+    const filter = page.getByRole('searchbox', { name: 'Filter conversations' });
+    await filter.click();
+    await page.keyboard.type('chat');
+    await page.keyboard.press('Escape'); // (a search field's own Escape empties it)
+    assert.ok(await hasFocus(filter), 'Esc moved the focus out of the filter');
+    await page.keyboard.type('k');
+    assert.match(await filter.inputValue(), /k$/);
+    assert.equal(conversationOf(page), second);
+    await filter.fill('');
+
+    // Outside a text field the shortcuts still work: j / k move between the conversations, / focuses the filter.
+    // (The newest conversation is listed first: j goes down to the older one, k back up.)
+    await page.locator('main h1').first().click();
+    await page.keyboard.press('j');
+    await page.waitForFunction((c) => window.location.hash.split('/')[2] === c, first, WAIT);
+    await page.keyboard.press('k');
+    await page.waitForFunction((c) => window.location.hash.split('/')[2] === c, second, WAIT);
+    await page.keyboard.press('/');
+    assert.ok(await hasFocus(filter), '/ did not focus the filter');
+    await page.keyboard.press('Escape');
+    assert.ok(await hasFocus(filter), 'Esc moved the focus out of the filter');
+
+    // A channel's composer keeps its focus on Esc too.
+    await page.getByRole('button', { name: /^(New channel|Create a channel)$/ }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'New channel' });
+    await dialog.getByLabel('Name').fill('esc-test');
+    await dialog.getByRole('button', { name: 'Create channel' }).click();
+    await page.getByRole('heading', { name: 'esc-test', level: 2 }).waitFor(WAIT);
+    const chanBox = page.getByRole('textbox', { name: 'Message' });
+    await chanBox.click();
+    await page.keyboard.type('in the channel');
+    await page.keyboard.press('Escape');
+    assert.ok(await hasFocus(chanBox), 'Esc moved the focus out of the channel composer');
+    await page.keyboard.type(' j /');
+    assert.equal(await chanBox.inputValue(), 'in the channel j /');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'in the channel j /' }).first().waitFor(WAIT);
+
+    // The query editor: Esc keeps it, and typed text stays in it.
+    await nav(page, 'Knowledge').click();
+    await page.getByRole('tab', { name: 'Query' }).click();
+    const editor = page.getByRole('textbox', { name: /^(GraphQL|Gizmo) query$/ });
+    await editor.click();
+    await editor.fill('');
+    await page.keyboard.type('{ nodes');
+    await page.keyboard.press('Escape');
+    assert.ok(await hasFocus(editor), 'Esc moved the focus out of the query editor');
+    await page.keyboard.type(' g a /');
+    assert.equal(await editor.inputValue(), '{ nodes g a /');
+    assert.equal(new URL(page.url()).hash.split('?')[0], '#/knowledge');
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+});
