@@ -110,4 +110,28 @@ describe('issue 29', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('10. a finished reply folds its progress away: the result and one completion line', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await newChat(page);
+    await send(page, 'slow 3');
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    // While it works, the progress shows.
+    await transcript.getByText(/Working for 3 seconds: \d\/3/).first().waitFor(WAIT);
+    const line = page.getByTestId('task-state').filter({ hasText: 'Completed' });
+    await line.waitFor(WAIT);
+    await transcript.getByText('Done after 3 seconds.').waitFor(WAIT);
+    await line.getByText(/took \d/).waitFor(WAIT);
+    // Once the result is there, the progress is gone, and "Completed" reads once.
+    await transcript.getByText(/Working for 3 seconds/).first().waitFor({ state: 'hidden', ...WAIT });
+    const text = await transcript.innerText();
+    assert.equal(text.match(/Completed/g)?.length, 1, `the completion shows more than once:\n${text}`);
+    assert.equal(text.match(/took \d/g)?.length, 1, `the duration shows more than once:\n${text}`);
+    await page.screenshot({ path: join(SHOTS, 'ui2-10-folded.png') });
+    // Nothing is lost: the task's timeline still lists the progress.
+    await line.getByRole('button', { name: 'Timeline' }).click();
+    await line.getByRole('list', { name: 'Timeline' }).getByText(/Working for 3 seconds: 2\/3/).first().waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });
