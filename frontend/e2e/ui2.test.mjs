@@ -203,4 +203,46 @@ describe('issue 29', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test("12. the task view's Raw log opens in view, and starts with the request that created the task (1280×800 and 1024×700)", async () => {
+    const page = await openUI(s.browser, s.hub);
+    await newChat(page);
+    await send(page, 'slow 2');
+    const line = page.getByTestId('task-state').filter({ hasText: 'Completed' });
+    await line.waitFor(WAIT);
+    const taskId = await line.getAttribute('data-task-id');
+    for (const [width, height] of [[1280, 800], [1024, 700]]) {
+      await page.setViewportSize({ width, height });
+      await page.goto(`${s.hub.uiURL.split('#')[0]}#/tasks/demo/${taskId}`);
+      await page.reload(); // a fresh view of the task, its log closed
+      const detail = page.getByTestId('task-detail');
+      await detail.getByRole('button', { name: 'Raw log' }).click();
+      const log = page.getByRole('region', { name: 'Raw log of this task' });
+      const entries = log.getByTestId('wire-entry');
+      await entries.first().waitFor(WAIT);
+      // In view: its heading and its first entry are on screen without scrolling by hand.
+      const inView = (loc) => loc.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= window.innerHeight;
+      });
+      await page.waitForFunction(() => {
+        const h = [...document.querySelectorAll('h3')].find((e) => e.textContent === 'Raw log of this task');
+        const r = h?.getBoundingClientRect();
+        return r && r.top >= 0 && r.bottom <= window.innerHeight;
+      }, null, WAIT);
+      assert.ok(await inView(entries.first()), `the first entry of the raw log is not in view at ${width}×${height}`);
+      // It starts with the request that created the task, then its response and the streamed events, in order.
+      const first = entries.first();
+      assert.equal(await first.getAttribute('data-kind'), 'request');
+      assert.match(await first.innerText(), /SendStreamingMessage|message\/stream/);
+      const kinds = await entries.evaluateAll((els) => els.map((e) => e.dataset.kind));
+      assert.equal(kinds[1], 'response', `the kinds in order: ${kinds}`);
+      assert.ok(kinds.slice(2).every((k) => k === 'event') && kinds.length >= 5, `the kinds in order: ${kinds}`);
+      const states = await log.getByTestId('wire-entry').filter({ hasText: 'status-update' }).allInnerTexts();
+      assert.match(states.at(-1), /completed/, 'the last event is not the completion');
+      await page.screenshot({ path: join(SHOTS, `ui2-12-raw-log-${width}.png`) });
+    }
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });
