@@ -245,4 +245,62 @@ describe('issue 29', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test("6. the query console's table: IDs on one line, widths that fit, sideways scroll in the table, counts that agree (1280×800 and 1024×700)", async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Knowledge').click();
+    await page.getByRole('tab', { name: 'Query' }).click();
+    // The example query: the first statements of the sample graph.
+    await page.getByRole('button', { name: 'Run' }).click();
+    const result = page.getByTestId('query-result');
+    const table = result.getByRole('table');
+    await table.locator('tbody tr').first().waitFor(WAIT);
+    for (const [width, height] of [[1280, 800], [1024, 700]]) {
+      await page.setViewportSize({ width, height });
+      // Each ID (subject, object) on one line, as wide as it needs.
+      const ids = await table.evaluate((t) => {
+        const heads = [...t.querySelectorAll('thead th')].map((th) => th.textContent);
+        const out = [];
+        for (const col of ['subject', 'object', 'predicate']) {
+          const i = heads.indexOf(col);
+          if (i < 0) continue;
+          for (const td of t.querySelectorAll(`tbody tr td:nth-child(${i + 1})`)) {
+            if (!td.textContent) continue;
+            const r = document.createRange();
+            r.selectNodeContents(td);
+            const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size;
+            out.push({ col, text: td.textContent, lines, cut: td.scrollWidth > td.clientWidth });
+          }
+        }
+        return out;
+      });
+      assert.ok(ids.length > 0, 'no ID cells');
+      const broken = ids.filter((c) => c.lines > 1 || c.cut);
+      assert.deepEqual(broken, [], `IDs broken or cut at ${width}×${height}`);
+      // The table scrolls sideways inside its frame; the page does not.
+      const sizes = await result.locator('.kgq-table-wrap').evaluate((w) => ({
+        wrap: w.clientWidth,
+        table: w.querySelector('table').scrollWidth,
+        scrolls: w.scrollWidth > w.clientWidth,
+        page: document.scrollingElement.scrollWidth - window.innerWidth,
+      }));
+      assert.ok(sizes.page <= 0, `the page scrolls sideways at ${width}×${height}: ${JSON.stringify(sizes)}`);
+      if (sizes.table > sizes.wrap) {
+        assert.ok(sizes.scrolls, `a table wider than its frame does not scroll: ${JSON.stringify(sizes)}`);
+        await result.locator('.kgq-table-wrap').evaluate((w) => (w.scrollLeft = 10_000));
+        assert.ok((await result.locator('.kgq-table-wrap').evaluate((w) => w.scrollLeft)) > 0, 'the table does not scroll sideways');
+        await result.locator('.kgq-table-wrap').evaluate((w) => (w.scrollLeft = 0));
+      }
+      // The counts agree: the nodes named in the result, and the ones "Show in graph" shows.
+      const meta = await page.getByTestId('query-metadata').innerText();
+      const shown = Number(/\((\d+)\)/.exec(await result.getByRole('button', { name: /^Show in graph/ }).innerText())?.[1]);
+      assert.ok(shown > 0, 'Show in graph offers no nodes');
+      assert.match(meta, new RegExp(`nodes: ${shown}(\\D|$)`), `the metadata says ${JSON.stringify(meta)} beside Show in graph (${shown})`);
+      const rows = await table.locator('tbody tr').count();
+      assert.match(meta, new RegExp(`rows: ${rows}(\\D|$)`), `the metadata says ${JSON.stringify(meta)} for ${rows} rows`);
+      await page.screenshot({ path: join(SHOTS, `ui2-6-query-${width}.png`) });
+    }
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });
