@@ -33,6 +33,61 @@ const hasFocus = (locator) => locator.evaluate((el) => el === document.activeEle
 
 const conversationOf = (page) => new URL(page.url()).hash.split('/')[2];
 
+// The knowledge canvas's test hooks (Explorer's CanvasHooks): counts and positions of what is drawn.
+const kg = (page, fn, ...args) => page.evaluate(([fn, args]) => document.querySelector('[data-testid="kg-canvas"]').kg[fn](...args), [fn, args]);
+
+async function openKnowledge(page) {
+  await nav(page, 'Knowledge').click();
+  await page.getByTestId('kg-canvas').waitFor(WAIT);
+  await page.getByTestId('kg-live').filter({ hasText: /^live$/ }).waitFor(WAIT);
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="kg-canvas"]').dataset.nodes) >= 8, null, WAIT);
+}
+
+// settled is a node's position once the layout stopped moving it (two reads 150 ms apart agree).
+async function settled(page, id) {
+  let last = await kg(page, 'position', id);
+  for (const until = Date.now() + WAIT.timeout; Date.now() < until; ) {
+    await page.waitForTimeout(150);
+    const now = await kg(page, 'position', id);
+    if (now && last && Math.abs(now.x - last.x) < 0.5 && Math.abs(now.y - last.y) < 0.5) return now;
+    last = now;
+  }
+  return last;
+}
+
+const near = (a, b) => !!a && !!b && Math.abs(a.x - b.x) < 1 && Math.abs(a.y - b.y) < 1;
+
+// An agent ("bot", its key made over the UI's own websocket with access.add) writes to the hub's
+// knowledge graph through its JSON-RPC endpoint, as any A2A client would.
+let botKey = '';
+async function agentUpdate(page, justification, ...mutations) {
+  if (!botKey) {
+    botKey = await page.evaluate(async (token) => {
+      const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/ui/ws?token=${encodeURIComponent(token)}`);
+      return await new Promise((ok, fail) => {
+        ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'access.add', params: { name: 'bot' } }));
+        ws.onmessage = (e) => {
+          const f = JSON.parse(e.data);
+          if (f.id !== 1) return;
+          ws.close();
+          if (f.error) fail(new Error(f.error.message));
+          else ok(f.result.key);
+        };
+        ws.onerror = () => fail(new Error('websocket failed'));
+      });
+    }, s.hub.token);
+  }
+  const res = await fetch(`${s.hub.hubURL}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Api-Key': botKey },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'knowledge/update', params: { mutations, justification } }),
+  });
+  const body = await res.json();
+  if (body.error) throw new Error(`knowledge/update: ${body.error.code} ${body.error.message}`);
+  return body.result;
+}
+const st = (s, p, o) => ({ subject: { id: s }, predicate: { id: p }, object: o });
+
 describe('issue 29', () => {
   test('4. Esc in a text field keeps the focus there; j, k and / type text there and act only outside text fields', async () => {
     const page = await openUI(s.browser, s.hub);
@@ -300,6 +355,58 @@ describe('issue 29', () => {
       assert.match(meta, new RegExp(`rows: ${rows}(\\D|$)`), `the metadata says ${JSON.stringify(meta)} for ${rows} rows`);
       await page.screenshot({ path: join(SHOTS, `ui2-6-query-${width}.png`) });
     }
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    // Dana, who uses the hub's inbox: written by an agent, drawn live beside it.
+    // (a node opened from the search is expanded: it shows its new links as they come)
+    await page.getByLabel('Search the graph').fill('Message the person');
+    await page.getByTestId('kg-result').filter({ hasText: 'Message the person at this desktop' }).first().click(WAIT);
+    const panel = page.getByTestId('kg-node-panel');
+    await panel.getByRole('heading', { name: 'Message the person at this desktop' }).waitFor(WAIT);
+    await page.getByLabel('Search the graph').fill('');
+    await page.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.classes('agenthub:skill/inbox').includes('expanded'), null, WAIT);
+    await agentUpdate(page, 'a person',
+      { op: 'add', statement: st('ex:dana', 'rdfs:label', { value: 'Dana' }) },
+      { op: 'add', statement: st('ex:dana', 'ex:uses', { id: 'agenthub:skill/inbox' }) });
+    const id = 'ex:dana';
+    await page.waitForFunction((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id), id, WAIT);
+    await page.getByLabel('Search the graph').fill('Dana');
+    await page.getByTestId('kg-result').filter({ hasText: 'Dana' }).first().click(WAIT);
+    await page.getByLabel('Search the graph').fill('');
+    await panel.getByRole('heading', { name: 'Dana' }).waitFor(WAIT);
+    const at = await settled(page, id);
+    const before = await kg(page, 'count');
+
+    await panel.getByRole('button', { name: 'Delete node' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Justification').fill('trying delete and undo');
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await dialog.waitFor({ state: 'detached', ...WAIT });
+    await page.waitForFunction((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id) === null, id, WAIT);
+    const gone = await kg(page, 'count');
+    assert.deepEqual(gone, { nodes: before.nodes - 1, edges: before.edges - 1 });
+
+    // Undo: the node is back on the canvas, where it was, with its link; the counts as before.
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.getByTestId('kg-toast').filter({ hasText: 'Undone' }).first().waitFor(WAIT);
+    await page.waitForFunction((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id) !== null, id, WAIT);
+    assert.ok(near(await kg(page, 'position', id), at), `undo put the node at ${JSON.stringify(await kg(page, 'position', id))}, it was at ${JSON.stringify(at)}`);
+    assert.deepEqual(await kg(page, 'count'), before);
+    await page.screenshot({ path: join(SHOTS, 'ui2-5-undo-delete.png') });
+
+    // Redo takes it off again; undo once more brings it back to the same place.
+    await page.keyboard.press('Control+Shift+z');
+    await page.waitForFunction((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id) === null, id, WAIT);
+    assert.deepEqual(await kg(page, 'count'), gone);
+    await page.keyboard.press('Control+z');
+    await page.waitForFunction((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id) !== null, id, WAIT);
+    assert.ok(near(await kg(page, 'position', id), at));
+    assert.deepEqual(await kg(page, 'count'), before);
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
