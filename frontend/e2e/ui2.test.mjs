@@ -410,4 +410,37 @@ describe('issue 29', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('13. the knowledge canvas, its selection and its zoom are where they were after a visit to another area', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    const id = 'agenthub:skill/inbox';
+    await page.getByLabel('Search the graph').fill('Message the person');
+    await page.getByTestId('kg-result').filter({ hasText: 'Message the person at this desktop' }).first().click(WAIT);
+    await page.getByLabel('Search the graph').fill('');
+    const panel = page.getByTestId('kg-node-panel');
+    await panel.getByRole('heading', { name: 'Message the person at this desktop' }).waitFor(WAIT);
+    await settled(page, id);
+    // Zoom in over the canvas.
+    const box = await page.getByTestId('kg-canvas').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -400);
+    await settled(page, id);
+    const seen = async () => ({ count: await kg(page, 'count'), at: await kg(page, 'position', id), onScreen: await kg(page, 'rendered', id), hub: await kg(page, 'rendered', 'agenthub:hub') });
+    const before = await seen();
+    assert.ok(before.onScreen && before.hub, 'the nodes are not drawn');
+
+    await nav(page, 'Chats').click();
+    await page.getByRole('heading', { name: 'Chats', level: 1 }).waitFor(WAIT);
+    await nav(page, 'Knowledge').click();
+    await panel.getByRole('heading', { name: 'Message the person at this desktop' }).waitFor(WAIT);
+    const after = await seen();
+    assert.deepEqual(after.count, before.count);
+    for (const k of ['at', 'onScreen', 'hub']) assert.ok(near(after[k], before[k]), `${k}: ${JSON.stringify(after[k])}, was ${JSON.stringify(before[k])}`);
+    // And it still works: the other tabs, and a search.
+    await page.getByLabel('Search the graph').fill('AgentHub');
+    await page.getByTestId('kg-result').first().waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
 });
