@@ -443,4 +443,29 @@ describe('issue 29', () => {
     assert.deepEqual(page.errors, []);
     await page.context().close();
   });
+
+  test('axe: what these items changed (a task with its raw log open, a query result, Knowledge after another area), light and dark', async () => {
+    const found = [];
+    for (const colorScheme of ['light', 'dark']) {
+      // The page's CSP forbids inline scripts, axe's among them: this context bypasses it.
+      const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(s.hub.uiURL);
+      await nav(page, 'Tasks').click();
+      await page.getByTestId('task-row').filter({ hasText: 'slow' }).first().click(WAIT);
+      await page.getByTestId('task-detail').getByRole('button', { name: 'Raw log' }).click();
+      await page.getByRole('region', { name: 'Raw log of this task' }).getByTestId('wire-entry').first().waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} task raw log: ${v}`);
+      await nav(page, 'Knowledge').click();
+      await page.getByRole('tab', { name: 'Query' }).click();
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByTestId('query-result').locator('tbody tr').first().waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} query result: ${v}`);
+      await nav(page, 'Chats').click();
+      await page.getByRole('heading', { name: 'Chats', level: 1 }).waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} chats with Knowledge kept: ${v}`);
+      await context.close();
+    }
+    assert.deepEqual(found, []);
+  });
 });

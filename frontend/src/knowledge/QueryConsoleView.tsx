@@ -369,7 +369,8 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
           {!table || table.rows.length === 0 ? (
             <p className="muted">No rows.</p>
           ) : (
-            <div className="kgq-table-wrap">
+            // it scrolls (sideways too): reachable with the keyboard, named for it
+            <div className="kgq-table-wrap" tabIndex={0} role="region" aria-label="Result rows">
               <table className="kgq-table">
                 <thead>
                   <tr>
