@@ -239,7 +239,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.conns.Add(1)
 	defer g.conns.Done()
-	c := &conn{g: g, ws: ws, token: token, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls)}
+	c := &conn{g: g, ws: ws, token: token, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls),
+		// Nothing pushed yet: the first counts computed are pushed, whatever they are. The UI read the
+		// counts of the moment it connected from inbox.list; starting from 0/0 here left it on those when
+		// they dropped to 0/0 (issue 29 item 11).
+		lastCounts: [2]int{-1, -1}}
 	c.serve(g.ctx)
 }
 

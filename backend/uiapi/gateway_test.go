@@ -819,6 +819,32 @@ func TestAnInboxTaskTheOwnerAnsweredWaitsForTheSender(t *testing.T) {
 	}
 }
 
+// A connection opened after the counts last changed is still told when they change to what a fresh
+// connection would have taken for "nothing pushed yet" (0 waiting, 0 unread): its UI read the old
+// counts from inbox.list, and would show them for ever (issue 29 item 11).
+func TestInboxCountsReachAConnectionOpenedAfterTheyLastChanged(t *testing.T) {
+	h := startHub(t)
+	first := dial(t, h)
+	sender := client(t, h.Agent.BaseURL)
+	res, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2a.Task)
+	first.await("task", func(d json.RawMessage) bool { return strings.Contains(string(d), `"state":"working"`) })
+	first.result("inbox.markRead", map[string]any{"id": task.ID}, nil)
+	first.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":0,"waiting":1}` })
+
+	later := dial(t, h)
+	var list struct{ Unread int }
+	later.result("inbox.list", nil, &list)
+	if _, err := sender.CancelTask(t.Context(), &a2a.CancelTaskRequest{ID: task.ID}); err != nil {
+		t.Fatal(err)
+	}
+	later.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":0,"waiting":0}` })
+}
+
 // A hub that had the demo agent's URL added by hand (before the demo agent was pinned) keeps one
 // row for it once it runs the demo there itself, and the conversations follow it.
 func TestAHandAddedDemoAgentBecomesThePinnedOne(t *testing.T) {

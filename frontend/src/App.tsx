@@ -5,7 +5,7 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { ShortcutHelp } from './components/ShortcutHelp';
 import { Welcome } from './components/Welcome';
 import { hrefOf, navigate, useRoute, type Area, type Route } from './lib/router';
-import { createShortcutHandler, isTyping } from './lib/shortcuts';
+import { createShortcutHandler } from './lib/shortcuts';
 import { useTheme } from './lib/theme';
 import { onNativeEvent } from './native';
 import { AgentsPage } from './pages/AgentsPage';
@@ -101,6 +101,13 @@ function Shell() {
   const { conn, inbox, client } = useHub();
   const [theme, setTheme] = useTheme();
   const [help, setHelp] = useState(false);
+  // The Knowledge area stays mounted once visited (hidden while another area is open): its canvas,
+  // selection, zoom and query are where the person left them when they come back.
+  const [knowledge, setKnowledge] = useState<{ seen: boolean; agent?: string }>({ seen: false });
+  const knowledgeAgent = route.area === 'knowledge' ? route.agent : undefined;
+  useEffect(() => {
+    if (route.area === 'knowledge') setKnowledge({ seen: true, agent: knowledgeAgent });
+  }, [route.area, knowledgeAgent]);
 
   useEffect(() => {
     const handler = createShortcutHandler({
@@ -114,10 +121,6 @@ function Shell() {
       },
       showHelp: () => setHelp(true),
       escape: () => {
-        if (isTyping(document.activeElement)) {
-          (document.activeElement as HTMLElement).blur();
-          return;
-        }
         const r = window.location.hash;
         if (/^#\/(agents|chats|tasks|inbox)\/./.test(r)) navigate(`#/${r.split('/')[1]}`);
       },
@@ -163,7 +166,7 @@ function Shell() {
       page = <InboxPage taskId={route.taskId} />;
       break;
     case 'knowledge':
-      page = <KnowledgePage agent={route.agent} />;
+      page = null; // kept mounted below, once visited
       break;
     case 'settings':
       page = <SettingsPage theme={theme} setTheme={setTheme} onShowShortcuts={() => setHelp(true)} section={route.section} />;
@@ -221,7 +224,12 @@ function Shell() {
       <div className="main-col">
         <ConnectionBanner conn={conn} onRetry={() => client.retryNow()} />
         <Welcome />
-        <main className="main">{page}</main>
+        <main className="main">
+          {page}
+          {(knowledge.seen || route.area === 'knowledge') && (
+            <KnowledgePage agent={route.area === 'knowledge' ? route.agent : knowledge.agent} visible={route.area === 'knowledge'} />
+          )}
+        </main>
       </div>
       {help && <ShortcutHelp onClose={() => setHelp(false)} />}
     </div>

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { isTerminal } from '../api/types';
 import { openingMessages } from '../lib/conversation';
 import { formatDateTime, formatDuration, parseTime } from '../lib/format';
@@ -28,6 +28,10 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
   const [canceling, setCanceling] = useState(false);
   const [cancelError, setCancelError] = useState('');
   const [showLog, setShowLog] = useState(false);
+  const logRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (showLog) logRef.current?.scrollIntoView?.({ block: 'start' });
+  }, [showLog]);
   const view = useTask(agent, taskId);
   const [showRaw, setShowRaw] = useState(false);
   const [note, setNote] = useState('');
@@ -184,8 +188,10 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
       </section>
 
       {showLog && (
-        // what went over the wire with the task's agent, searched for this task
-        <WireLog agentId={s.agent} title="Raw log of this task" initialSearch={s.id} />
+        // what went over the wire with the task's agent about this task, scrolled to: it opens below the timeline
+        <div ref={logRef} className="task-log">
+          <WireLog agentId={s.agent} title="Raw log of this task" task={{ id: s.id, since: s.createdAt }} />
+        </div>
       )}
 
       {showRaw && view.detail && (

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import type { WireEntry } from '../api/types';
-import { formatClock, formatDateTime, formatDuration } from '../lib/format';
-import { describeWire, groupWire, headerRows, MAX_BODY_SHOWN, mergeWire, prettyBody, wireMatches } from '../lib/wire';
+import { formatClock, formatDateTime, formatDuration, parseTime } from '../lib/format';
+import { describeWire, groupWire, headerRows, MAX_BODY_SHOWN, mergeWire, prettyBody, taskEntries, wireMatches } from '../lib/wire';
 import { saveFile, utf8ToBase64 } from '../native';
 import { StateBadge } from './StateBadge';
 import { isDisconnect, useHub, useTopic } from '../state/hub';
@@ -90,11 +90,28 @@ function WireRow({ entry }: { entry: WireEntry }) {
   );
 }
 
+/** Older pages a task's log loads by itself to reach the call that created the task (then Load older). */
+const TASK_PAGES = 20;
+
 /**
  * Every request the hub sent to one remote agent and everything that came back (responses, streamed
  * events, failures), newest first; the hub masks secrets before they get here.
+ *
+ * With task, the log of that task: the calls that concern it, whole (the request that created the task
+ * names no task yet), oldest first, so that it starts with that request. task.since (when the task was
+ * created) tells how far back to load.
  */
-export function WireLog({ agentId, title = 'Raw log', initialSearch = '' }: { agentId: string; title?: string; initialSearch?: string }) {
+export function WireLog({
+  agentId,
+  title = 'Raw log',
+  initialSearch = '',
+  task,
+}: {
+  agentId: string;
+  title?: string;
+  initialSearch?: string;
+  task?: { id: string; since?: string };
+}) {
   const { client, refreshKey } = useHub();
   const [kindFilter, setKindFilter] = useState('');
   const [search, setSearch] = useState(initialSearch);
@@ -147,11 +164,26 @@ export function WireLog({ agentId, title = 'Raw log', initialSearch = '' }: { ag
     );
   }, [client, agentId, next, loadingOlder]);
 
+  // A task's log loads older pages by itself until it reaches the task's creation (bounded).
+  const [autoPages, setAutoPages] = useState(0);
+  const since = task?.since ? parseTime(task.since) : NaN;
+  const oldest = entries.length ? parseTime(entries[entries.length - 1].at) : NaN;
+  const reachedStart = !task || (Number.isFinite(since) && Number.isFinite(oldest) && oldest < since);
+  useEffect(() => {
+    if (!task || !loaded || reachedStart || next === undefined || loadingOlder || autoPages >= TASK_PAGES) return;
+    setAutoPages((n) => n + 1);
+    loadOlder();
+  }, [task, loaded, reachedStart, next, loadingOlder, autoPages, loadOlder]);
+
+  const mine = useMemo(() => (task ? taskEntries(entries, task.id) : entries), [entries, task?.id]); // eslint-disable-line react-hooks/exhaustive-deps
   const shown = useMemo(
-    () => entries.filter((e) => (typeof e.id !== 'number' || e.id > clearedAt) && wireMatches(e, kindFilter, search)),
-    [entries, clearedAt, kindFilter, search],
+    () => mine.filter((e) => (typeof e.id !== 'number' || e.id > clearedAt) && wireMatches(e, kindFilter, search)),
+    [mine, clearedAt, kindFilter, search],
   );
-  const calls = useMemo(() => groupWire(shown), [shown]);
+  const calls = useMemo(() => {
+    const grouped = groupWire(shown);
+    return task ? grouped.reverse().map((c) => ({ ...c, entries: [...c.entries].reverse() })) : grouped;
+  }, [shown, task]);
   const exportLog = () => {
     const name = `raw-log-${agentId.slice(0, 12)}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
     void saveFile(name, utf8ToBase64(JSON.stringify(shown, null, 2))).then(
@@ -163,7 +195,11 @@ export function WireLog({ agentId, title = 'Raw log', initialSearch = '' }: { ag
   return (
     <section className="section wire-log" aria-labelledby={headingId}>
       <h3 id={headingId}>{title}</h3>
-      <p className="small muted">Every request the hub sent to this agent and what came back, newest first, by call. Secrets are masked (•••).</p>
+      <p className="small muted">
+        {task
+          ? 'The calls about this task, oldest first: the request that created it, what came back, and every call since. Secrets are masked (•••).'
+          : 'Every request the hub sent to this agent and what came back, newest first, by call. Secrets are masked (•••).'}
+      </p>
       <div className="wire-tools" role="group" aria-label="Raw log tools">
         <label className="select-label">
           <span>Kind</span>
@@ -207,8 +243,10 @@ export function WireLog({ agentId, title = 'Raw log', initialSearch = '' }: { ag
         </p>
       )}
       {!loaded && !error && <p className="muted">Loading…</p>}
-      {loaded && entries.length === 0 && <p className="muted">Nothing yet: the log fills as soon as the hub calls this agent.</p>}
-      {loaded && entries.length > 0 && shown.length === 0 && <p className="muted">Nothing matches{clearedAt >= 0 ? ' (cleared)' : ''}.</p>}
+      {loaded && mine.length === 0 && (
+        <p className="muted">{task ? 'No call about this task in the log (yet).' : 'Nothing yet: the log fills as soon as the hub calls this agent.'}</p>
+      )}
+      {loaded && mine.length > 0 && shown.length === 0 && <p className="muted">Nothing matches{clearedAt >= 0 ? ' (cleared)' : ''}.</p>}
       {shown.length > 0 && (
         <ol className="wire-list" aria-label="Raw log entries">
           {calls.map((c) => (

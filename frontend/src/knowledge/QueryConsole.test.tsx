@@ -74,7 +74,8 @@ describe('QueryConsole', () => {
     const table = await screen.findByRole('table');
     const rows = within(table).getAllByRole('row');
     expect(rows.map((r) => r.textContent)).toEqual(['subjectpredicateobjectvalue', 'agenthub:hubrdf:typea2a:Agent', 'agenthub:hubrdfs:labelAgentHub']);
-    expect(screen.getByTestId('query-metadata').textContent).toBe('time: 1.50 ms · statements: 2 · nodes: 0');
+    // the nodes counted are the ones Show in graph shows (the hub's nodeCount, the Node objects it read, is 0 here)
+    expect(screen.getByTestId('query-metadata').textContent).toBe('time: 1.50 ms · statements: 2 · rows: 2 · nodes: 2');
     const run = calls.find((c) => c.params.query !== INTROSPECTION_QUERY);
     expect(run).toMatchObject({ agent: 'bob-hub', method: 'knowledge/query', params: { queryLanguage: 'graphql' } });
     await userEvent.setup().click(screen.getByRole('button', { name: 'Show in graph (2)' }));
@@ -115,7 +116,7 @@ describe('QueryConsole', () => {
     fireEvent.keyDown(ta, { key: 'Enter', ctrlKey: true });
     await screen.findByRole('table');
     expect(calls[calls.length - 1].params).toEqual({ query: ta.value, queryLanguage: 'gizmo' });
-    expect(screen.getByTestId('query-metadata').textContent).toBe('time: 12 ms · results: 1 · as of change: 7');
+    expect(screen.getByTestId('query-metadata').textContent).toBe('time: 12 ms · results: 1 · nodes: 2 · as of change: 7');
     await user.click(screen.getByRole('button', { name: 'Show in graph (2)' }));
     expect(onShow).toHaveBeenCalledWith(['agenthub:hub', 'a2a:Agent']);
   });

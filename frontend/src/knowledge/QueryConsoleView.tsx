@@ -13,6 +13,7 @@ import {
   EXAMPLES,
   INTROSPECTION_QUERY,
   loadHistory,
+  metadataLine,
   nodeIdsOf,
   offsetAt,
   orderColumns,
@@ -40,26 +41,6 @@ const GUTTER = 41; // .kgq-gutter-clip's width with its border
 
 /** Rows shown at once; the rest are counted (a query may return up to 1000). */
 const MAX_ROWS = 500;
-
-const METADATA_LABELS: Record<string, string> = {
-  elapsedMs: 'time',
-  statementCount: 'statements',
-  nodeCount: 'nodes',
-  resultCount: 'results',
-  queryLanguage: 'language',
-  changeId: 'as of change',
-};
-
-/** Time first, then the counts, then whatever else the hub reports (the JSON comes sorted by key). */
-function metadataRank(k: string): number {
-  const i = Object.keys(METADATA_LABELS).indexOf(k);
-  return i < 0 ? 100 : i;
-}
-
-function metadataText(k: string, v: unknown): string {
-  if (k === 'elapsedMs' && typeof v === 'number') return v < 10 ? `${v.toFixed(2)} ms` : `${Math.round(v)} ms`;
-  return cellText(v);
-}
 
 interface Failure {
   message: string;
@@ -366,11 +347,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
           <div className="kgq-result-bar">
             {meta && (
               <span className="kgq-meta small muted" data-testid="query-metadata">
-                {Object.entries(meta)
-                  .filter(([k]) => k !== 'queryLanguage')
-                  .sort(([a], [b]) => metadataRank(a) - metadataRank(b))
-                  .map(([k, v]) => `${METADATA_LABELS[k] ?? k}: ${metadataText(k, v)}`)
-                  .join(' · ')}
+                {metadataLine(meta, { rows: table?.rows.length ?? 0, nodes: nodeIds.length })}
               </span>
             )}
             <span className="kgq-spacer" />
@@ -392,7 +369,8 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
           {!table || table.rows.length === 0 ? (
             <p className="muted">No rows.</p>
           ) : (
-            <div className="kgq-table-wrap">
+            // it scrolls (sideways too): reachable with the keyboard, named for it
+            <div className="kgq-table-wrap" tabIndex={0} role="region" aria-label="Result rows">
               <table className="kgq-table">
                 <thead>
                   <tr>
@@ -404,9 +382,15 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
                 <tbody>
                   {table.rows.slice(0, MAX_ROWS).map((r, i) => (
                     <tr key={i}>
-                      {table.columns.map((c) => (
-                        <td key={c}>{cellText(r[c])}</td>
-                      ))}
+                      {table.columns.map((c) => {
+                        const t = cellText(r[c]);
+                        // an ID (or any one word) stays on one line; text wraps between its words
+                        return (
+                          <td key={c} className={/\s/.test(t.trim()) ? 'kgq-text' : undefined}>
+                            {t}
+                          </td>
+                        );
+                      })}
                     </tr>
                   ))}
                 </tbody>

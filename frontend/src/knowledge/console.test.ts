@@ -5,6 +5,7 @@ import {
   errorPositionOf,
   INTROSPECTION_QUERY,
   loadHistory,
+  metadataLine,
   nodeIdsOf,
   offsetAt,
   orderColumns,
@@ -137,5 +138,15 @@ describe('history', () => {
       ['g.V().All()', 2],
     ]);
     expect(loadHistory('agent-7').map((e) => e.query)).toEqual(['remote']);
+  });
+});
+
+describe('metadataLine', () => {
+  it('counts the rows and the nodes on screen, not the Node objects the hub read', () => {
+    expect(metadataLine({ elapsedMs: 1.5, statementCount: 20, nodeCount: 0, queryLanguage: 'graphql', changeId: '4' }, { rows: 20, nodes: 8 })).toBe(
+      'time: 1.50 ms · statements: 20 · rows: 20 · nodes: 8 · as of change: 4',
+    );
+    // Gizmo's results are its rows
+    expect(metadataLine({ elapsedMs: 12.4, resultCount: 3, queryLanguage: 'gizmo' }, { rows: 3, nodes: 5 })).toBe('time: 12 ms · results: 3 · nodes: 5');
   });
 });

@@ -224,6 +224,43 @@ export function nodeIdsOf(t: ResultTable, language: QueryLanguage): string[] {
   return [...ids];
 }
 
+const METADATA_LABELS: Record<string, string> = {
+  elapsedMs: 'time',
+  statementCount: 'statements',
+  resultCount: 'results',
+  rows: 'rows',
+  nodes: 'nodes',
+  changeId: 'as of change',
+};
+
+/** Time first, then the counts, then whatever else the hub reports (the JSON comes sorted by key). */
+function metadataRank(k: string): number {
+  const i = Object.keys(METADATA_LABELS).indexOf(k);
+  return i < 0 ? 100 : i;
+}
+
+function metadataText(k: string, v: unknown): string {
+  if (k === 'elapsedMs' && typeof v === 'number') return v < 10 ? `${v.toFixed(2)} ms` : `${Math.round(v)} ms`;
+  return cellText(v);
+}
+
+/**
+ * The line above a result: the hub's metadata, and the rows and nodes of the table on screen. The
+ * hub's nodeCount counts the Node objects the query read (0 for a statements query), not the nodes
+ * the result names: beside "Show in graph (8)" it read as a contradiction, so the nodes counted are
+ * the ones Show in graph shows. Gizmo's results are its rows.
+ */
+export function metadataLine(meta: Record<string, unknown>, shown: { rows: number; nodes: number }): string {
+  const all: Record<string, unknown> = { ...meta, nodes: shown.nodes };
+  delete all.queryLanguage;
+  delete all.nodeCount;
+  if (!('resultCount' in all)) all.rows = shown.rows;
+  return Object.entries(all)
+    .sort(([a], [b]) => metadataRank(a) - metadataRank(b))
+    .map(([k, v]) => `${METADATA_LABELS[k] ?? k}: ${metadataText(k, v)}`)
+    .join(' · ');
+}
+
 /** A cell's text. */
 export function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';

@@ -57,6 +57,11 @@ export interface Edit {
   justification: string;
   /** A few words for the Undo/Redo buttons' titles ("add edge a → b"). */
   label: string;
+  /**
+   * Where the nodes it touched were drawn when it was made (graph coordinates): an undo or a redo that
+   * brings one of them back draws it there again.
+   */
+  positions?: Record<string, { x: number; y: number }>;
 }
 
 /** The justification of an undo or a redo, naming the edit's own. */

@@ -38,6 +38,16 @@ export interface DialogState {
 
 export type KnowledgeEdits = ReturnType<typeof useKnowledgeEdits>;
 
+/** The nodes patches touch: their subjects, and their objects that are nodes (not types). */
+export function touchedNodes(patches: KGPatch[]): string[] {
+  const ids = new Set<string>();
+  for (const p of patches) {
+    ids.add(p.statement.subject.id);
+    if (p.statement.object.id && p.statement.predicate.id !== RDF_TYPE) ids.add(p.statement.object.id);
+  }
+  return [...ids];
+}
+
 export function useKnowledgeEdits(
   g: ExplorerGraph,
   { agent, active, toast, closeMenu }: { agent?: string; active: boolean; toast: (text: string) => void; closeMenu: () => void },
@@ -78,24 +88,42 @@ export function useKnowledgeEdits(
     [q],
   );
 
-  /** Sends an edit (the undo remembers how to take it back) and refreshes what it touched. */
+  /** Sends an edit (the undo remembers how to take it back, and where its nodes were) and refreshes what it touched. */
   const applyEdit = useCallback(
     async (patches: KGPatch[], justification: string, label: string) => {
       const prior = await priorOf(patches);
+      const positions: Record<string, { x: number; y: number }> = {};
+      const cy = g.cyRef.current;
+      for (const id of touchedNodes(patches)) {
+        const n = cy?.getElementById(id);
+        if (n && n.nonempty()) positions[id] = { ...n.position() };
+      }
       const r = await update(g.agentRef.current, patches, justification);
       if (!r?.success) throw new Error(r?.verificationDetails || r?.verificationStatus || 'The hub did not accept the change.');
-      undo.current.push({ patches, inverse: inversePatches(patches, prior), justification, label });
+      undo.current.push({ patches, inverse: inversePatches(patches, prior), justification, label, positions });
       bump();
       return r;
     },
     [priorOf],
   );
 
-  /** Brings the view in line with the graph after patches: links added or removed, nodes re-read. */
+  /**
+   * Brings the view in line with the graph after patches: links added or removed, nodes re-read. The
+   * nodes in place (an undo or a redo bringing back nodes it had taken off) are drawn there again
+   * when the graph still has them; a node the live changes drew meanwhile elsewhere moves there.
+   */
   const reflect = useCallback(
-    async (patches: KGPatch[]) => {
+    async (patches: KGPatch[], place: Record<string, { x: number; y: number }> = {}) => {
       const cy = g.cyRef.current;
       if (!cy) return;
+      const back = Object.keys(place);
+      if (back.length > 0) {
+        for (const n of await summaries(back)) {
+          const el = cy.getElementById(n.id);
+          if (el.empty()) cy.add({ group: 'nodes', data: { ...nodeElement(n).data }, position: { ...place[n.id] } });
+          else el.position({ ...place[n.id] });
+        }
+      }
       const touched = new Set<string>();
       for (const p of patches) {
         const s = p.statement;
@@ -159,6 +187,9 @@ export function useKnowledgeEdits(
             const ext = cy.extent();
             const pos = at ?? freeSpot(cy, { x: (ext.x1 + ext.x2) / 2, y: (ext.y1 + ext.y2) / 2 });
             if (cy.getElementById(id).empty()) cy.add({ group: 'nodes', data: { ...nodeElement(n).data }, position: pos });
+            // a redo of this creation draws it here again
+            const made = undo.current.peekUndo();
+            if (made?.label === `create ${id}`) made.positions = { ...made.positions, [id]: { ...cy.getElementById(id).position() } };
             // A new node shows all its links: any added later (by anyone) come into view.
             g.expanded.current.add(id);
             cy.getElementById(id).addClass('expanded');
@@ -294,12 +325,15 @@ export function useKnowledgeEdits(
       if (!e) return;
       try {
         const patches = redo ? e.patches : e.inverse;
+        // the edit's nodes that are not drawn now: if this brings them back, they go where they were
+        const cy = g.cyRef.current;
+        const place = Object.fromEntries(Object.entries(e.positions ?? {}).filter(([id]) => !cy || cy.getElementById(id).empty()));
         const r = await update(g.agentRef.current, patches, redo ? redoJustification(e) : undoJustification(e));
         if (!r?.success) throw new Error(r?.verificationDetails || 'The hub did not accept the change.');
         if (redo) undo.current.markRedone(e);
         else undo.current.markUndone(e);
         bump();
-        await reflect(patches);
+        await reflect(patches, place);
         toast(`${redo ? 'Redone' : 'Undone'}: ${e.label}`);
         setError('');
       } catch (err) {

@@ -247,20 +247,46 @@ describe('buildTranscript', () => {
   });
 
   it('consecutive progress messages of a task update one bubble', () => {
-    const t = buildTranscript([
+    const running = [
       out(1, 'slow 3'),
       status(2, 'T', 'working', 'Working: 0/3'),
       status(3, 'T', 'working', 'Working: 1/3'),
       status(4, 'T', 'working', 'Working: 2/3'),
       chunk(5, 'T', 'R', 'Done after 3 seconds.', { lastChunk: true }),
       status(6, 'T', 'working', 'Tidying up'),
-      status(7, 'T', 'completed', 'All done.'),
-    ]);
-    expect(kinds(t.items)).toEqual(['message', 'status', 'artifact', 'status', 'status', 'task']);
+    ];
+    const t = buildTranscript(running);
+    expect(kinds(t.items)).toEqual(['message', 'status', 'artifact', 'status', 'task']);
     expect(textOfItem(t.items[1])).toBe('Working: 2/3');
     expect(t.items[1].key).toBe('s:2:0'); // the same bubble all along
     expect(textOfItem(t.items[3])).toBe('Tidying up');
-    expect(textOfItem(t.items[4])).toBe('All done.');
+  });
+
+  it('once the task has ended with a result, its progress folds away and its state line follows the result', () => {
+    const t = buildTranscript([
+      out(1, 'slow 3'),
+      status(2, 'T', 'working', 'Working: 0/3'),
+      status(3, 'T', 'working', 'Working: 2/3'),
+      chunk(4, 'T', 'R', 'Done after 3 seconds.', { lastChunk: true }),
+      status(5, 'T', 'working', 'Tidying up'),
+      status(6, 'T', 'completed'),
+      out(7, 'next'),
+    ]);
+    expect(kinds(t.items)).toEqual(['message', 'artifact', 'task', 'message']);
+    expect(textOfItem(t.items[1])).toBe('Done after 3 seconds.');
+    // a final message is a result too
+    const m = buildTranscript([out(1, 'hi'), status(2, 'T', 'working', 'Thinking'), status(3, 'T', 'completed', 'Hello!')]);
+    expect(m.items.map(textOfItem)).toEqual(['hi', 'Hello!', '']);
+    // the progress of another task, still running, stays
+    const two = buildTranscript([status(1, 'A', 'working', 'A: 1/3'), status(2, 'B', 'working', 'B: 1/3'), chunk(3, 'B', 'R', 'B done', { lastChunk: true }), status(4, 'B', 'completed')]);
+    expect(two.items.map(textOfItem)).toEqual(['A: 1/3', '', 'B done', '']);
+    expect(taskLines(two.items).map((l) => l.taskId)).toEqual(['A', 'B']);
+  });
+
+  it('a task that ended without a result keeps its last progress (how far it got)', () => {
+    const t = buildTranscript([out(1, 'slow 60'), status(2, 'T', 'working', 'Working: 3/60'), status(3, 'T', 'canceled')]);
+    expect(kinds(t.items)).toEqual(['message', 'status', 'task']);
+    expect(textOfItem(t.items[1])).toBe('Working: 3/60');
   });
 
   it('a status after the task ended does not change its state; stale progress is not shown', () => {

@@ -17,7 +17,7 @@
 //     status entries still show their messages, except progress messages (working/submitted), which
 //     would be stale;
 //   - consecutive progress messages of one task (status working/submitted) update one bubble instead
-//     of stacking up.
+//     of stacking up, and once the task has ended with a result its progress bubbles fold away.
 
 import type { Artifact, ChatEntry, ChatError, Message, Part } from '../api/types';
 import { isTerminal } from '../api/types';
@@ -264,6 +264,29 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
       default:
         break; // a kind from a newer hub: nothing to show
     }
+  }
+
+  // A finished reply folds its progress away: once a task has ended with a result (an artifact, or a
+  // message or non-progress status of the agent), its progress bubbles ("Working… 3/4") would only
+  // stand between the question and the answer. Its state line says how it ended; its timeline keeps
+  // every report. A task that ended without a result keeps its last progress: it says how far it got.
+  const resulted = new Set<string>();
+  for (const i of items) {
+    if (!i.taskId) continue;
+    if (i.type === 'artifact' || (i.type === 'message' && i.from === 'agent') || (i.type === 'status' && !PROGRESS.has(i.state))) resulted.add(i.taskId);
+  }
+  const folds = (i: ChatItem) => i.type === 'status' && PROGRESS.has(i.state) && !!i.taskId && !!tasks.get(i.taskId)?.ended && resulted.has(i.taskId);
+  if (items.some(folds)) {
+    // the state lines go after their task's newest item: count it among what is left
+    const kept: ChatItem[] = [];
+    const moved = new Map<number, number>();
+    items.forEach((it, idx) => {
+      moved.set(idx, kept.length);
+      if (!folds(it)) kept.push(it);
+    });
+    moved.set(items.length, kept.length);
+    for (const t of tasks.values()) t.anchor = moved.get(Math.min(t.anchor, items.length)) ?? kept.length;
+    items.splice(0, items.length, ...kept);
   }
 
   // One state line per task, after its newest item.

@@ -60,7 +60,10 @@ describe('shortcuts', () => {
     expect(actions.go).not.toHaveBeenCalled();
     expect(actions.focusFilter).not.toHaveBeenCalled();
     expect(actions.showHelp).not.toHaveBeenCalled();
+    // Escape too: the focus stays in the field (issue 29 item 4).
     h(key('Escape', { target: input }));
+    expect(actions.escape).not.toHaveBeenCalled();
+    h(key('Escape', { target: document.createElement('button') }));
     expect(actions.escape).toHaveBeenCalled();
   });
 });

@@ -1,5 +1,5 @@
 // Keyboard shortcuts: g a / g c / g t / g i / g s or Alt+1..5 switch areas, / focuses the filter, ? shows
-// the help, Escape closes. Keys typed into a text field are left alone (except Escape).
+// the help, Escape closes. Keys typed into a text field are left alone, Escape too: the focus stays in the field.
 
 import type { Area } from './router';
 
@@ -46,7 +46,9 @@ export function createShortcutHandler(actions: ShortcutActions, now: () => numbe
   return (e) => {
     if (e.defaultPrevented) return;
     if (e.key === 'Escape') {
-      actions.escape();
+      // Esc in a text field stays there (a field's own Escape, e.g. closing its completions, runs
+      // first): leaving it would send what is typed next to the shortcuts below.
+      if (!isTyping(e.target)) actions.escape();
       return;
     }
     if (e.altKey && !e.ctrlKey && !e.metaKey) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireEntry } from '../api/types';
-import { describeWire, groupWire, headerRows, mergeWire, prettyBody, wireMatches } from './wire';
+import { describeWire, groupWire, headerRows, mergeWire, prettyBody, taskEntries, wireMatches } from './wire';
 
 const w = (id: number, extra: Partial<WireEntry> = {}): WireEntry => ({
   id,
@@ -67,5 +67,19 @@ describe('describeWire', () => {
     ]);
     expect(list.filter((x) => wireMatches(x, 'event', '')).map((x) => x.id)).toEqual([3]);
     expect(list.filter((x) => wireMatches(x, '', 'completed')).map((x) => x.id)).toEqual([3]);
+  });
+
+  it("a task's entries are the calls that name it, whole: the request that created it comes with its call", () => {
+    const list = [
+      w(7, { callId: 'other', kind: 'event', body: '{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"U","status":{"state":"TASK_STATE_WORKING"}}}}' }),
+      w(6, { callId: 'c2', kind: 'response', method: 'tasks/get', body: '{"jsonrpc":"2.0","id":2,"result":{"id":"T","status":{"state":"TASK_STATE_COMPLETED"}}}' }),
+      w(5, { callId: 'c2', method: 'tasks/get', body: '{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":"T"}}' }),
+      w(3, { callId: 'c1', kind: 'event', body: 'data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"T","status":{"state":"TASK_STATE_SUBMITTED"}}}}' }),
+      w(2, { callId: 'c1', kind: 'response', body: '' }),
+      w(1, { callId: 'c1', method: 'message/stream', body: '{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"parts":[]}}}' }),
+      w(0, { callId: 'c0', method: 'message/send', body: '{"jsonrpc":"2.0","id":0,"method":"message/send","params":{"message":{"parts":[]}}}' }),
+    ];
+    expect(taskEntries(list, 'T').map((e) => e.id)).toEqual([6, 5, 3, 2, 1]);
+    expect(taskEntries(list, 'nothing')).toEqual([]);
   });
 });

@@ -178,3 +178,14 @@ export function wireMatches(e: WireEntry, kind: string, search: string): boolean
   const d = describeWire(e);
   return [e.method, d.what, d.state, d.taskId, e.url, e.body].some((s) => (s || '').toLowerCase().includes(q));
 }
+
+/**
+ * The entries of the calls that concern a task, whole: a call is about the task when one of its
+ * entries names it (a request in the task, a response or event of it). The request that created the
+ * task names none yet; it comes with its call.
+ */
+export function taskEntries(entries: readonly WireEntry[], taskId: string): WireEntry[] {
+  const calls = new Set<string>();
+  for (const e of entries) if (describeWire(e).taskId === taskId) calls.add(e.callId || `entry-${e.id}`);
+  return entries.filter((e) => calls.has(e.callId || `entry-${e.id}`));
+}

@@ -21,7 +21,8 @@ const TABS: { id: Tab; label: string }[] = [
   { id: 'io', label: 'Import / Export' },
 ];
 
-export function KnowledgePage({ agent }: { agent?: string }) {
+/** visible: false while another area is open (the page stays mounted, see App). */
+export function KnowledgePage({ agent, visible = true }: { agent?: string; visible?: boolean }) {
   const { client, agents, conn } = useHub();
   bindKg(client);
   const [tab, setTab] = useState<Tab>('explore');
@@ -46,7 +47,7 @@ export function KnowledgePage({ agent }: { agent?: string }) {
   };
 
   return (
-    <div className="page kg-page">
+    <div className="page kg-page" hidden={!visible}>
       <header className="page-head">
         <h1>Knowledge</h1>
         <label className="select-label">
@@ -92,7 +93,7 @@ export function KnowledgePage({ agent }: { agent?: string }) {
         >
           {seen.has(t.id) && t.id === 'explore' && (
             <Suspense fallback={<p className="muted kg-placeholder">Loading…</p>}>
-              <Explorer key={agent ?? ''} agent={agent} active={tab === 'explore'} show={show} connectionId={conn.connectionId} connected={conn.state === 'open'} />
+              <Explorer key={agent ?? ''} agent={agent} active={visible && tab === 'explore'} show={show} connectionId={conn.connectionId} connected={conn.state === 'open'} />
             </Suspense>
           )}
           {seen.has(t.id) && t.id === 'query' && (

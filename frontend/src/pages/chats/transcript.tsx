@@ -223,7 +223,8 @@ export function endedTasksOf(entries: ChatEntry[], tasks: { taskId: string; stat
 
 export function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Ended }) {
   const from = item.from;
-  // A progress bubble ("Working… 4/5") of a task that has ended shows how it ended, not its last tick.
+  // A progress bubble ("Working… 4/5") of a task that ended without a result (one with a result folds
+  // away, see lib/chat.ts) is muted: its state line below says how it ended, once.
   const ended = item.type === 'status' && item.state === 'working' && item.taskId ? endedTasks.get(item.taskId) : undefined;
   const streaming = item.type === 'artifact' && !item.complete && !(item.taskId && endedTasks.has(item.taskId));
   const parts = item.type === 'artifact' ? item.artifact.parts : item.message.parts;
@@ -246,12 +247,6 @@ export function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem
           </time>
         )}
       </div>
-      {ended && (
-        <p className="progress-final" data-testid="progress-final">
-          {taskStateText(ended.state)}
-          {ended.took ? ` · took ${ended.took}` : ''}
-        </p>
-      )}
       <Parts parts={parts} from={from} />
       {streaming && (
         <span className="stream-caret" aria-label="still arriving">
