@@ -29,35 +29,33 @@ type publishStmts struct {
 }
 
 // publishPostgres is a publish on PostgreSQL in one statement, run while the transaction holds the
-// channel's row lock (see publish): it checks the author's access and quota, stores the event
-// (unless its idempotency key is stored already: the unique index decides, even between replicas),
-// its audit row and the channel's new last_seq, and answers what it decided from: whether it stored
-// the event, the channel's visibility and the author's role (no row: the channel is gone), and what
-// the author has stored (for the quota's answer). The writer's statements run one after another,
-// each a round trip to the server, while the channel's row is locked for every other writer and
-// replica: one statement instead of five (sequence, access, quota, event, audit) is what lets a hot
-// channel take more publishes per second. The parts of a data-modifying WITH see one snapshot, taken
-// after the lock was held (an earlier statement took it), so a membership change or deletion
-// committed before is seen, and none can commit meanwhile (they update the row too).
+// channel's row lock (see publish): it checks that the author is a member and within its quota,
+// stores the event (unless its idempotency key is stored already: the unique index decides, even
+// between replicas), its audit row and the channel's new last_seq, and answers what it decided from:
+// whether it stored the event, whether the author is a member, and what the author has stored (for
+// the quota's answer). The writer's statements run one after another, each a round trip to the
+// server, while the channel's row is locked for every other writer and replica: one statement
+// instead of five (sequence, access, quota, event, audit) is what lets a hot channel take more
+// publishes per second. Its snapshot is taken after the lock was held (an earlier statement took
+// it), so a membership change committed before is seen, and none can commit meanwhile (it updates
+// the row too). It does not read the channel's row: each publish of the transaction leaves a new
+// version of it, and a read walks them all; the visibility comes with the lock.
 const publishPostgres = `WITH p AS (
 		SELECT ?::text AS channel, ?::bigint AS seq, ?::text AS event, ?::bigint AS at, ?::text AS author,
 			?::text AS key, ?::bytea AS hash, ?::bytea AS body, ?::boolean AS quota, ?::bigint AS max_events, ?::bigint AS max_bytes),
-	acc AS (
-		SELECT c.visibility, m.role FROM p JOIN channels c ON c.id = p.channel
-		LEFT JOIN channel_members m ON m.channel_id = c.id AND m.principal_id = p.author),
+	member AS (SELECT 1 FROM p JOIN channel_members m ON m.channel_id = p.channel AND m.principal_id = p.author),
 	used AS (SELECT u.events, u.bytes FROM p JOIN channel_usage u ON u.principal_id = p.author),
 	e AS (
 		INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
 		SELECT channel, seq, event, at, author, key, hash, body FROM p
-		WHERE EXISTS (SELECT 1 FROM acc WHERE acc.role IS NOT NULL)
+		WHERE EXISTS (SELECT 1 FROM member)
 			AND (NOT p.quota OR (COALESCE((SELECT events FROM used), 0) + 1 <= p.max_events
 				AND COALESCE((SELECT bytes FROM used), 0) + octet_length(p.body) <= p.max_bytes))
 		ON CONFLICT (channel_id, author, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 		RETURNING channel_id, sequence, id, timestamp, author),
 	a AS (INSERT INTO channel_audit(at, channel_id, event_id, actor, action) SELECT timestamp, channel_id, id, author, 'publish' FROM e),
 	u AS (UPDATE channels SET last_seq = e.sequence FROM e WHERE channels.id = e.channel_id)
-	SELECT EXISTS (SELECT 1 FROM e), acc.visibility, acc.role, COALESCE(used.events, 0), COALESCE(used.bytes, 0)
-	FROM p LEFT JOIN acc ON true LEFT JOIN used ON true`
+	SELECT EXISTS (SELECT 1 FROM e), EXISTS (SELECT 1 FROM member), COALESCE((SELECT events FROM used), 0), COALESCE((SELECT bytes FROM used), 0)`
 
 func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStmts, error) {
 	var st publishStmts
@@ -69,9 +67,9 @@ func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStm
 	}
 	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
 	if postgres {
-		// The channel's newest sequence, and its row's lock for the rest of the transaction: the
-		// first publish of a transaction to a channel takes it (see publish).
-		p(&st.lastSeq, `SELECT last_seq FROM channels WHERE id = ? FOR UPDATE`)
+		// The channel's newest sequence and its visibility, and its row's lock for the rest of the
+		// transaction: the first publish of a transaction to a channel takes it (see publish).
+		p(&st.lastSeq, `SELECT last_seq, visibility FROM channels WHERE id = ? FOR UPDATE`)
 		p(&st.store, publishPostgres)
 		return &st, errors.Join(errs...)
 	}
@@ -101,11 +99,17 @@ type batch struct {
 	// members are the known members of a channel in this transaction: on SQLite their access is
 	// not checked again; on both, a direct channel they published to exists.
 	members map[memberKey]bool
-	// seqs is, on PostgreSQL, the newest sequence of each channel this transaction published to: its
-	// row is locked by this transaction since, so nobody else moves it. Only a publish that
-	// succeeded records it: one that failed may have been rolled back to its savepoint (see
-	// store.DB.Write), the row's lock with it; the next publish then locks the row again.
-	seqs map[string]int64
+	// locked is, on PostgreSQL, each channel this transaction published to, its newest sequence and
+	// its visibility: its row is locked by this transaction since, so nobody else changes them. Only
+	// a publish that succeeded records it: one that failed may have been rolled back to its savepoint
+	// (see store.DB.Write), the row's lock with it; the next publish then locks the row again.
+	locked map[string]lockedChannel
+}
+
+// lockedChannel is what a transaction that holds a channel's row knows of it (batch.locked).
+type lockedChannel struct {
+	last       int64
+	visibility string
 }
 
 type memberKey struct{ channel, principal string }
@@ -126,7 +130,7 @@ func (s *Service) batchOf(tx *sql.Tx) *batch {
 	}
 	s.batch = &batch{tx: tx, access: bind(s.pub.access), idempotent: bind(s.pub.idempotent),
 		lastSeq: bind(s.pub.lastSeq), insertEvent: bind(s.pub.insertEvent), audit: bind(s.pub.audit),
-		store: bind(s.pub.store), members: map[memberKey]bool{}, seqs: map[string]int64{}}
+		store: bind(s.pub.store), members: map[memberKey]bool{}, locked: map[string]lockedChannel{}}
 	return s.batch
 }
 
@@ -291,19 +295,21 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 			return store.NothingWritten(err)
 		}
 		var seq int64
+		var ch lockedChannel // PostgreSQL: the channel as the transaction holds it
 		var item itemJSON
 		var raw []byte
 		if s.db.Postgres() {
 			// Several replicas publish to one channel. The first publish of a transaction to it locks
 			// its row, which the transaction then holds until it commits, and reads its last sequence;
-			// the publishes after it count on in b.seqs, and each stores the row's new last_seq with
-			// its event (publishPostgres), so a refused one takes no sequence. Access is checked in
-			// that later statement: a membership change or deletion (which update the row too)
-			// commits either before it, which sees it, or after this transaction; and a channel's
-			// sequences commit in order, which the other replicas' streams rely on.
-			last, locked := b.seqs[id]
-			if !locked {
-				err := b.lastSeq.QueryRowContext(ctx, id).Scan(&last)
+			// the publishes after it count on in b.locked, and each stores the row's new last_seq with
+			// its event (publishPostgres), so a refused one takes no sequence. Membership is checked in
+			// that later statement, and the visibility came with the lock: a membership change,
+			// update or deletion (which update the row too) commits either before, which they see, or
+			// after this transaction; and a channel's sequences commit in order, which the other
+			// replicas' streams rely on.
+			var locked bool
+			if ch, locked = b.locked[id]; !locked {
+				err := b.lastSeq.QueryRowContext(ctx, id).Scan(&ch.last, &ch.visibility)
 				if errors.Is(err, sql.ErrNoRows) {
 					return unchanged(notFound(id))
 				}
@@ -311,21 +317,20 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 					return err // a failed statement: the batch runs again without this publish
 				}
 			}
-			seq = last + 1
+			seq = ch.last + 1
 			item = enc.item(seq, now)
 			raw = item.event()
-			var stored bool
-			var visibility, role sql.NullString
+			var stored, member bool
 			var events, bytes int64
 			maxEvents, maxBytes := s.quota.events.Load(), s.quota.bytes.Load()
 			err := b.store.QueryRowContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw,
-				who.Kind != auth.KindOwner, maxEvents, maxBytes).Scan(&stored, &visibility, &role, &events, &bytes)
+				who.Kind != auth.KindOwner, maxEvents, maxBytes).Scan(&stored, &member, &events, &bytes)
 			if err != nil {
 				return err
 			}
 			if !stored {
 				over := overQuota(who, maxEvents, maxBytes, events, bytes, len(raw))
-				return unchanged(s.refused(ctx, b, id, who, p.IdempotencyKey, hash, visibility, role, over))
+				return unchanged(s.refused(ctx, b, id, who, p.IdempotencyKey, hash, ch.visibility, member, over))
 			}
 		} else {
 			// b.members holds who published in this transaction already: their access was checked.
@@ -381,7 +386,7 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 			return s.unannounce(n, err)
 		}
 		if s.db.Postgres() {
-			b.seqs[id] = seq
+			b.locked[id] = lockedChannel{last: seq, visibility: ch.visibility}
 		} else {
 			s.seqs[id] = seq
 		}
@@ -443,13 +448,12 @@ func (s *Service) conflicted(ctx context.Context, b *batch, id, author, key stri
 // on SQLite give in the same order: the channel's access, then the author's quota (a retry of an
 // event already stored is answered, not refused), then the idempotency key stored already.
 func (s *Service) refused(ctx context.Context, b *batch, id string, who auth.Principal, key string, hash []byte,
-	visibility, role sql.NullString, overQuota error) error {
-	if !visibility.Valid {
-		return notFound(id)
-	}
-	member, err := accessFrom(id, visibility.String, role)
-	if err := memberOnly(id, member, err); err != nil {
-		return err
+	visibility string, member bool, overQuota error) error {
+	if !member {
+		if visibility != "public" {
+			return notFound(id) // a private channel is not there for a non-member
+		}
+		return memberOnly(id, false, nil)
 	}
 	if overQuota != nil {
 		if key != "" {

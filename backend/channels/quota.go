@@ -64,7 +64,9 @@ func (e *QuotaError) RPCCode() int { return CodeLimitExceeded }
 func (e *QuotaError) RPCData() any { return e }
 
 // check refuses, within the publish's transaction tx, an event of size bytes that would take
-// who's stored events or bytes past the quota. It runs before anything is written.
+// who's stored events or bytes past the quota. It runs before anything is written. (SQLite: on
+// PostgreSQL the publish's one statement reads the usage and applies the limits, see publishPostgres,
+// and overQuota says why it refused.)
 func (q *quota) check(ctx context.Context, tx *sql.Tx, who auth.Principal, size int) error {
 	if who.Kind == auth.KindOwner {
 		return nil
