@@ -320,17 +320,17 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 			seq = ch.last + 1
 			item = enc.item(seq, now)
 			raw = item.event()
-			var stored, member bool
+			var stored, isMember bool
 			var events, bytes int64
 			maxEvents, maxBytes := s.quota.events.Load(), s.quota.bytes.Load()
 			err := b.store.QueryRowContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw,
-				who.Kind != auth.KindOwner, maxEvents, maxBytes).Scan(&stored, &member, &events, &bytes)
+				who.Kind != auth.KindOwner, maxEvents, maxBytes).Scan(&stored, &isMember, &events, &bytes)
 			if err != nil {
 				return err
 			}
 			if !stored {
 				over := overQuota(who, maxEvents, maxBytes, events, bytes, len(raw))
-				return unchanged(s.refused(ctx, b, id, who, p.IdempotencyKey, hash, ch.visibility, member, over))
+				return unchanged(s.refused(ctx, b, id, who, p.IdempotencyKey, hash, ch.visibility, isMember, over))
 			}
 		} else {
 			// b.members holds who published in this transaction already: their access was checked.
@@ -443,13 +443,13 @@ func (s *Service) conflicted(ctx context.Context, b *batch, id, author, key stri
 	return fmt.Errorf("idempotency key %q: the insert conflicted, the stored event is gone", key)
 }
 
-// refused says why publishPostgres stored nothing, from what it read (overQuota: the author's quota's
-// answer from the usage it read), with the answers the checks
-// on SQLite give in the same order: the channel's access, then the author's quota (a retry of an
-// event already stored is answered, not refused), then the idempotency key stored already.
+// refused says why publishPostgres stored nothing, from what it read (overQuota: the quota's answer
+// from the author's usage), with the answers the checks on SQLite give, in the same order: the
+// channel's access, then the author's quota (a retry of an event already stored is answered, not
+// refused), then the idempotency key stored already.
 func (s *Service) refused(ctx context.Context, b *batch, id string, who auth.Principal, key string, hash []byte,
-	visibility string, member bool, overQuota error) error {
-	if !member {
+	visibility string, isMember bool, overQuota error) error {
+	if !isMember {
 		if visibility != "public" {
 			return notFound(id) // a private channel is not there for a non-member
 		}
