@@ -119,6 +119,11 @@ func (c *channelRow) requireOwner() error {
 // a channel the caller may not see is ChannelNotFound, a public one they are not in PermissionDenied.
 func mayPublish(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) error {
 	member, err := access(ctx, st, id, who)
+	return memberOnly(id, member, err)
+}
+
+// memberOnly is mayPublish's answer from access's.
+func memberOnly(id string, member bool, err error) error {
 	if err == nil && !member {
 		return errorf(CodePermissionDenied, "permission denied: only members of %s may do this", id)
 	}
@@ -136,7 +141,14 @@ func access(ctx context.Context, st *sql.Stmt, id string, who auth.Principal) (m
 		return false, notFound(id)
 	case err != nil:
 		return false, err
-	case !role.Valid && visibility != "public":
+	}
+	return accessFrom(id, visibility, role)
+}
+
+// accessFrom is access's answer from the channel's visibility and the caller's role (NULL: not a
+// member) as accessQuery reads them.
+func accessFrom(id, visibility string, role sql.NullString) (member bool, err error) {
+	if !role.Valid && visibility != "public" {
 		return false, notFound(id)
 	}
 	return role.Valid, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
+	"github.com/agenthub/agenthub/backend/store"
 )
 
 // inOneBatch holds the hub's group-commit writer, starts each call in turn (each waits in the
@@ -19,7 +20,12 @@ import (
 // principals who call must have called the hub within the minute (see warm).
 func inOneBatch(t *testing.T, h *testHub, calls ...func()) {
 	t.Helper()
-	db := h.Agent.DB
+	inOneBatchOn(t, h.Agent.DB, calls...)
+}
+
+// inOneBatchOn is inOneBatch on the writer of db.
+func inOneBatchOn(t *testing.T, db *store.DB, calls ...func()) {
+	t.Helper()
 	inside, gate, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		held <- db.Write(context.Background(), func(*sql.Tx) error {

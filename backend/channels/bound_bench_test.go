@@ -167,9 +167,16 @@ func sampleWriter(monitor *sql.DB) (stop func() writerStates) {
 					if rows.Scan(&state, &waitType, &wait, &query) != nil {
 						continue
 					}
+					// The writer's connection is the one whose statement (running, or its last) is one only
+					// the writer runs: the publish's own (WITH p AS …, SELECT last_seq … FOR UPDATE), the
+					// channels' write lock, the batch's notes, or an insert, a savepoint, BEGIN, COMMIT.
 					q := strings.ToUpper(strings.TrimSpace(query))
-					if !(strings.HasPrefix(q, "SAVEPOINT") || strings.HasPrefix(q, "RELEASE") || strings.HasPrefix(q, "INSERT") ||
-						strings.HasPrefix(q, "BEGIN") || strings.HasPrefix(q, "COMMIT") || strings.HasPrefix(q, "UPDATE CHANNELS")) {
+					writer := false
+					for _, prefix := range []string{"SAVEPOINT", "RELEASE", "INSERT", "BEGIN", "COMMIT", "UPDATE CHANNELS",
+						"WITH P AS", "SELECT LAST_SEQ", "SELECT PG_ADVISORY_XACT_LOCK", "SELECT PG_NOTIFY"} {
+						writer = writer || strings.HasPrefix(q, prefix)
+					}
+					if !writer {
 						continue
 					}
 					var what string

@@ -20,11 +20,42 @@ import (
 // used inside each write transaction (tx.StmtContext): parsing them on every publish was half of the
 // writer's time, and the writer is what bounds publishes per second.
 type publishStmts struct {
-	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
+	// SQLite: access, the newest sequence (lastSeq), the event and its audit row, one statement each.
+	// PostgreSQL: lastSeq locks the channel's row, then store does all of a publish in one statement.
+	access, idempotent, lastSeq, insertEvent, audit, store *sql.Stmt
 	// On the reader pool, for channels/history and streams: the caller's access, a page without an
 	// author filter (the common shape), a stream's backlog, and one event (another replica's).
 	readAccess, page, backlog, event *sql.Stmt
 }
+
+// publishPostgres is a publish on PostgreSQL in one statement, run while the transaction holds the
+// channel's row lock (see publish): it checks that the author is a member and within its quota,
+// stores the event (unless its idempotency key is stored already: the unique index decides, even
+// between replicas), its audit row and the channel's new last_seq, and answers what it decided from:
+// whether it stored the event, whether the author is a member, and what the author has stored (for
+// the quota's answer). The writer's statements run one after another, each a round trip to the
+// server, while the channel's row is locked for every other writer and replica: one statement
+// instead of five (sequence, access, quota, event, audit) is what lets a hot channel take more
+// publishes per second. Its snapshot is taken after the lock was held (an earlier statement took
+// it), so a membership change committed before is seen, and none can commit meanwhile (it updates
+// the row too). It does not read the channel's row: each publish of the transaction leaves a new
+// version of it, and a read walks them all; the visibility comes with the lock.
+const publishPostgres = `WITH p AS (
+		SELECT ?::text AS channel, ?::bigint AS seq, ?::text AS event, ?::bigint AS at, ?::text AS author,
+			?::text AS key, ?::bytea AS hash, ?::bytea AS body, ?::boolean AS quota, ?::bigint AS max_events, ?::bigint AS max_bytes),
+	member AS (SELECT 1 FROM p JOIN channel_members m ON m.channel_id = p.channel AND m.principal_id = p.author),
+	used AS (SELECT u.events, u.bytes FROM p JOIN channel_usage u ON u.principal_id = p.author),
+	e AS (
+		INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
+		SELECT channel, seq, event, at, author, key, hash, body FROM p
+		WHERE EXISTS (SELECT 1 FROM member)
+			AND (NOT p.quota OR (COALESCE((SELECT events FROM used), 0) + 1 <= p.max_events
+				AND COALESCE((SELECT bytes FROM used), 0) + octet_length(p.body) <= p.max_bytes))
+		ON CONFLICT (channel_id, author, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+		RETURNING channel_id, sequence, id, timestamp, author),
+	a AS (INSERT INTO channel_audit(at, channel_id, event_id, actor, action) SELECT timestamp, channel_id, id, author, 'publish' FROM e),
+	u AS (UPDATE channels SET last_seq = e.sequence FROM e WHERE channels.id = e.channel_id)
+	SELECT EXISTS (SELECT 1 FROM e), EXISTS (SELECT 1 FROM member), COALESCE((SELECT events FROM used), 0), COALESCE((SELECT bytes FROM used), 0)`
 
 func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStmts, error) {
 	var st publishStmts
@@ -34,19 +65,21 @@ func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStm
 		*dst = s
 		errs = append(errs, err)
 	}
+	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
+	if postgres {
+		// The channel's newest sequence and its visibility, and its row's lock for the rest of the
+		// transaction: the first publish of a transaction to a channel takes it (see publish).
+		p(&st.lastSeq, `SELECT last_seq, visibility FROM channels WHERE id = ? FOR UPDATE`)
+		p(&st.store, publishPostgres)
+		return &st, errors.Join(errs...)
+	}
 	// access is what load and requireMember decide for a publish, in one query: the channel's
 	// visibility and the caller's role (NULL: not a member).
 	p(&st.access, accessQuery)
-	p(&st.idempotent, `SELECT event_json, request_hash FROM channel_events WHERE channel_id = ? AND author = ? AND idempotency_key = ?`)
-	// lastSeq is, on SQLite, a channel's newest sequence when seqs does not know it yet; on
-	// PostgreSQL, the next sequence, taken under the channel row's lock (see publish).
-	if postgres {
-		p(&st.lastSeq, `UPDATE channels SET last_seq = last_seq + 1 WHERE id = ? RETURNING last_seq`)
-	} else {
-		p(&st.lastSeq, `SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`)
-	}
+	// A channel's newest sequence when seqs does not know it yet.
+	p(&st.lastSeq, `SELECT COALESCE(MAX(sequence), 0) FROM channel_events WHERE channel_id = ?`)
 	// An idempotency key already stored stores nothing (and is read back): the unique index decides,
-	// even between replicas, never a read before the insert.
+	// never a read before the insert.
 	p(&st.insertEvent, `INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (channel_id, author, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`)
@@ -56,14 +89,27 @@ func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStm
 
 // batch is the state the publishes of one writer transaction share. The group-commit writer runs
 // the fns of concurrent callers one after another in one transaction, so a publish that finds the
-// batch of its own transaction reuses the statements already bound to it and the access already
-// checked for its channel and author (one check per channel and author per transaction, instead of
-// one per publish). Any other write of this package forgets the batch first (write), so a
-// membership or visibility change in the same transaction is always seen by the publishes after it.
+// batch of its own transaction reuses the statements already bound to it and what the publishes
+// before it learnt. Any other write of this package forgets the batch first (write), so a
+// membership or visibility change in the same transaction is always seen by the publishes after it
+// (and, on PostgreSQL, a channel's row is read again).
 type batch struct {
-	tx                                              *sql.Tx
-	access, idempotent, lastSeq, insertEvent, audit *sql.Stmt
-	members                                         map[memberKey]bool // known members of a channel, in this transaction
+	tx                                                     *sql.Tx
+	access, idempotent, lastSeq, insertEvent, audit, store *sql.Stmt
+	// members are the known members of a channel in this transaction: on SQLite their access is
+	// not checked again; on both, a direct channel they published to exists.
+	members map[memberKey]bool
+	// locked is, on PostgreSQL, each channel this transaction published to, its newest sequence and
+	// its visibility: its row is locked by this transaction since, so nobody else changes them. Only
+	// a publish that succeeded records it: one that failed may have been rolled back to its savepoint
+	// (see store.DB.Write), the row's lock with it; the next publish then locks the row again.
+	locked map[string]lockedChannel
+}
+
+// lockedChannel is what a transaction that holds a channel's row knows of it (batch.locked).
+type lockedChannel struct {
+	last       int64
+	visibility string
 }
 
 type memberKey struct{ channel, principal string }
@@ -76,9 +122,15 @@ func (s *Service) batchOf(tx *sql.Tx) *batch {
 		return s.batch
 	}
 	ctx := context.Background()
-	s.batch = &batch{tx: tx, access: tx.StmtContext(ctx, s.pub.access), idempotent: tx.StmtContext(ctx, s.pub.idempotent),
-		lastSeq: tx.StmtContext(ctx, s.pub.lastSeq), insertEvent: tx.StmtContext(ctx, s.pub.insertEvent),
-		audit: tx.StmtContext(ctx, s.pub.audit), members: map[memberKey]bool{}}
+	bind := func(st *sql.Stmt) *sql.Stmt {
+		if st == nil {
+			return nil // not this engine's
+		}
+		return tx.StmtContext(ctx, st)
+	}
+	s.batch = &batch{tx: tx, access: bind(s.pub.access), idempotent: bind(s.pub.idempotent),
+		lastSeq: bind(s.pub.lastSeq), insertEvent: bind(s.pub.insertEvent), audit: bind(s.pub.audit),
+		store: bind(s.pub.store), members: map[memberKey]bool{}, locked: map[string]lockedChannel{}}
 	return s.batch
 }
 
@@ -212,9 +264,13 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	}
 	var out *MessageEvent // ev, or the original event of an idempotent retry
 	var outJSON []byte
-	// Lean: a publish that fails before it changes anything (no access, an idempotent retry)
-	// costs its batch nothing; one that fails after takes the batch down, and the writer runs the
-	// others again without it. On PostgreSQL a refused publish gives back the sequence it took.
+	var key any // NULL without an idempotency key
+	if p.IdempotencyKey != "" {
+		key = p.IdempotencyKey
+	}
+	// Lean: a publish that fails before it changes anything (no access, its quota, an idempotent
+	// retry) costs its batch nothing; one that fails after takes the batch down, and the writer runs
+	// the others again without it.
 	write := func(tx *sql.Tx) error {
 		// Once the writer runs it, the publish goes to its end whatever its caller does: a
 		// statement interrupted midway would take the whole batch's transaction down with it.
@@ -230,45 +286,59 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 				return err
 			}
 		}
-		var seq int64
-		tookSeq := false // on PostgreSQL: the channel's last_seq was moved on for this publish
-		// unchanged marks an error returned before this publish changed anything. On PostgreSQL the
-		// sequence it took is given back first (the channel's row is locked by this transaction, so
-		// nobody moved it since): the writer runs a batch without savepoints and trusts that mark.
+		// unchanged marks an error returned before this publish changed anything: on PostgreSQL the
+		// writer runs a batch without savepoints and trusts that mark. (A row lock taken is no change.)
 		unchanged := func(err error) error {
 			if err == nil || created {
 				return err
 			}
-			if tookSeq {
-				if _, gerr := tx.ExecContext(ctx, `UPDATE channels SET last_seq = last_seq - 1 WHERE id = ?`, id); gerr != nil {
-					return errors.Join(err, gerr) // not marked: the batch runs again without this publish
-				}
-			}
 			return store.NothingWritten(err)
 		}
+		var seq int64
+		var ch lockedChannel // PostgreSQL: the channel as the transaction holds it
+		var item itemJSON
+		var raw []byte
 		if s.db.Postgres() {
-			// Several replicas publish to one channel: its next sequence is taken from the channel's
-			// row, whose lock this transaction then holds until it commits, before access is
-			// checked. So a membership change or deletion (which update the row too) commits either
-			// before the check, which sees it, or after this publish; and a channel's sequences
-			// commit in order, which the other replicas' streams rely on.
-			err := b.lastSeq.QueryRowContext(ctx, id).Scan(&seq)
-			if errors.Is(err, sql.ErrNoRows) {
-				return unchanged(notFound(id))
+			// Several replicas publish to one channel. The first publish of a transaction to it locks
+			// its row, which the transaction then holds until it commits, and reads its last sequence;
+			// the publishes after it count on in b.locked, and each stores the row's new last_seq with
+			// its event (publishPostgres), so a refused one takes no sequence. Membership is checked in
+			// that later statement, and the visibility came with the lock: a membership change,
+			// update or deletion (which update the row too) commits either before, which they see, or
+			// after this transaction; and a channel's sequences commit in order, which the other
+			// replicas' streams rely on.
+			var locked bool
+			if ch, locked = b.locked[id]; !locked {
+				err := b.lastSeq.QueryRowContext(ctx, id).Scan(&ch.last, &ch.visibility)
+				if errors.Is(err, sql.ErrNoRows) {
+					return unchanged(notFound(id))
+				}
+				if err != nil {
+					return err // a failed statement: the batch runs again without this publish
+				}
 			}
+			seq = ch.last + 1
+			item = enc.item(seq, now)
+			raw = item.event()
+			var stored, isMember bool
+			var events, bytes int64
+			maxEvents, maxBytes := s.quota.events.Load(), s.quota.bytes.Load()
+			err := b.store.QueryRowContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw,
+				who.Kind != auth.KindOwner, maxEvents, maxBytes).Scan(&stored, &isMember, &events, &bytes)
 			if err != nil {
-				return err // a failed statement: the batch runs again without this publish
+				return err
 			}
-			tookSeq = true
-		}
-		// b.members holds who published in this transaction already: their access was checked
-		// and (on PostgreSQL) the channel's row is locked since.
-		if !b.members[member] {
-			if err := mayPublish(ctx, b.access, id, who); err != nil {
-				return unchanged(err)
+			if !stored {
+				over := overQuota(who, maxEvents, maxBytes, events, bytes, len(raw))
+				return unchanged(s.refused(ctx, b, id, who, p.IdempotencyKey, hash, ch.visibility, isMember, over))
 			}
-		}
-		if !s.db.Postgres() {
+		} else {
+			// b.members holds who published in this transaction already: their access was checked.
+			if !b.members[member] {
+				if err := mayPublish(ctx, b.access, id, who); err != nil {
+					return unchanged(err)
+				}
+			}
 			// One process owns a SQLite file: the sequence is the last one this process stored,
 			// read once from the table. Updating the channel's row for it instead was a quarter of
 			// a publish's time on the writer.
@@ -279,44 +349,33 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 				}
 			}
 			seq++
+			item = enc.item(seq, now)
+			raw = item.event()
+			if err := s.quota.check(ctx, tx, who, len(raw)); err != nil {
+				if p.IdempotencyKey != "" {
+					// A retry of an event already stored adds nothing: it is answered, not refused.
+					if hit := s.stored(ctx, b, id, who.ID, p.IdempotencyKey, hash); hit != nil {
+						return unchanged(hit)
+					}
+				}
+				return unchanged(err)
+			}
+			res, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw)
+			if err != nil {
+				return err
+			}
+			if key != nil {
+				if n, err := res.RowsAffected(); err != nil {
+					return err
+				} else if n == 0 {
+					return unchanged(s.conflicted(ctx, b, id, who.ID, p.IdempotencyKey, hash))
+				}
+			}
+			if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
+				return err
+			}
 		}
 		ev.Sequence, ev.Timestamp = seq, now
-		item := enc.item(seq, now)
-		raw := item.event()
-		if err := s.quota.check(ctx, tx, who, len(raw)); err != nil {
-			if p.IdempotencyKey != "" {
-				// A retry of an event already stored adds nothing: it is answered, not refused.
-				if hit := s.stored(ctx, b, id, who.ID, p.IdempotencyKey, hash); hit != nil {
-					return unchanged(hit)
-				}
-			}
-			return unchanged(err)
-		}
-		var key any
-		if p.IdempotencyKey != "" {
-			key = p.IdempotencyKey
-		}
-		res, err := b.insertEvent.ExecContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw)
-		if err != nil {
-			return err
-		}
-		if key != nil {
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n == 0 {
-				// The key is stored already (by another replica, perhaps at this very moment: the
-				// insert waited for it): the answer is the first event, and on PostgreSQL the
-				// sequence taken is given back (unchanged).
-				hit := s.stored(ctx, b, id, who.ID, p.IdempotencyKey, hash)
-				if hit == nil {
-					hit = fmt.Errorf("idempotency key %q: the insert conflicted, the stored event is gone", p.IdempotencyKey)
-				}
-				return unchanged(hit)
-			}
-		}
-		if _, err := b.audit.ExecContext(ctx, now, id, ev.ID, who.ID, "publish"); err != nil {
-			return err
-		}
 		n := len(s.changes)
 		if created {
 			if err := s.announce(tx, id, &Change{Created: true}); err != nil {
@@ -326,7 +385,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if err := s.announce(tx, id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item), result: server.RawResult(item)}); err != nil {
 			return s.unannounce(n, err)
 		}
-		if !s.db.Postgres() {
+		if s.db.Postgres() {
+			b.locked[id] = lockedChannel{last: seq, visibility: ch.visibility}
+		} else {
 			s.seqs[id] = seq
 		}
 		b.members[member] = true
@@ -371,4 +432,39 @@ func (s *Service) stored(ctx context.Context, b *batch, id, author, key string, 
 		return fmt.Errorf("stored channel event: %w", err)
 	}
 	return &idempotentRetry{event: ev, json: raw}
+}
+
+// conflicted is the answer to a publish whose insert found its idempotency key stored already (by
+// another replica, perhaps at this very moment: the insert waited for it): the first event.
+func (s *Service) conflicted(ctx context.Context, b *batch, id, author, key string, hash []byte) error {
+	if hit := s.stored(ctx, b, id, author, key, hash); hit != nil {
+		return hit
+	}
+	return fmt.Errorf("idempotency key %q: the insert conflicted, the stored event is gone", key)
+}
+
+// refused says why publishPostgres stored nothing, from what it read (overQuota: the quota's answer
+// from the author's usage), with the answers the checks on SQLite give, in the same order: the
+// channel's access, then the author's quota (a retry of an event already stored is answered, not
+// refused), then the idempotency key stored already.
+func (s *Service) refused(ctx context.Context, b *batch, id string, who auth.Principal, key string, hash []byte,
+	visibility string, isMember bool, overQuota error) error {
+	if !isMember {
+		if visibility != "public" {
+			return notFound(id) // a private channel is not there for a non-member
+		}
+		return memberOnly(id, false, nil)
+	}
+	if overQuota != nil {
+		if key != "" {
+			if hit := s.stored(ctx, b, id, who.ID, key, hash); hit != nil {
+				return hit
+			}
+		}
+		return overQuota
+	}
+	if key != "" {
+		return s.conflicted(ctx, b, id, who.ID, key, hash)
+	}
+	return fmt.Errorf("channel %s: the publish stored nothing, and nothing refused it", id)
 }

@@ -64,7 +64,9 @@ func (e *QuotaError) RPCCode() int { return CodeLimitExceeded }
 func (e *QuotaError) RPCData() any { return e }
 
 // check refuses, within the publish's transaction tx, an event of size bytes that would take
-// who's stored events or bytes past the quota. It runs before anything is written.
+// who's stored events or bytes past the quota. It runs before anything is written. (SQLite: on
+// PostgreSQL the publish's one statement reads the usage and applies the limits, see publishPostgres,
+// and overQuota says why it refused.)
 func (q *quota) check(ctx context.Context, tx *sql.Tx, who auth.Principal, size int) error {
 	if who.Kind == auth.KindOwner {
 		return nil
@@ -74,10 +76,19 @@ func (q *quota) check(ctx context.Context, tx *sql.Tx, who auth.Principal, size 
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	if limit := q.events.Load(); events+1 > limit {
+	return overQuota(who, q.events.Load(), q.bytes.Load(), events, bytes, size)
+}
+
+// overQuota refuses an event of size bytes by who, who has stored events events of bytes bytes,
+// under the quotas maxEvents and maxBytes.
+func overQuota(who auth.Principal, maxEvents, maxBytes, events, bytes int64, size int) error {
+	if who.Kind == auth.KindOwner {
+		return nil
+	}
+	if limit := maxEvents; events+1 > limit {
 		return &QuotaError{Quota: "events", Limit: limit, Used: events, Requested: 1, Principal: who.ID}
 	}
-	if limit := q.bytes.Load(); bytes+int64(size) > limit {
+	if limit := maxBytes; bytes+int64(size) > limit {
 		return &QuotaError{Quota: "bytes", Limit: limit, Used: bytes, Requested: int64(size), Principal: who.ID}
 	}
 	return nil

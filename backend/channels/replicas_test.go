@@ -505,3 +505,100 @@ func TestReplicasStartingTogetherShareThePageTokenKey(t *testing.T) {
 		}
 	}
 }
+
+// On PostgreSQL a publish takes its sequence from a count its transaction keeps once it holds the
+// channel's row, and stores the row's new last_seq with its event. Publishes refused in the middle
+// of a batch (a non-member, a quota, an idempotency key's retry and its conflict) take no sequence:
+// the accepted ones of both replicas are 1..n with no gap, each with its audit row, and the other
+// replica goes on from the last one. A member removed on one replica cannot publish on the other.
+func TestRefusedPublishesInABatchLeaveNoGapAcrossReplicas(t *testing.T) {
+	needPostgres(t, "several replicas share a PostgreSQL database")
+	rs := openReplicas(t, storetest.Target(t, ""), 2)
+	alice, bob, carol, erin := as("alice"), as("bob"), as("carol"), as("erin")
+	c, err := rs[0].Create(alice, channels.CreateParams{Members: []string{"agent://bob", "agent://erin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted []int64
+	for i := range 2 { // bob's two events: his quota on replica 0 below
+		ev, err := publishTo(bob, rs[1].Service, c.ID, fmt.Sprint("bob ", i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		accepted = append(accepted, ev.Sequence)
+	}
+	rs[0].SetQuota(2, 1<<30) // each author stores at most two events, through replica 0
+
+	type answer struct {
+		ev  *channels.MessageEvent
+		err error
+	}
+	got := make([]answer, 7)
+	call := func(i int, who context.Context, text, key string) func() {
+		return func() { got[i].ev, got[i].err = publishTo(who, rs[0].Service, c.ID, text, key) }
+	}
+	inOneBatchOn(t, rs[0].db,
+		call(0, alice, "first", ""),
+		call(1, carol, "not a member", ""),
+		call(2, bob, "over his quota", ""),
+		call(3, alice, "keyed", "k"),
+		call(4, erin, "between", ""),
+		call(5, alice, "keyed", "k"),          // the retry: alice is at her quota now, and is answered
+		call(6, alice, "something else", "k"), // the key again, another message: a conflict
+	)
+	for i, want := range map[int]int{1: channels.CodeChannelNotFound, 6: channels.CodeConflict} {
+		if code(got[i].err) != want {
+			t.Fatalf("call %d: want error %d, got %+v, %v", i, want, got[i].ev, got[i].err)
+		}
+	}
+	var q *channels.QuotaError
+	if !errors.As(got[2].err, &q) || q.Principal != "agent://bob" || q.Quota != "events" || q.Used != 2 {
+		t.Fatalf("bob over his quota: %+v, %v", got[2].ev, got[2].err)
+	}
+	for _, i := range []int{0, 3, 4, 5} {
+		if got[i].err != nil {
+			t.Fatalf("call %d: %v", i, got[i].err)
+		}
+	}
+	if got[5].ev.ID != got[3].ev.ID || got[5].ev.Sequence != got[3].ev.Sequence {
+		t.Fatalf("the retry answered %+v, the original was %+v", got[5].ev, got[3].ev)
+	}
+	accepted = append(accepted, got[0].ev.Sequence, got[3].ev.Sequence, got[4].ev.Sequence)
+	// The other replica goes on from there.
+	next, err := publishTo(erin, rs[1].Service, c.ID, "after", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted = append(accepted, next.Sequence)
+	for i, seq := range accepted {
+		if seq != int64(i+1) {
+			t.Fatalf("sequences %v: want 1..%d in the order they were published", accepted, len(accepted))
+		}
+	}
+	page, err := rs[1].History(alice, channels.HistoryParams{ChannelID: c.ID})
+	if err != nil || len(page.Events) != len(accepted) {
+		t.Fatalf("history: %d events, %v; want %d", len(page.Events), err, len(accepted))
+	}
+	audit, err := rs[1].Audit(context.Background(), c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := 0
+	for _, a := range audit {
+		if a.Action == "publish" {
+			published++
+		}
+	}
+	if published != len(accepted) {
+		t.Fatalf("%d publish audit rows for %d events: %+v", published, len(accepted), audit)
+	}
+
+	// Erin removed through replica 1 cannot publish through replica 0, whose last transaction
+	// published as her.
+	if _, err := rs[1].RemoveMember(alice, c.ID, "agent://erin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publishTo(erin, rs[0].Service, c.ID, "after her removal", ""); code(err) != channels.CodeChannelNotFound {
+		t.Fatalf("erin published after her removal on another replica: %v", err)
+	}
+}
