@@ -28,6 +28,12 @@ async function newChat(page) {
   return new URL(page.url()).hash.split('/')[2];
 }
 
+// completedReplies waits until the open conversation shows n completed tasks.
+async function completedReplies(page, n) {
+  await page.waitForFunction((n) => [...document.querySelectorAll('[data-testid="task-state"]')]
+    .filter((el) => el.textContent.includes('Completed')).length >= n, n, WAIT);
+}
+
 // hasFocus tells whether the element of a locator has the keyboard focus.
 const hasFocus = (locator) => locator.evaluate((el) => el === document.activeElement);
 
@@ -91,10 +97,14 @@ const st = (s, p, o) => ({ subject: { id: s }, predicate: { id: p }, object: o }
 describe('issue 29', () => {
   test('4. Esc in a text field keeps the focus there; j, k and / type text there and act only outside text fields', async () => {
     const page = await openUI(s.browser, s.hub);
+    // Each reply is let finish before the next step: the conversations are listed newest activity
+    // first, and a reply still streaming into the first chat could move it above the second.
     const first = await newChat(page);
     await send(page, 'first chat');
+    await completedReplies(page, 1);
     const second = await newChat(page);
     await send(page, 'second chat');
+    await completedReplies(page, 1);
     assert.notEqual(first, second);
 
     // The chat composer: Esc, then keys that are shortcuts elsewhere, then Enter sends it all.
@@ -110,6 +120,7 @@ describe('issue 29', () => {
     await page.keyboard.press('Enter');
     await page.getByTestId('chat-message').filter({ hasText: 'one j k / g c two' }).first().waitFor(WAIT);
     assert.equal(await box.inputValue(), '');
+    await completedReplies(page, 2);
 
     // The filter too: Esc stays, and typing goes on in it.
     const filter = page.getByRole('searchbox', { name: 'Filter conversations' });
