@@ -73,21 +73,35 @@ func (db *DB) Announce(tx *sql.Tx, topic, payload string) error {
 	if db.notes == nil {
 		return nil
 	}
-	if strings.ContainsRune(topic, ' ') {
-		return fmt.Errorf("note topic %q: no spaces (the note's header is space-separated)", topic)
+	_, msg, err := db.Note(topic, payload)
+	if err != nil {
+		return err
 	}
-	if len(payload) > MaxNote {
-		return ErrNoteTooLarge
-	}
-	msg := db.notes.replica + " " + topic + " " + payload
 	for _, l := range db.lanes {
 		if l.batch.Load() == tx { // tx is this lane's batch, and Announce runs on its goroutine
 			l.pending = append(l.pending, msg)
 			return nil
 		}
 	}
-	_, err := tx.Exec(`SELECT pg_notify(?, ?)`, db.notes.channel, msg)
+	_, err = tx.Exec(`SELECT pg_notify(?, ?)`, db.notes.channel, msg)
 	return err
+}
+
+// Note is what Announce sends for topic and payload: pg_notify(channel, msg). A write that runs one
+// statement anyway may send its note in it instead (a round trip less when its batch has no other
+// note), as NOTIFY takes effect, as Announce's, only if its transaction commits. On SQLite it returns
+// empty strings: there is no one to tell.
+func (db *DB) Note(topic, payload string) (channel, msg string, err error) {
+	if db.notes == nil {
+		return "", "", nil
+	}
+	if strings.ContainsRune(topic, ' ') {
+		return "", "", fmt.Errorf("note topic %q: no spaces (the note's header is space-separated)", topic)
+	}
+	if len(payload) > MaxNote {
+		return "", "", ErrNoteTooLarge
+	}
+	return db.notes.channel, db.notes.replica + " " + topic + " " + payload, nil
 }
 
 // announced is how many notes the lane's batch holds (a write's mark, to drop its own if it is undone).

@@ -253,8 +253,13 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		entries = logEntries(task.ID, 1, now, 0, []encodedEvent{first})
 		var mayHavePush bool
 		if s.db.Postgres() {
-			// The row and its first entry in one statement (see prepare).
-			err := tx.StmtContext(ctx, s.st.insertTask).QueryRowContext(ctx, append(args, first.kind, store.Flag(entries[0].Final))...).Scan(&mayHavePush)
+			// The row, its first entry and the note to other replicas in one statement (see prepare).
+			channel, msg, err := s.note(task.ID, entries)
+			if err != nil {
+				return store.NothingWritten(err)
+			}
+			var sent bool
+			err = tx.StmtContext(ctx, s.st.insertTask).QueryRowContext(ctx, append(args, first.kind, store.Flag(entries[0].Final), channel, msg)...).Scan(&mayHavePush, &sent)
 			if errors.Is(err, sql.ErrNoRows) {
 				return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
 			}
@@ -275,9 +280,6 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 			}
 		}
 		if err := s.onWrite(ctx, tx, task, dialectFrom(ctx), entries, mayHavePush); err != nil {
-			return err
-		}
-		if err := s.announce(tx, task.ID, entries); err != nil {
 			return err
 		}
 		s.heads.set(task.ID, head{version: 1, state: task.Status.State, dialect: dialectFrom(ctx), lastSeq: 1})
@@ -363,12 +365,17 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 		entries = logEntries(req.Task.ID, version, now, h.lastSeq, events)
 		var mayHavePush bool
 		if s.db.Postgres() {
-			// The row and its new entries in one statement (see prepare).
+			// The row, its new entries and the note to other replicas in one statement (see prepare).
+			channel, msg, err := s.note(req.Task.ID, entries)
+			if err != nil {
+				return store.NothingWritten(err)
+			}
 			seqs, kinds, finals, bodies := make([]int64, len(events)), make([]string, len(events)), make([]int, len(events)), make([][]byte, len(events))
 			for i, e := range events {
 				seqs[i], kinds[i], finals[i], bodies[i] = entries[i].Seq, entries[i].Kind, store.Flag(entries[i].Final), e.body
 			}
-			err := tx.StmtContext(ctx, s.st.updateTask).QueryRowContext(ctx, append(args, req.Task.ID, stored, seqs, kinds, finals, bodies)...).Scan(&mayHavePush)
+			var sent bool
+			err = tx.StmtContext(ctx, s.st.updateTask).QueryRowContext(ctx, append(args, req.Task.ID, stored, seqs, kinds, finals, bodies, channel, msg)...).Scan(&mayHavePush, &sent)
 			if errors.Is(err, sql.ErrNoRows) {
 				return moved()
 			}
@@ -391,9 +398,6 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			}
 		}
 		if err := s.onWrite(ctx, tx, req.Task, h.dialect, entries, mayHavePush); err != nil {
-			return err
-		}
-		if err := s.announce(tx, req.Task.ID, entries); err != nil {
 			return err
 		}
 		s.heads.set(req.Task.ID, head{version: version, state: req.Task.Status.State, dialect: h.dialect, lastSeq: h.lastSeq + int64(len(entries))})

@@ -44,6 +44,8 @@ func prepare(ctx context.Context, db *store.DB) (*stmts, error) {
 		// every statement is a round trip to the server, and the writer waits through each. The
 		// entries are inserted only if the row was (FROM t), and task_events' foreign key is checked
 		// at the end of the statement, once the new row is there.
+		// The write's note to the other replicas (see replicas.go) goes in the same statement, sent
+		// only if the row was written (a row of t) and the transaction commits.
 		// insertTask: the first entry is the task itself, its JSON the row's.
 		p(&st.insertTask, `WITH t AS (
 				INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner, leased_by, lease_key, leased_at, lease_until)
@@ -51,7 +53,7 @@ func prepare(ctx context.Context, db *store.DB) (*stmts, error) {
 				RETURNING id, task_json, created_at, EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id) AS push),
 			e AS (INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at)
 				SELECT id, 1, 1, ?, ?, task_json, created_at FROM t)
-			SELECT push FROM t`)
+			SELECT push, pg_notify(?, ?) IS NULL FROM t`)
 		// updateTask: the entries come as arrays of their seq, kind, final and JSON, in seq order.
 		p(&st.updateTask, `WITH t AS (
 				UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ?, leased_by = ?, lease_key = ?, leased_at = now(), lease_until = now() + make_interval(secs => ?)
@@ -59,7 +61,7 @@ func prepare(ctx context.Context, db *store.DB) (*stmts, error) {
 			e AS (INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at)
 				SELECT t.id, e.seq, t.version, e.kind, e.final, e.body, t.updated_at
 				FROM t, unnest(?::bigint[], ?::text[], ?::int[], ?::bytea[]) AS e(seq, kind, final, body))
-			SELECT push FROM t`)
+			SELECT push, pg_notify(?, ?) IS NULL FROM t`)
 	} else {
 		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
 			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
