@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -41,11 +40,6 @@ type notes struct {
 	replica string // random per open: a replica ignores its own notes (it acted on them already)
 	channel string // the NOTIFY channel: one per schema, so the hub and the demo agent stay apart
 	connect func(context.Context) (*pgx.Conn, error)
-
-	// The writer's batch: Announce inside it queues the note, and the batch sends all of its notes in
-	// one statement just before it commits (one round trip per batch instead of one per write).
-	batch   atomic.Pointer[sql.Tx]
-	pending []string // touched only on the writer's goroutine
 
 	mu        sync.Mutex
 	followers map[string][]follower
@@ -79,48 +73,59 @@ func (db *DB) Announce(tx *sql.Tx, topic, payload string) error {
 	if db.notes == nil {
 		return nil
 	}
-	if strings.ContainsRune(topic, ' ') {
-		return fmt.Errorf("note topic %q: no spaces (the note's header is space-separated)", topic)
+	_, msg, err := db.Note(topic, payload)
+	if err != nil {
+		return err
 	}
-	if len(payload) > MaxNote {
-		return ErrNoteTooLarge
+	for _, l := range db.lanes {
+		if l.batch.Load() == tx { // tx is this lane's batch, and Announce runs on its goroutine
+			l.pending = append(l.pending, msg)
+			return nil
+		}
 	}
-	msg := db.notes.replica + " " + topic + " " + payload
-	if db.notes.batch.Load() == tx {
-		db.notes.pending = append(db.notes.pending, msg)
-		return nil
-	}
-	_, err := tx.Exec(`SELECT pg_notify(?, ?)`, db.notes.channel, msg)
+	_, err = tx.Exec(`SELECT pg_notify(?, ?)`, db.notes.channel, msg)
 	return err
 }
 
-// announced is how many notes the writer's batch holds (a write's mark, to drop its own if it is undone).
-func (db *DB) announced() int {
+// Note is what Announce sends for topic and payload: pg_notify(channel, msg). A write that runs one
+// statement anyway may send its note in it instead (a round trip less when its batch has no other
+// note), as NOTIFY takes effect, as Announce's, only if its transaction commits. On SQLite it returns
+// empty strings: there is no one to tell.
+func (db *DB) Note(topic, payload string) (channel, msg string, err error) {
 	if db.notes == nil {
-		return 0
+		return "", "", nil
 	}
-	return len(db.notes.pending)
+	if strings.ContainsRune(topic, ' ') {
+		return "", "", fmt.Errorf("note topic %q: no spaces (the note's header is space-separated)", topic)
+	}
+	if len(payload) > MaxNote {
+		return "", "", ErrNoteTooLarge
+	}
+	return db.notes.channel, db.notes.replica + " " + topic + " " + payload, nil
 }
 
-// unannounce drops the notes queued in the batch since mark n: their write was undone.
-func (db *DB) unannounce(n int) {
-	if db.notes != nil && n <= len(db.notes.pending) {
-		db.notes.pending = db.notes.pending[:n]
+// announced is how many notes the lane's batch holds (a write's mark, to drop its own if it is undone).
+func (l *lane) announced() int { return len(l.pending) }
+
+// unannounce drops the notes queued in the lane's batch since mark n: their write was undone.
+func (l *lane) unannounce(n int) {
+	if n <= len(l.pending) {
+		l.pending = l.pending[:n]
 	}
 }
 
-// flushNotes sends the batch's queued notes, in the order they were announced, in one statement.
-func (db *DB) flushNotes(tx *sql.Tx) error {
+// flushNotes sends the lane's batch's queued notes, in the order they were announced, in one statement.
+func (db *DB) flushNotes(l *lane, tx *sql.Tx) error {
 	if db.notes == nil {
 		return nil
 	}
-	db.notes.batch.CompareAndSwap(tx, nil)
-	if len(db.notes.pending) == 0 {
+	l.batch.CompareAndSwap(tx, nil)
+	if len(l.pending) == 0 {
 		return nil
 	}
 	_, err := tx.Exec(`SELECT pg_notify(?, msg) FROM (SELECT msg FROM unnest(?::text[]) WITH ORDINALITY AS n(msg, i) ORDER BY i) AS ordered`,
-		db.notes.channel, db.notes.pending)
-	db.notes.pending = db.notes.pending[:0]
+		db.notes.channel, l.pending)
+	l.pending = l.pending[:0]
 	return err
 }
 

@@ -81,8 +81,9 @@ func Redacted(target string) string {
 const pgReaders = 8
 
 // openPostgres connects to the PostgreSQL database at target. Writes go through the same group-commit
-// writer as with SQLite, on one connection, so every feature package keeps the one-writer order it
-// was written for; PostgreSQL's synchronous_commit (its default, on, and set again here) makes a commit
+// writer as with SQLite (Write, Tx, WriteLean: the first lane), so every feature package keeps the
+// one-writer order it was written for, and pgLanes-1 more lanes carry the writes of WriteOn; each
+// lane holds one connection of the Writer pool while a batch runs; PostgreSQL's synchronous_commit (its default, on, and set again here) makes a commit
 // durable before Write returns. Reads use a pool.
 func openPostgres(target string) (*DB, error) {
 	cfg, err := pgx.ParseConfig(target)
@@ -104,7 +105,7 @@ func openPostgres(target string) (*DB, error) {
 		d.SetConnMaxIdleTime(5 * time.Minute)
 		return d
 	}
-	w := open(1, false)
+	w := open(pgLanes, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := w.PingContext(ctx); err != nil {
@@ -118,8 +119,11 @@ func openPostgres(target string) (*DB, error) {
 		}
 	}
 	r := open(pgReaders, true)
-	db := &DB{Path: Redacted(target), Writer: w, Reader: r, dialect: Postgres, notes: newNotes(cfg), wake: make(chan struct{}, 1),
-		stopped: make(chan struct{}), dirty: make(chan struct{}, 1), ckStopped: make(chan struct{})}
+	db := &DB{Path: Redacted(target), Writer: w, Reader: r, dialect: Postgres, notes: newNotes(cfg),
+		dirty: make(chan struct{}, 1), ckStopped: make(chan struct{})}
+	for range pgLanes {
+		db.lanes = append(db.lanes, newLane())
+	}
 	close(db.ckStopped) // PostgreSQL checkpoints by itself
 	for _, st := range []struct {
 		dst   **sql.Stmt
@@ -131,7 +135,7 @@ func openPostgres(target string) (*DB, error) {
 			return nil, fmt.Errorf("prepare %s: %w", st.query, err)
 		}
 	}
-	go db.run()
+	db.start()
 	return db, nil
 }
 

@@ -2,8 +2,9 @@
 // database (pgx), and runs each feature package's embedded migrations for that engine. It owns no tables itself: the SQL of a table lives in the package that
 // owns it, and that package hands its migrations to Migrate.
 //
-// Writes go through one group-commit writer (Write, Tx): the writes of concurrent callers are gathered
-// into one transaction, each in its own savepoint, and made durable by one commit and one fsync.
+// Writes go through a group-commit writer (Write, Tx): the writes of concurrent callers are gathered
+// into one transaction, each in its own savepoint, and made durable by one commit and one fsync. On
+// PostgreSQL a package may also spread its writes over several writers (lanes, see WriteOn).
 package store
 
 import (
@@ -15,8 +16,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"hash/maphash"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,7 +32,9 @@ import (
 // DB is one SQLite file opened twice: a single writer connection, so writes never fight over the lock
 // (SQLite allows one writer at a time anyway), and a pool of readers that WAL lets run beside it.
 // Write and Tx queue their work for the group-commit writer; a package that still runs a statement on
-// Writer directly gets the same connection between two batches (and its own commit).
+// Writer directly gets the same connection between two batches (and its own commit). On PostgreSQL
+// the Writer pool has a connection per lane (see WriteOn), and a statement run on it directly takes
+// whichever is free.
 type DB struct {
 	Path   string // the SQLite file, or the PostgreSQL URL without its password
 	Writer *sql.DB
@@ -38,18 +43,13 @@ type DB struct {
 	dialect Dialect
 	notes   *notes // PostgreSQL: what other replicas committed (notes.go); nil on SQLite
 
-	mu       sync.Mutex
-	queue    []*write      // writes waiting for the next batch
-	closed   bool          // set by Close: Write refuses new writes, the writer drains the queue and stops
-	wake     chan struct{} // tells the writer the queue is not empty (or that it is closed)
-	stopped  chan struct{} // closed when the writer goroutine has returned
-	onAbort  []func()      // run by the writer after a batch that did not commit (see OnAbort)
-	onCommit []func()      // run by the writer after a batch that committed (see OnCommit)
+	mu     sync.Mutex
+	closed bool    // set by Close: Write refuses new writes, the lanes drain their queues and stop
+	lanes  []*lane // lanes[0] is the writer of Write, Tx and WriteLean; SQLite has only that one
 
-	batches, writes int64 // counted by the writer, for tests and Stats
-
-	// The savepoint statements, prepared once on the writer connection: a batch runs them around
-	// every write, and preparing them each time cost as much as running them.
+	// The savepoint statements, prepared once on the writer pool: database/sql prepares each on a
+	// connection the first time a lane's transaction uses it there, and keeps it (so, per lane). A
+	// batch runs them around every write, and preparing them each time cost as much as running them.
 	savepoint, release, rollbackTo *sql.Stmt
 
 	// checkpointer copies the WAL into the database beside the writer (see checkpoints): left to
@@ -59,6 +59,37 @@ type DB struct {
 	dirty        chan struct{} // the writer committed since the checkpointer last looked
 	ckStopped    chan struct{} // closed when the checkpointer goroutine has returned
 }
+
+// lane is one group-commit writer: its queue, its goroutine, and the state of its batch in progress.
+// Each lane runs one transaction at a time, on a connection of the Writer pool.
+type lane struct {
+	queue    []*write      // writes waiting for the next batch (db.mu)
+	wake     chan struct{} // tells the lane its queue is not empty (or that the DB is closed)
+	stopped  chan struct{} // closed when the lane's goroutine has returned
+	onAbort  []func()      // run after a batch of this lane that did not commit (db.mu; see OnAbort)
+	onCommit []func()      // run after a batch of this lane that committed (db.mu; see OnCommit)
+
+	batches, writes int64 // counted by the lane (db.mu), for tests and Stats
+
+	// PostgreSQL: the lane's batch in progress. Announce inside it queues the note here, and the
+	// batch sends all of its notes in one statement just before it commits (one round trip per batch
+	// instead of one per write).
+	batch   atomic.Pointer[sql.Tx]
+	pending []string // touched only on the lane's goroutine
+}
+
+func newLane() *lane { return &lane{wake: make(chan struct{}, 1), stopped: make(chan struct{})} }
+
+// pgLanes is how many writers (lanes, connections) a DB has on PostgreSQL. One writer runs its
+// statements one after another, each a round trip to the server in which it waits, and it spent most
+// of its time so: with several, a replica keeps several transactions in flight, and PostgreSQL (whose
+// row locks and versioned updates decide between them, as between replicas) runs them side by side.
+// Chosen by measurement (NOTES-speed-tasks.md): demo SendMessage at 32 clients on this 2-CPU machine.
+const pgLanes = 4
+
+// laneSeed hashes WriteOn's keys onto lanes (one seed per process: a key's lane only has to be the
+// same for the life of the DB).
+var laneSeed = maphash.MakeSeed()
 
 // write is one caller's fn waiting in the queue, and where its result goes.
 type write struct {
@@ -183,7 +214,8 @@ func openSQLite(path string) (*DB, error) {
 	}
 	c.SetMaxOpenConns(1)
 	c.SetMaxIdleConns(1)
-	db := &DB{Path: path, Writer: w, Reader: r, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+	// One lane: SQLite takes one writer at a time anyway.
+	db := &DB{Path: path, Writer: w, Reader: r, lanes: []*lane{newLane()},
 		checkpointer: c, dirty: make(chan struct{}, 1), ckStopped: make(chan struct{})}
 	for _, st := range []struct {
 		dst   **sql.Stmt
@@ -196,7 +228,7 @@ func openSQLite(path string) (*DB, error) {
 			return nil, fmt.Errorf("prepare %s: %w", st.query, err)
 		}
 	}
-	go db.run()
+	db.start()
 	go db.checkpoints()
 	return db, nil
 }
@@ -252,7 +284,7 @@ func (db *DB) checkpoints() {
 		case <-idle.C:
 			db.truncateWAL()
 			continue
-		case <-db.stopped:
+		case <-db.lanes[0].stopped:
 			return
 		}
 		// Best effort: a checkpoint that cannot copy everything now (a reader holds an old snapshot)
@@ -260,7 +292,7 @@ func (db *DB) checkpoints() {
 		db.checkpointer.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
 		select {
 		case <-time.After(checkpointEvery):
-		case <-db.stopped:
+		case <-db.lanes[0].stopped:
 			return
 		}
 		idle.Reset(idleBeforeTruncate)
@@ -290,14 +322,25 @@ func (db *DB) Close() error {
 	return errors.Join(db.Reader.Close(), db.checkpointer.Close(), db.Writer.Close())
 }
 
-// closeWriter stops the group-commit writer once the writes already queued are done.
+// closeWriter stops the group-commit writers once the writes already queued are done.
 func (db *DB) closeWriter() {
 	db.mu.Lock()
 	db.closed = true
 	db.mu.Unlock()
-	db.signal()
-	<-db.stopped
+	for _, l := range db.lanes {
+		l.signal()
+	}
+	for _, l := range db.lanes {
+		<-l.stopped
+	}
 	<-db.ckStopped
+}
+
+// start runs the goroutine of each lane.
+func (db *DB) start() {
+	for _, l := range db.lanes {
+		go db.run(l)
+	}
 }
 
 // ErrSchemaTooNew means the file was migrated by a newer AgentHub than this binary.
@@ -322,7 +365,7 @@ func (db *DB) Migrate(ctx context.Context, component string, fsys fs.FS) error {
 		if err != nil {
 			return err
 		}
-		// The writer pool has one connection, which the writer goroutine may be using: goose takes
+		// The writer pool's connections belong to the lanes, which may be using them: goose takes
 		// its locked session from the readers' pool.
 		dialect, conn, fsys = goose.DialectPostgres, db.Reader, sub
 		opts = append(opts, goose.WithSessionLocker(locker))
@@ -361,8 +404,37 @@ func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error { return db.
 // what it reports, not accumulate). Prefer context.WithoutCancel(ctx) inside fn. fn must only touch
 // the database through tx and must not call Write itself.
 func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return db.enqueue(&write{ctx: ctx, fn: fn, done: make(chan result, 1)})
+	return db.enqueue(db.lanes[0], &write{ctx: ctx, fn: fn, done: make(chan result, 1)})
 }
+
+// WriteOn is Write on the lane of key. On PostgreSQL a DB has several writers (lanes, pgLanes of
+// them), each its own connection and transaction at a time; Write, Tx and WriteLean all use the
+// first, so that a package written for one writer keeps it. A package whose writes the database
+// itself keeps apart (versioned rows: a conflict is a failed condition or a row lock, as between
+// replicas) may spread them with WriteOn: the writes of one key go to one lane, in the order they
+// come, and different keys' writes may commit at the same time. fn runs on that lane's goroutine, so
+// it must not touch state that only one writer goroutine may touch; and the lane's batches do not run
+// the OnCommit and OnAbort hooks (they belong to the first lane's batches). On SQLite there is one
+// lane: WriteOn is Write.
+func (db *DB) WriteOn(ctx context.Context, key string, fn func(*sql.Tx) error) error {
+	return db.enqueue(db.laneOf(key), &write{ctx: ctx, fn: fn, done: make(chan result, 1)})
+}
+
+// WriteLeanOn is WriteLean on the lane of key (see WriteOn).
+func (db *DB) WriteLeanOn(ctx context.Context, key string, fn func(*sql.Tx) error) error {
+	return leanResult(db.enqueue(db.laneOf(key), &write{ctx: ctx, fn: fn, done: make(chan result, 1), lean: true}))
+}
+
+// laneOf is the lane of key's writes.
+func (db *DB) laneOf(key string) *lane {
+	if len(db.lanes) == 1 {
+		return db.lanes[0]
+	}
+	return db.lanes[maphash.String(laneSeed, key)%uint64(len(db.lanes))]
+}
+
+// Lanes is how many writers the DB has: 1 on SQLite, pgLanes on PostgreSQL.
+func (db *DB) Lanes() int { return len(db.lanes) }
 
 // WriteLean is Write for a hot path whose fn fails, when it fails, before it changes anything: fn
 // runs without a savepoint of its own (two statements less per write). fn returns nil, or
@@ -371,7 +443,11 @@ func (db *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
 // transaction is rolled back and the other writes of the batch run again without fn, as when a
 // statement breaks the transaction under Write. Correct either way, only slower.
 func (db *DB) WriteLean(ctx context.Context, fn func(*sql.Tx) error) error {
-	err := db.enqueue(&write{ctx: ctx, fn: fn, done: make(chan result, 1), lean: true})
+	return leanResult(db.enqueue(db.lanes[0], &write{ctx: ctx, fn: fn, done: make(chan result, 1), lean: true}))
+}
+
+// leanResult is a lean write's error for its caller: the error fn marked NothingWritten, unmarked.
+func leanResult(err error) error {
 	var nw *nothingWritten
 	if errors.As(err, &nw) {
 		return nw.err
@@ -387,8 +463,8 @@ type nothingWritten struct{ err error }
 func (e *nothingWritten) Error() string { return e.err.Error() }
 func (e *nothingWritten) Unwrap() error { return e.err }
 
-// enqueue queues w for the writer and waits for its result.
-func (db *DB) enqueue(w *write) error {
+// enqueue queues w for lane l and waits for its result.
+func (db *DB) enqueue(l *lane, w *write) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -397,9 +473,9 @@ func (db *DB) enqueue(w *write) error {
 		db.mu.Unlock()
 		return ErrClosed
 	}
-	db.queue = append(db.queue, w)
+	l.queue = append(l.queue, w)
 	db.mu.Unlock()
-	db.signal()
+	l.signal()
 	r := <-w.done
 	if r.panicked != nil {
 		panic(r.panicked)
@@ -409,53 +485,62 @@ func (db *DB) enqueue(w *write) error {
 
 // OnAbort registers f to run on the writer goroutine after a batch that did not commit as a whole (its
 // commit failed, or SQLite rolled the transaction back under a fn). A package that keeps memory in step
-// with what its fns wrote reloads it there.
+// with what its fns wrote reloads it there. (The batches of Write, Tx and WriteLean: the first lane's.)
 func (db *DB) OnAbort(f func()) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	db.onAbort = append(db.onAbort, f)
+	db.lanes[0].onAbort = append(db.lanes[0].onAbort, f)
 }
 
 // OnCommit registers f to run on the writer goroutine after each batch whose successful writes are
 // committed (on disk), before its callers are answered: a package that gathers, in its fns, what
 // to announce once their writes are durable announces it there, in the order the writes ran, and
-// with no wait for its callers' goroutines to be scheduled.
+// with no wait for its callers' goroutines to be scheduled. (The first lane's batches, as OnAbort.)
 func (db *DB) OnCommit(f func()) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	db.onCommit = append(db.onCommit, f)
+	db.lanes[0].onCommit = append(db.lanes[0].onCommit, f)
 }
 
-func (db *DB) signal() {
+func (l *lane) signal() {
 	select {
-	case db.wake <- struct{}{}:
+	case l.wake <- struct{}{}:
 	default: // already signalled
 	}
 }
 
-// Stats counts what the writer did: batches committed or tried, and writes they carried.
+// Stats counts what the writers did: batches committed or tried, and writes they carried.
 type Stats struct{ Batches, Writes int64 }
 
-// Stats returns the writer's counts so far.
+// Stats returns the writers' counts so far, all lanes together.
 func (db *DB) Stats() Stats {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return Stats{Batches: db.batches, Writes: db.writes}
+	var s Stats
+	for _, l := range db.lanes {
+		s.Batches += l.batches
+		s.Writes += l.writes
+	}
+	return s
 }
 
-// Queued is how many writes wait for the writer now: for tests that line writes up in one batch
-// behind a write that holds the writer.
+// Queued is how many writes wait for a writer now, all lanes together: for tests that line writes up
+// in one batch behind a write that holds the writer.
 func (db *DB) Queued() int {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return len(db.queue)
+	n := 0
+	for _, l := range db.lanes {
+		n += len(l.queue)
+	}
+	return n
 }
 
-// run is the writer goroutine: each batch is every write queued since the previous batch began (the
-// callers that arrived while it was committing), at most maxBatch of them. After Close it drains the
-// queue, then stops.
-func (db *DB) run() {
-	defer close(db.stopped)
+// run is the goroutine of lane l: each batch is every write queued on it since the previous batch
+// began (the callers that arrived while it was committing), at most maxBatch of them. After Close it
+// drains the queue, then stops.
+func (db *DB) run(l *lane) {
+	defer close(l.stopped)
 	for {
 		// Let the goroutines that are ready to run go first: under load some of them are about to
 		// queue a write, which then shares this batch's commit and fsync instead of paying its own
@@ -463,20 +548,20 @@ func (db *DB) run() {
 		// runnable (one client, an idle machine) this returns at once, so it adds no latency there.
 		runtime.Gosched()
 		db.mu.Lock()
-		n := min(len(db.queue), maxBatch)
-		batch := append([]*write(nil), db.queue[:n]...)
-		rest := copy(db.queue, db.queue[n:])
-		clear(db.queue[rest:]) // a finished write's closure may hold a large task: do not pin it
-		db.queue = db.queue[:rest]
+		n := min(len(l.queue), maxBatch)
+		batch := append([]*write(nil), l.queue[:n]...)
+		rest := copy(l.queue, l.queue[n:])
+		clear(l.queue[rest:]) // a finished write's closure may hold a large task: do not pin it
+		l.queue = l.queue[:rest]
 		closed := db.closed
-		more := len(db.queue) > 0
+		more := len(l.queue) > 0
 		if n > 0 {
-			db.batches++
-			db.writes += int64(n)
+			l.batches++
+			l.writes += int64(n)
 		}
 		db.mu.Unlock()
 		if n > 0 {
-			db.commit(batch)
+			db.commit(l, batch)
 			select {
 			case db.dirty <- struct{}{}:
 			default: // the checkpointer already knows
@@ -489,7 +574,7 @@ func (db *DB) run() {
 			return
 		}
 		if !closed {
-			<-db.wake
+			<-l.wake
 		}
 	}
 }
@@ -498,7 +583,7 @@ func (db *DB) run() {
 // every caller its own result. When a write takes the whole transaction down with it (SQLite rolls it
 // back on an interrupted statement or a full disk, so its savepoint is gone), that write gets the error
 // and the others run again in a new transaction: one caller's failure never fails its neighbours.
-func (db *DB) commit(batch []*write) {
+func (db *DB) commit(l *lane, batch []*write) {
 	results := make(map[*write]result, len(batch))
 	defer func() {
 		for _, w := range batch {
@@ -507,7 +592,7 @@ func (db *DB) commit(batch []*write) {
 	}()
 	pending := batch
 	for len(pending) > 0 {
-		broken, err := db.try(pending, results)
+		broken, err := db.try(l, pending, results)
 		if broken < 0 {
 			if err != nil { // begin or commit failed: nothing of the batch is stored
 				for _, w := range pending {
@@ -515,9 +600,9 @@ func (db *DB) commit(batch []*write) {
 						results[w] = result{err: err}
 					}
 				}
-				db.aborted()
+				l.aborted(db)
 			} else {
-				db.hooks(&db.onCommit)
+				l.hooks(db, &l.onCommit)
 			}
 			return
 		}
@@ -528,29 +613,29 @@ func (db *DB) commit(batch []*write) {
 			// can wait for each other; PostgreSQL fails one statement to break the cycle, which says
 			// nothing about the write itself: the whole batch runs again, the write included.
 			bad.tries++
-			db.aborted()
+			l.aborted(db)
 			continue
 		}
 		r.err = errors.Join(r.err, err)
 		results[bad] = r
-		db.aborted()
+		l.aborted(db)
 		pending = append(append([]*write{}, pending[:broken]...), pending[broken+1:]...)
 	}
 }
 
 // try runs pending in one transaction, recording each write's result. It returns the index of a write
 // that broke the transaction (with why), or -1 and the error of begin or commit.
-func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
+func (db *DB) try(l *lane, pending []*write, results map[*write]result) (int, error) {
 	if len(pending) == 1 {
-		return -1, db.tryOne(pending[0], results)
+		return -1, db.tryOne(l, pending[0], results)
 	}
 	if db.Postgres() {
-		if broken, err, hidden := db.tryWithoutSavepoints(pending, results); !hidden {
+		if broken, err, hidden := db.tryWithoutSavepoints(l, pending, results); !hidden {
 			return broken, err
 		}
 		// A write hid a failed statement: run the batch again, a savepoint per write, to find it.
 	}
-	tx, err := db.begin()
+	tx, err := db.begin(l)
 	if err != nil {
 		return -1, err
 	}
@@ -581,7 +666,7 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 		if _, err := savepoint.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("savepoint: %w", err), tx.Rollback())
 		}
-		announced := db.announced()
+		announced := l.announced()
 		r := runFn(w.fn, tx)
 		results[w] = r
 		if r.err == nil && r.panicked == nil {
@@ -592,7 +677,7 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 			continue
 		}
 		// Undo this write alone, its notes included.
-		db.unannounce(announced)
+		l.unannounce(announced)
 		if _, err := rollbackTo.Exec(); err != nil {
 			return i, errors.Join(fmt.Errorf("the write took its transaction with it: %w", err), tx.Rollback())
 		}
@@ -603,7 +688,7 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 	if !ran {
 		return -1, tx.Rollback()
 	}
-	if err := db.commitTx(tx); err != nil {
+	if err := db.commitTx(l, tx); err != nil {
 		return -1, fmt.Errorf("commit: %w", err)
 	}
 	return -1, nil
@@ -618,8 +703,8 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 // swallowed a failed statement leaves the transaction aborted, which shows as a later statement's
 // error 25P02 or as a commit that rolled back: then hidden is true, nothing is stored, and the batch
 // must run again with savepoints to tell whose write it was.
-func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) (broken int, err error, hidden bool) {
-	tx, err := db.begin()
+func (db *DB) tryWithoutSavepoints(l *lane, pending []*write, results map[*write]result) (broken int, err error, hidden bool) {
+	tx, err := db.begin(l)
 	if err != nil {
 		return -1, err, false
 	}
@@ -629,7 +714,7 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 			results[w] = result{err: err}
 			continue
 		}
-		announced := db.announced()
+		announced := l.announced()
 		r := runFn(w.fn, tx)
 		results[w] = r
 		var nw *nothingWritten
@@ -637,7 +722,7 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 		case r.err == nil && r.panicked == nil:
 			ran = true
 		case r.panicked == nil && errors.As(r.err, &nw) && !inFailedTransaction(r.err):
-			db.unannounce(announced) // it wrote nothing, so it has nothing to tell
+			l.unannounce(announced) // it wrote nothing, so it has nothing to tell
 		case r.panicked == nil && inFailedTransaction(r.err):
 			tx.Rollback()
 			return -1, nil, true
@@ -648,7 +733,7 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 	if !ran {
 		return -1, tx.Rollback(), false
 	}
-	if err := db.commitTx(tx); err != nil {
+	if err := db.commitTx(l, tx); err != nil {
 		if errors.Is(err, pgx.ErrTxCommitRollback) || inFailedTransaction(err) {
 			return -1, nil, true
 		}
@@ -659,12 +744,12 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 
 // tryOne runs a batch of one write: its own transaction, no savepoint needed. It returns the error of
 // begin or commit (the write's own result is in results).
-func (db *DB) tryOne(w *write, results map[*write]result) error {
+func (db *DB) tryOne(l *lane, w *write, results map[*write]result) error {
 	if err := w.ctx.Err(); err != nil {
 		results[w] = result{err: err}
 		return nil
 	}
-	tx, err := db.begin()
+	tx, err := db.begin(l)
 	if err != nil {
 		return err
 	}
@@ -674,22 +759,22 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 		tx.Rollback() // fails only if SQLite already rolled it back: the write is undone either way
 		if w.tries < conflictTries && r.panicked == nil && lostConflict(r.err) {
 			w.tries++ // PostgreSQL broke a deadlock with it: run it again (see commit)
-			return db.tryOne(w, results)
+			return db.tryOne(l, w, results)
 		}
 		return nil
 	}
-	if err := db.commitTx(tx); err != nil {
+	if err := db.commitTx(l, tx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
 
-// begin starts the writer's transaction. On PostgreSQL, a writer connection that the server dropped
+// begin starts lane l's transaction. On PostgreSQL, a writer connection that the server dropped
 // while it sat idle (a restart) fails its first BEGIN, and database/sql only then knows to replace it:
 // the BEGIN is tried once more, on a new connection, before the batch is failed as unavailable.
 // Nothing has run yet, so trying again is safe. A failed connection attempt is not tried again: it
 // already was a new connection, and one that timed out took pgx's ConnectTimeout.
-func (db *DB) begin() (*sql.Tx, error) {
+func (db *DB) begin(l *lane) (*sql.Tx, error) {
 	tx, err := db.Writer.BeginTx(context.Background(), nil)
 	var connect *pgconn.ConnectError
 	if err != nil && db.Postgres() && Unavailable(err) && !errors.As(err, &connect) {
@@ -699,15 +784,15 @@ func (db *DB) begin() (*sql.Tx, error) {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
 	if db.notes != nil {
-		db.notes.batch.Store(tx)
-		db.notes.pending = db.notes.pending[:0]
+		l.batch.Store(tx)
+		l.pending = l.pending[:0]
 	}
 	return tx, nil
 }
 
 // commitTx sends the batch's notes (one statement for all, see Announce) and commits.
-func (db *DB) commitTx(tx *sql.Tx) error {
-	if err := db.flushNotes(tx); err != nil {
+func (db *DB) commitTx(l *lane, tx *sql.Tx) error {
+	if err := db.flushNotes(l, tx); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -725,10 +810,10 @@ func runFn(fn func(*sql.Tx) error, tx *sql.Tx) (r result) {
 	return result{err: fn(tx)}
 }
 
-func (db *DB) aborted() { db.hooks(&db.onAbort) }
+func (l *lane) aborted(db *DB) { l.hooks(db, &l.onAbort) }
 
-// hooks runs the functions registered in list (&db.onAbort or &db.onCommit).
-func (db *DB) hooks(list *[]func()) {
+// hooks runs the functions registered in list (&l.onAbort or &l.onCommit).
+func (l *lane) hooks(db *DB, list *[]func()) {
 	db.mu.Lock()
 	hooks := append([]func(){}, *list...)
 	db.mu.Unlock()

@@ -141,10 +141,7 @@ func holdWriter(t *testing.T, db *DB) (release func(), done <-chan error) {
 // queued waits until n writes wait in the queue (no deadline: the writes are already on their way).
 func queued(db *DB, n int) {
 	for {
-		db.mu.Lock()
-		l := len(db.queue)
-		db.mu.Unlock()
-		if l >= n {
+		if db.Queued() >= n {
 			return
 		}
 		time.Sleep(time.Millisecond)

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"sync"
@@ -38,12 +37,14 @@ type relay struct {
 // entries its next write adds).
 const relayTasks = 4096
 
-// announce tells the other replicas, when tx commits, which entries the write added to the log.
-func (s *Store) announce(tx *sql.Tx, id a2a.TaskID, entries []*Logged) error {
-	if !s.db.Postgres() || len(entries) == 0 {
-		return nil
+// note is the pg_notify arguments (channel, message) that tell the other replicas, when the write
+// commits, which entries it added to the task's log: the task write's own statement sends it.
+func (s *Store) note(id a2a.TaskID, entries []*Logged) (channel, msg string, err error) {
+	first, last := int64(0), int64(-1) // no entries: a range that holds none
+	if len(entries) > 0 {
+		first, last = entries[0].Seq, entries[len(entries)-1].Seq
 	}
-	return s.db.Announce(tx, noteTopic, fmt.Sprintf("%d %d %s", entries[0].Seq, entries[len(entries)-1].Seq, id))
+	return s.db.Note(noteTopic, fmt.Sprintf("%d %d %s", first, last, id))
 }
 
 // follow starts following the other replicas' writes (PostgreSQL).

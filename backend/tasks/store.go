@@ -241,16 +241,25 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 	first := encodedEvent{ev: task, kind: KindOf(task), body: body}
 	now := s.now().UnixNano()
 	var entries []*Logged
-	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+	// On the task's lane (WriteLeanOn): on PostgreSQL different tasks' writes commit side by side.
+	err = s.db.WriteLeanOn(ctx, string(task.ID), func(tx *sql.Tx) error {
 		owner := ownerOf(ctx)
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		args := []any{task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, owner}
 		if s.db.Postgres() {
 			args = append(args, s.replica, s.leaseKey, s.lease.Seconds())
 		}
+		// A new row has no events yet (task_events references tasks): the log starts at seq 1.
+		entries = logEntries(task.ID, 1, now, 0, []encodedEvent{first})
 		var mayHavePush bool
 		if s.db.Postgres() {
-			err := tx.StmtContext(ctx, s.st.insertTask).QueryRowContext(ctx, args...).Scan(&mayHavePush)
+			// The row, its first entry and the note to other replicas in one statement (see prepare).
+			channel, msg, err := s.note(task.ID, entries)
+			if err != nil {
+				return store.NothingWritten(err)
+			}
+			var sent bool
+			err = tx.StmtContext(ctx, s.st.insertTask).QueryRowContext(ctx, append(args, first.kind, store.Flag(entries[0].Final), channel, msg)...).Scan(&mayHavePush, &sent)
 			if errors.Is(err, sql.ErrNoRows) {
 				return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
 			}
@@ -266,16 +275,11 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 				return store.NothingWritten(taskstore.ErrTaskAlreadyExists)
 			}
 			mayHavePush = s.push.mayHave(task.ID)
-		}
-		// A new row has no events yet (task_events references tasks): the log starts at seq 1.
-		var err error
-		if entries, err = s.appendLog(ctx, tx, task.ID, 1, now, 0, []encodedEvent{first}); err != nil {
-			return err
+			if err := s.appendLog(ctx, tx, entries, []encodedEvent{first}); err != nil {
+				return err
+			}
 		}
 		if err := s.onWrite(ctx, tx, task, dialectFrom(ctx), entries, mayHavePush); err != nil {
-			return err
-		}
-		if err := s.announce(tx, task.ID, entries); err != nil {
 			return err
 		}
 		s.heads.set(task.ID, head{version: 1, state: task.Status.State, dialect: dialectFrom(ctx), lastSeq: 1})
@@ -318,7 +322,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 	var entries []*Logged
 	// Lean: every way this fn fails before its UPDATE is NothingWritten; a failure after it (a
 	// statement error) rolls the batch back and runs its other writes again.
-	err = s.db.WriteLean(ctx, func(tx *sql.Tx) error {
+	err = s.db.WriteLeanOn(ctx, string(req.Task.ID), func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		h, known := s.heads.get(req.Task.ID)
 		if known && s.db.Postgres() && req.PrevVersion != h.version {
@@ -358,9 +362,20 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			s.heads.drop(req.Task.ID)
 			return store.NothingWritten(taskstore.ErrConcurrentModification)
 		}
+		entries = logEntries(req.Task.ID, version, now, h.lastSeq, events)
 		var mayHavePush bool
 		if s.db.Postgres() {
-			err := tx.StmtContext(ctx, s.st.updateTask).QueryRowContext(ctx, append(args, req.Task.ID, stored)...).Scan(&mayHavePush)
+			// The row, its new entries and the note to other replicas in one statement (see prepare).
+			channel, msg, err := s.note(req.Task.ID, entries)
+			if err != nil {
+				return store.NothingWritten(err)
+			}
+			seqs, kinds, finals, bodies := make([]int64, len(events)), make([]string, len(events)), make([]int, len(events)), make([][]byte, len(events))
+			for i, e := range events {
+				seqs[i], kinds[i], finals[i], bodies[i] = entries[i].Seq, entries[i].Kind, store.Flag(entries[i].Final), e.body
+			}
+			var sent bool
+			err = tx.StmtContext(ctx, s.st.updateTask).QueryRowContext(ctx, append(args, req.Task.ID, stored, seqs, kinds, finals, bodies, channel, msg)...).Scan(&mayHavePush, &sent)
 			if errors.Is(err, sql.ErrNoRows) {
 				return moved()
 			}
@@ -378,15 +393,11 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 				return moved()
 			}
 			mayHavePush = s.push.mayHave(req.Task.ID)
-		}
-		var err error
-		if entries, err = s.appendLog(ctx, tx, req.Task.ID, version, now, h.lastSeq, events); err != nil {
-			return err
+			if err := s.appendLog(ctx, tx, entries, events); err != nil {
+				return err
+			}
 		}
 		if err := s.onWrite(ctx, tx, req.Task, h.dialect, entries, mayHavePush); err != nil {
-			return err
-		}
-		if err := s.announce(tx, req.Task.ID, entries); err != nil {
 			return err
 		}
 		s.heads.set(req.Task.ID, head{version: version, state: req.Task.Status.State, dialect: h.dialect, lastSeq: h.lastSeq + int64(len(entries))})
@@ -467,20 +478,26 @@ func KindOf(ev a2a.Event) string {
 	}
 }
 
-// appendLog inserts events after seq lastSeq of the task's log.
-func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, id a2a.TaskID, version taskstore.TaskVersion, now, lastSeq int64, events []encodedEvent) ([]*Logged, error) {
-	insert := tx.StmtContext(ctx, s.st.insertEvent)
+// logEntries are the entries a write of the task at version adds after seq lastSeq of its log.
+func logEntries(id a2a.TaskID, version taskstore.TaskVersion, now, lastSeq int64, events []encodedEvent) []*Logged {
 	out := make([]*Logged, 0, len(events))
-	seq := lastSeq
-	for _, e := range events {
-		seq++
-		l := &Logged{TaskID: id, Seq: seq, Version: version, Kind: e.kind, Final: e.kind != "message" && IsFinal(e.ev), At: time.Unix(0, now), Event: e.ev}
-		if _, err := insert.ExecContext(ctx, id, seq, version, l.Kind, store.Flag(l.Final), e.body, now); err != nil {
-			return nil, err
-		}
-		out = append(out, l)
+	for i, e := range events {
+		out = append(out, &Logged{TaskID: id, Seq: lastSeq + int64(i) + 1, Version: version, Kind: e.kind,
+			Final: e.kind != "message" && IsFinal(e.ev), At: time.Unix(0, now), Event: e.ev})
 	}
-	return out, nil
+	return out
+}
+
+// appendLog inserts the entries (of events) on SQLite, one statement each: there a statement is a
+// call into the library, not a round trip (PostgreSQL's task writes insert theirs themselves).
+func (s *Store) appendLog(ctx context.Context, tx *sql.Tx, entries []*Logged, events []encodedEvent) error {
+	insert := tx.StmtContext(ctx, s.st.insertEvent)
+	for i, l := range entries {
+		if _, err := insert.ExecContext(ctx, l.TaskID, l.Seq, l.Version, l.Kind, store.Flag(l.Final), events[i].body, l.At.UnixNano()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) publish(entries []*Logged) {

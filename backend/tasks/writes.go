@@ -16,7 +16,8 @@ import (
 // by every write (inside a transaction through tx.StmtContext): preparing them on every call was about
 // a tenth of the hub's CPU under load.
 type stmts struct {
-	insertTask, selectForUpdate, updateTask, insertEvent *sql.Stmt
+	insertTask, selectForUpdate, updateTask *sql.Stmt
+	insertEvent                             *sql.Stmt // SQLite: PostgreSQL's task writes insert their entries themselves
 	// On the reader pool (database/sql prepares them on each of its connections once): the task
 	// read a2a-go makes at the end of every blocking send, and the dialect look-up of every stream.
 	get, dialectOf *sql.Stmt
@@ -39,20 +40,37 @@ func prepare(ctx context.Context, db *store.DB) (*stmts, error) {
 		// Other replicas save push configs too, so no index in memory can say whether a task has
 		// some: the write's own statement answers it (RETURNING), in its transaction, at no extra
 		// round trip. No row back: the task exists already (insert) or moved on (update).
-		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner, leased_by, lease_key, leased_at, lease_until)
-			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?)) ON CONFLICT(id) DO NOTHING
-			RETURNING EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id)`)
-		p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ?, leased_by = ?, lease_key = ?, leased_at = now(), lease_until = now() + make_interval(secs => ?)
-			WHERE id = ? AND version = ? RETURNING EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id)`)
+		// Each write is one statement, the row and its log entries together (data-modifying CTEs):
+		// every statement is a round trip to the server, and the writer waits through each. The
+		// entries are inserted only if the row was (FROM t), and task_events' foreign key is checked
+		// at the end of the statement, once the new row is there.
+		// The write's note to the other replicas (see replicas.go) goes in the same statement, sent
+		// only if the row was written (a row of t) and the transaction commits.
+		// insertTask: the first entry is the task itself, its JSON the row's.
+		p(&st.insertTask, `WITH t AS (
+				INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner, leased_by, lease_key, leased_at, lease_until)
+				VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, now(), now() + make_interval(secs => ?)) ON CONFLICT(id) DO NOTHING
+				RETURNING id, task_json, created_at, EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id) AS push),
+			e AS (INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at)
+				SELECT id, 1, 1, ?, ?, task_json, created_at FROM t)
+			SELECT push, pg_notify(?, ?) IS NULL FROM t`)
+		// updateTask: the entries come as arrays of their seq, kind, final and JSON, in seq order.
+		p(&st.updateTask, `WITH t AS (
+				UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ?, leased_by = ?, lease_key = ?, leased_at = now(), lease_until = now() + make_interval(secs => ?)
+				WHERE id = ? AND version = ? RETURNING id, version, updated_at, EXISTS (SELECT 1 FROM push_configs WHERE task_id = tasks.id) AS push),
+			e AS (INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at)
+				SELECT t.id, e.seq, t.version, e.kind, e.final, e.body, t.updated_at
+				FROM t, unnest(?::bigint[], ?::text[], ?::int[], ?::bytea[]) AS e(seq, kind, final, body))
+			SELECT push, pg_notify(?, ?) IS NULL FROM t`)
 	} else {
 		p(&st.insertTask, `INSERT INTO tasks(id, context_id, dialect, state, version, task_json, created_at, updated_at, owner)
 			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`)
 		p(&st.updateTask, `UPDATE tasks SET state = ?, version = ?, task_json = ?, updated_at = ? WHERE id = ? AND version = ?`)
+		p(&st.insertEvent, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	}
 	// The task's last event seq comes with its row: one statement less on every write.
 	p(&st.selectForUpdate, `SELECT version, state, dialect,
 		(SELECT COALESCE(MAX(seq), 0) FROM task_events WHERE task_id = tasks.id) FROM tasks WHERE id = ?`)
-	p(&st.insertEvent, `INSERT INTO task_events(task_id, seq, version, kind, final, event_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	conn = db.Reader
 	p(&st.get, `SELECT task_json, version, owner FROM tasks WHERE id = ?`)
 	p(&st.dialectOf, `SELECT dialect, owner FROM tasks WHERE id = ?`)
