@@ -574,7 +574,9 @@ func TestDeadlockVictimRunsAgain(t *testing.T) {
 			t.Fatalf("a write failed: %v", err)
 		}
 	}
-	if n := runs.Load(); n != 3 {
-		t.Fatalf("the writes ran %d times, want 3 (the deadlock's victim once more)", n)
+	// At least once more than the two: the victim ran again. (On a loaded machine its rerun may lose a
+	// second conflict with the winner's own batch and run again: more is still right.)
+	if n := runs.Load(); n < 3 {
+		t.Fatalf("the writes ran %d times, want at least 3 (the deadlock's victim once more)", n)
 	}
 }
