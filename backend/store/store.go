@@ -48,6 +48,9 @@ type DB struct {
 
 	batches, writes int64 // counted by the writer, for tests and Stats
 
+	// beforeCommit holds, per open transaction, what BeforeCommit registered in it.
+	beforeCommit sync.Map // *sql.Tx → []func(*sql.Tx) error
+
 	// The savepoint statements, prepared once on the writer connection: a batch runs them around
 	// every write, and preparing them each time cost as much as running them.
 	savepoint, release, rollbackTo *sql.Stmt
@@ -554,6 +557,7 @@ func (db *DB) try(pending []*write, results map[*write]result) (int, error) {
 	if err != nil {
 		return -1, err
 	}
+	defer db.runBeforeCommit(tx, false)
 	savepoint, release, rollbackTo := tx.Stmt(db.savepoint), tx.Stmt(db.release), tx.Stmt(db.rollbackTo)
 	ran := false
 	for i, w := range pending {
@@ -623,6 +627,7 @@ func (db *DB) tryWithoutSavepoints(pending []*write, results map[*write]result) 
 	if err != nil {
 		return -1, err, false
 	}
+	defer db.runBeforeCommit(tx, false)
 	ran := false
 	for i, w := range pending {
 		if err := w.ctx.Err(); err != nil {
@@ -668,6 +673,7 @@ func (db *DB) tryOne(w *write, results map[*write]result) error {
 	if err != nil {
 		return err
 	}
+	defer db.runBeforeCommit(tx, false)
 	r := runFn(w.fn, tx)
 	results[w] = r
 	if r.err != nil || r.panicked != nil {
@@ -705,8 +711,37 @@ func (db *DB) begin() (*sql.Tx, error) {
 	return tx, nil
 }
 
-// commitTx sends the batch's notes (one statement for all, see Announce) and commits.
+// BeforeCommit registers, from inside a write's fn, f to run once in tx after the batch's writes and
+// before its notes are sent and it commits, in the order registered: for a package that gathers its
+// writes of a batch and stores them all at once. If f fails, the batch fails as a failed commit does:
+// every write of it gets the error, nothing is stored, and the OnAbort hooks run.
+func (db *DB) BeforeCommit(tx *sql.Tx, f func(*sql.Tx) error) {
+	fns, _ := db.beforeCommit.Load(tx)
+	list, _ := fns.([]func(*sql.Tx) error)
+	db.beforeCommit.Store(tx, append(list, f))
+}
+
+// runBeforeCommit runs (and forgets) what BeforeCommit registered in tx; forget alone: tx ended.
+func (db *DB) runBeforeCommit(tx *sql.Tx, run bool) error {
+	fns, ok := db.beforeCommit.LoadAndDelete(tx)
+	if !ok || !run {
+		return nil
+	}
+	for _, f := range fns.([]func(*sql.Tx) error) {
+		if err := f(tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitTx runs the BeforeCommit functions, sends the batch's notes (one statement for all, see
+// Announce) and commits.
 func (db *DB) commitTx(tx *sql.Tx) error {
+	if err := db.runBeforeCommit(tx, true); err != nil {
+		tx.Rollback()
+		return err
+	}
 	if err := db.flushNotes(tx); err != nil {
 		tx.Rollback()
 		return err
