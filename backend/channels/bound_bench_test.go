@@ -168,12 +168,13 @@ func sampleWriter(monitor *sql.DB) (stop func() writerStates) {
 						continue
 					}
 					// The writer's connection is the one whose statement (running, or its last) is one only
-					// the writer runs: the publish's own (WITH p AS …, SELECT last_seq … FOR UPDATE), the
+					// the writer runs: the publishes' own (SELECT last_seq … FOR UPDATE, and the batch's
+					// WITH p AS … read and WITH e AS … write), the
 					// channels' write lock, the batch's notes, or an insert, a savepoint, BEGIN, COMMIT.
 					q := strings.ToUpper(strings.TrimSpace(query))
 					writer := false
 					for _, prefix := range []string{"SAVEPOINT", "RELEASE", "INSERT", "BEGIN", "COMMIT", "UPDATE CHANNELS",
-						"WITH P AS", "SELECT LAST_SEQ", "SELECT PG_ADVISORY_XACT_LOCK", "SELECT PG_NOTIFY"} {
+						"WITH P AS", "WITH E AS", "SELECT LAST_SEQ", "SELECT PG_ADVISORY_XACT_LOCK", "SELECT PG_NOTIFY"} {
 						writer = writer || strings.HasPrefix(q, prefix)
 					}
 					if !writer {

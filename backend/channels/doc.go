@@ -24,6 +24,8 @@
 //     direct id a client derived itself.
 //   - publish.go: the publish path: its statements prepared on the writer, the batch the publishes
 //     of one transaction share, idempotency (request hash) and Publish.
+//   - publish_batch.go: on PostgreSQL, the publishes of a transaction queued and then decided and
+//     stored together, in two statements, before it commits (or before another channels write).
 //   - event.go: MessageEvent and its JSON, encoded once before the writer and completed with its
 //     sequence and timestamp.
 //   - history.go: History and its page encoding, the reads without a caller's rights (EventsAfter).

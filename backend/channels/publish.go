@@ -21,41 +21,13 @@ import (
 // writer's time, and the writer is what bounds publishes per second.
 type publishStmts struct {
 	// SQLite: access, the newest sequence (lastSeq), the event and its audit row, one statement each.
-	// PostgreSQL: lastSeq locks the channel's row, then store does all of a publish in one statement.
-	access, idempotent, lastSeq, insertEvent, audit, store *sql.Stmt
+	// PostgreSQL: lastSeq locks the channel's row; read and write decide and store all the queued
+	// publishes of a transaction (publish_batch.go).
+	access, idempotent, lastSeq, insertEvent, audit, read, write *sql.Stmt
 	// On the reader pool, for channels/history and streams: the caller's access, a page without an
 	// author filter (the common shape), a stream's backlog, and one event (another replica's).
 	readAccess, page, backlog, event *sql.Stmt
 }
-
-// publishPostgres is a publish on PostgreSQL in one statement, run while the transaction holds the
-// channel's row lock (see publish): it checks that the author is a member and within its quota,
-// stores the event (unless its idempotency key is stored already: the unique index decides, even
-// between replicas), its audit row and the channel's new last_seq, and answers what it decided from:
-// whether it stored the event, whether the author is a member, and what the author has stored (for
-// the quota's answer). The writer's statements run one after another, each a round trip to the
-// server, while the channel's row is locked for every other writer and replica: one statement
-// instead of five (sequence, access, quota, event, audit) is what lets a hot channel take more
-// publishes per second. Its snapshot is taken after the lock was held (an earlier statement took
-// it), so a membership change committed before is seen, and none can commit meanwhile (it updates
-// the row too). It does not read the channel's row: each publish of the transaction leaves a new
-// version of it, and a read walks them all; the visibility comes with the lock.
-const publishPostgres = `WITH p AS (
-		SELECT ?::text AS channel, ?::bigint AS seq, ?::text AS event, ?::bigint AS at, ?::text AS author,
-			?::text AS key, ?::bytea AS hash, ?::bytea AS body, ?::boolean AS quota, ?::bigint AS max_events, ?::bigint AS max_bytes),
-	member AS (SELECT 1 FROM p JOIN channel_members m ON m.channel_id = p.channel AND m.principal_id = p.author),
-	used AS (SELECT u.events, u.bytes FROM p JOIN channel_usage u ON u.principal_id = p.author),
-	e AS (
-		INSERT INTO channel_events(channel_id, sequence, id, timestamp, author, idempotency_key, request_hash, event_json)
-		SELECT channel, seq, event, at, author, key, hash, body FROM p
-		WHERE EXISTS (SELECT 1 FROM member)
-			AND (NOT p.quota OR (COALESCE((SELECT events FROM used), 0) + 1 <= p.max_events
-				AND COALESCE((SELECT bytes FROM used), 0) + octet_length(p.body) <= p.max_bytes))
-		ON CONFLICT (channel_id, author, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-		RETURNING channel_id, sequence, id, timestamp, author),
-	a AS (INSERT INTO channel_audit(at, channel_id, event_id, actor, action) SELECT timestamp, channel_id, id, author, 'publish' FROM e),
-	u AS (UPDATE channels SET last_seq = e.sequence FROM e WHERE channels.id = e.channel_id)
-	SELECT EXISTS (SELECT 1 FROM e), EXISTS (SELECT 1 FROM member), COALESCE((SELECT events FROM used), 0), COALESCE((SELECT bytes FROM used), 0)`
 
 func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStmts, error) {
 	var st publishStmts
@@ -70,7 +42,8 @@ func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStm
 		// The channel's newest sequence and its visibility, and its row's lock for the rest of the
 		// transaction: the first publish of a transaction to a channel takes it (see publish).
 		p(&st.lastSeq, `SELECT last_seq, visibility FROM channels WHERE id = ? FOR UPDATE`)
-		p(&st.store, publishPostgres)
+		p(&st.read, publishRead)
+		p(&st.write, publishWrite)
 		return &st, errors.Join(errs...)
 	}
 	// access is what load and requireMember decide for a publish, in one query: the channel's
@@ -90,20 +63,24 @@ func preparePublish(ctx context.Context, db *sql.DB, postgres bool) (*publishStm
 // batch is the state the publishes of one writer transaction share. The group-commit writer runs
 // the fns of concurrent callers one after another in one transaction, so a publish that finds the
 // batch of its own transaction reuses the statements already bound to it and what the publishes
-// before it learnt. Any other write of this package forgets the batch first (write), so a
-// membership or visibility change in the same transaction is always seen by the publishes after it
-// (and, on PostgreSQL, a channel's row is read again).
+// before it learnt. Any other write of this package (write) flushes the publishes queued before it
+// (PostgreSQL) and forgets the batch first, so a membership or visibility change in the same
+// transaction is seen by the publishes after it and not by those before (and, on PostgreSQL, a
+// channel's row is read again).
 type batch struct {
-	tx                                                     *sql.Tx
-	access, idempotent, lastSeq, insertEvent, audit, store *sql.Stmt
+	tx                                                           *sql.Tx
+	access, idempotent, lastSeq, insertEvent, audit, read, write *sql.Stmt
 	// members are the known members of a channel in this transaction: on SQLite their access is
 	// not checked again; on both, a direct channel they published to exists.
 	members map[memberKey]bool
-	// locked is, on PostgreSQL, each channel this transaction published to, its newest sequence and
-	// its visibility: its row is locked by this transaction since, so nobody else changes them. Only
-	// a publish that succeeded records it: one that failed may have been rolled back to its savepoint
-	// (see store.DB.Write), the row's lock with it; the next publish then locks the row again.
+	// locked is, on PostgreSQL, each channel this transaction published to, its newest sequence
+	// (counted on by flush) and its visibility: its row is locked by this transaction since, so
+	// nobody else changes them. Only a publish that succeeded records it: one that failed may have
+	// been rolled back to its savepoint (see store.DB.Write), the row's lock with it; the next
+	// publish then locks the row again.
 	locked map[string]lockedChannel
+	// pending are, on PostgreSQL, the publishes queued for flush, in the order their fns ran.
+	pending []*pendingPublish
 }
 
 // lockedChannel is what a transaction that holds a channel's row knows of it (batch.locked).
@@ -130,7 +107,10 @@ func (s *Service) batchOf(tx *sql.Tx) *batch {
 	}
 	s.batch = &batch{tx: tx, access: bind(s.pub.access), idempotent: bind(s.pub.idempotent),
 		lastSeq: bind(s.pub.lastSeq), insertEvent: bind(s.pub.insertEvent), audit: bind(s.pub.audit),
-		store: bind(s.pub.store), members: map[memberKey]bool{}, locked: map[string]lockedChannel{}}
+		read: bind(s.pub.read), write: bind(s.pub.write), members: map[memberKey]bool{}, locked: map[string]lockedChannel{}}
+	if s.db.Postgres() {
+		s.db.BeforeCommit(tx, s.flush) // the publishes queued last (publish_batch.go)
+	}
 	return s.batch
 }
 
@@ -268,6 +248,8 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 	if p.IdempotencyKey != "" {
 		key = p.IdempotencyKey
 	}
+	var outcome publishOutcome // PostgreSQL: what flush decided (publish_batch.go)
+	queued := &pendingPublish{who: who, key: p.IdempotencyKey, hash: hash, ev: ev, enc: enc, out: &outcome}
 	// Lean: a publish that fails before it changes anything (no access, its quota, an idempotent
 	// retry) costs its batch nothing; one that fails after takes the batch down, and the writer runs
 	// the others again without it.
@@ -275,8 +257,11 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		// Once the writer runs it, the publish goes to its end whatever its caller does: a
 		// statement interrupted midway would take the whole batch's transaction down with it.
 		ctx := context.WithoutCancel(ctx)
-		created := false // the direct channel, by this publish
 		b := s.batchOf(tx)
+		if s.db.Postgres() {
+			return s.queuePublish(ctx, tx, b, queued, direct, p.RecipientID)
+		}
+		created := false // the direct channel, by this publish
 		now := s.millis()
 		id := p.ChannelID
 		member := memberKey{id, who.ID}
@@ -295,44 +280,9 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 			return store.NothingWritten(err)
 		}
 		var seq int64
-		var ch lockedChannel // PostgreSQL: the channel as the transaction holds it
 		var item itemJSON
 		var raw []byte
-		if s.db.Postgres() {
-			// Several replicas publish to one channel. The first publish of a transaction to it locks
-			// its row, which the transaction then holds until it commits, and reads its last sequence;
-			// the publishes after it count on in b.locked, and each stores the row's new last_seq with
-			// its event (publishPostgres), so a refused one takes no sequence. Membership is checked in
-			// that later statement, and the visibility came with the lock: a membership change,
-			// update or deletion (which update the row too) commits either before, which they see, or
-			// after this transaction; and a channel's sequences commit in order, which the other
-			// replicas' streams rely on.
-			var locked bool
-			if ch, locked = b.locked[id]; !locked {
-				err := b.lastSeq.QueryRowContext(ctx, id).Scan(&ch.last, &ch.visibility)
-				if errors.Is(err, sql.ErrNoRows) {
-					return unchanged(notFound(id))
-				}
-				if err != nil {
-					return err // a failed statement: the batch runs again without this publish
-				}
-			}
-			seq = ch.last + 1
-			item = enc.item(seq, now)
-			raw = item.event()
-			var stored, isMember bool
-			var events, bytes int64
-			maxEvents, maxBytes := s.quota.events.Load(), s.quota.bytes.Load()
-			err := b.store.QueryRowContext(ctx, id, seq, ev.ID, now, who.ID, key, hash, raw,
-				who.Kind != auth.KindOwner, maxEvents, maxBytes).Scan(&stored, &isMember, &events, &bytes)
-			if err != nil {
-				return err
-			}
-			if !stored {
-				over := overQuota(who, maxEvents, maxBytes, events, bytes, len(raw))
-				return unchanged(s.refused(ctx, b, id, who, p.IdempotencyKey, hash, ch.visibility, isMember, over))
-			}
-		} else {
+		{
 			// b.members holds who published in this transaction already: their access was checked.
 			if !b.members[member] {
 				if err := mayPublish(ctx, b.access, id, who); err != nil {
@@ -385,16 +335,20 @@ func (s *Service) publish(ctx context.Context, p PublishParams) (*MessageEvent, 
 		if err := s.announce(tx, id, &Change{Event: ev, EventJSON: raw, Item: json.RawMessage(item), result: server.RawResult(item)}); err != nil {
 			return s.unannounce(n, err)
 		}
-		if s.db.Postgres() {
-			b.locked[id] = lockedChannel{last: seq, visibility: ch.visibility}
-		} else {
-			s.seqs[id] = seq
-		}
+		s.seqs[id] = seq
 		b.members[member] = true
 		out, outJSON = ev, raw
 		return nil
 	}
 	err = s.db.WriteLean(ctx, s.serializing(write)) // a deadlock's victim runs again in the store
+	if err == nil && s.db.Postgres() {
+		// The write stored the batch; what it decided for this publish is in its outcome.
+		if !outcome.decided {
+			err = fmt.Errorf("channels: publish to %s: its batch committed without deciding it", p.ChannelID)
+		} else {
+			out, outJSON, err = outcome.ev, outcome.json, outcome.err
+		}
+	}
 	var retry *idempotentRetry
 	if errors.As(err, &retry) {
 		return retry.event, retry.json, nil
@@ -424,14 +378,8 @@ func (s *Service) stored(ctx context.Context, b *batch, id, author, key string, 
 		return nil
 	case err != nil:
 		return err
-	case string(storedHash) != string(hash):
-		return errorf(CodeConflict, "conflict: idempotency key %q was used for a different message", key)
 	}
-	ev := &MessageEvent{}
-	if err := json.Unmarshal(raw, ev); err != nil {
-		return fmt.Errorf("stored channel event: %w", err)
-	}
-	return &idempotentRetry{event: ev, json: raw}
+	return storedAnswer(key, hash, raw, storedHash)
 }
 
 // conflicted is the answer to a publish whose insert found its idempotency key stored already (by
@@ -441,30 +389,4 @@ func (s *Service) conflicted(ctx context.Context, b *batch, id, author, key stri
 		return hit
 	}
 	return fmt.Errorf("idempotency key %q: the insert conflicted, the stored event is gone", key)
-}
-
-// refused says why publishPostgres stored nothing, from what it read (overQuota: the quota's answer
-// from the author's usage), with the answers the checks on SQLite give, in the same order: the
-// channel's access, then the author's quota (a retry of an event already stored is answered, not
-// refused), then the idempotency key stored already.
-func (s *Service) refused(ctx context.Context, b *batch, id string, who auth.Principal, key string, hash []byte,
-	visibility string, isMember bool, overQuota error) error {
-	if !isMember {
-		if visibility != "public" {
-			return notFound(id) // a private channel is not there for a non-member
-		}
-		return memberOnly(id, false, nil)
-	}
-	if overQuota != nil {
-		if key != "" {
-			if hit := s.stored(ctx, b, id, who.ID, key, hash); hit != nil {
-				return hit
-			}
-		}
-		return overQuota
-	}
-	if key != "" {
-		return s.conflicted(ctx, b, id, who.ID, key, hash)
-	}
-	return fmt.Errorf("channel %s: the publish stored nothing, and nothing refused it", id)
 }

@@ -602,3 +602,78 @@ func TestRefusedPublishesInABatchLeaveNoGapAcrossReplicas(t *testing.T) {
 		t.Fatalf("erin published after her removal on another replica: %v", err)
 	}
 }
+
+// On PostgreSQL a batch's publishes are decided together before it commits (publish_batch.go): each
+// caller still gets its own publish's answer in a batch of accepted and refused publishes to two
+// channels, and a removal queued between two publishes of the removed member keeps the first (decided
+// on the membership before it) and refuses the second.
+func TestBatchedPublishesAnswerTheirOwnCallers(t *testing.T) {
+	needPostgres(t, "the batched publish path is PostgreSQL's")
+	r := openReplicas(t, storetest.Target(t, ""), 1)[0]
+	alice, bob, erin := as("alice"), as("bob"), as("erin")
+	c1, err := r.Create(alice, channels.CreateParams{Members: []string{"agent://bob", "agent://erin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := r.Create(alice, channels.CreateParams{Members: []string{"agent://bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		ev  *channels.MessageEvent
+		err error
+	}
+	got := make([]answer, 7)
+	call := func(i int, who context.Context, id, text string) func() {
+		return func() { got[i].ev, got[i].err = publishTo(who, r.Service, id, text, "") }
+	}
+	var removed error
+	inOneBatchOn(t, r.db,
+		call(0, bob, c1.ID, "bob before"),
+		call(1, erin, c2.ID, "erin not in c2"),
+		call(2, alice, c2.ID, "alice one"),
+		func() { _, removed = r.RemoveMember(alice, c1.ID, "agent://bob") },
+		call(4, bob, c1.ID, "bob after"),
+		call(5, erin, c1.ID, "erin"),
+		call(6, alice, c2.ID, "alice two"),
+	)
+	if removed != nil {
+		t.Fatal(removed)
+	}
+	for _, i := range []int{1, 4} {
+		if code(got[i].err) != channels.CodeChannelNotFound || got[i].ev != nil {
+			t.Fatalf("call %d: want ChannelNotFound, got %+v, %v", i, got[i].ev, got[i].err)
+		}
+	}
+	want := map[int]struct {
+		author, channel, text string
+		seq                   int64
+	}{
+		0: {"agent://bob", c1.ID, "bob before", 1},
+		2: {"agent://alice", c2.ID, "alice one", 1},
+		5: {"agent://erin", c1.ID, "erin", 2},
+		6: {"agent://alice", c2.ID, "alice two", 2},
+	}
+	for i, w := range want {
+		ev := got[i].ev
+		if got[i].err != nil || ev == nil {
+			t.Fatalf("call %d: %+v, %v", i, ev, got[i].err)
+		}
+		if ev.Author != w.author || ev.ChannelID != w.channel || ev.Sequence != w.seq ||
+			len(ev.Parts) != 1 || !strings.Contains(string(ev.Parts[0]), `"`+w.text+`"`) {
+			t.Fatalf("call %d answered %+v (%s); want %+v", i, ev, ev.Parts, w)
+		}
+	}
+	for id, calls := range map[string][]int{c1.ID: {0, 5}, c2.ID: {2, 6}} {
+		page, err := r.History(alice, channels.HistoryParams{ChannelID: id})
+		if err != nil || len(page.Events) != len(calls) {
+			t.Fatalf("history of %s: %+v, %v; want the events of calls %v", id, page, err, calls)
+		}
+		for j, i := range calls {
+			var e channels.MessageEvent
+			if err := json.Unmarshal(page.Events[j], &e); err != nil || e.ID != got[i].ev.ID || e.Sequence != got[i].ev.Sequence {
+				t.Fatalf("history of %s, event %d: %s (%v); call %d was answered %+v", id, j, page.Events[j], err, i, got[i].ev)
+			}
+		}
+	}
+}

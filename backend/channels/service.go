@@ -116,13 +116,25 @@ func Open(ctx context.Context, db *store.DB, b *bus.Bus, source string, log *slo
 }
 
 // write runs fn through the group-commit writer (in its own savepoint) for every change but a
-// publish: it forgets the publishes' batch first, so that what fn changes (members, visibility, a
-// deletion) is checked afresh by any publish after it in the same transaction.
+// publish: it first stores the publishes queued before it in the transaction (PostgreSQL, see
+// flush), so they are decided on the state before fn, and forgets the publishes' batch, so that
+// what fn changes (members, visibility, a deletion) is checked afresh by any publish after it.
 func (s *Service) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	return s.db.Tx(ctx, s.serializing(func(tx *sql.Tx) error {
-		s.batch = nil
 		n := len(s.changes)
-		return s.unannounce(n, fn(tx))
+		flushed, err := s.flushed(tx)
+		if err == nil {
+			s.batch = nil
+			err = fn(tx)
+		}
+		if err != nil {
+			// What flush stored is undone with fn (its savepoint, or the batch that runs again
+			// without it, where those publishes are queued and decided again).
+			for _, q := range flushed {
+				*q.out = publishOutcome{decided: true, err: errUndone}
+			}
+		}
+		return s.unannounce(n, err)
 	}))
 }
 

@@ -47,6 +47,9 @@ type DB struct {
 	closed bool    // set by Close: Write refuses new writes, the lanes drain their queues and stop
 	lanes  []*lane // lanes[0] is the writer of Write, Tx and WriteLean; SQLite has only that one
 
+	// beforeCommit holds, per open transaction, what BeforeCommit registered in it.
+	beforeCommit sync.Map // *sql.Tx → []func(*sql.Tx) error
+
 	// The savepoint statements, prepared once on the writer pool: database/sql prepares each on a
 	// connection the first time a lane's transaction uses it there, and keeps it (so, per lane). A
 	// batch runs them around every write, and preparing them each time cost as much as running them.
@@ -639,6 +642,7 @@ func (db *DB) try(l *lane, pending []*write, results map[*write]result) (int, er
 	if err != nil {
 		return -1, err
 	}
+	defer db.runBeforeCommit(tx, false)
 	savepoint, release, rollbackTo := tx.Stmt(db.savepoint), tx.Stmt(db.release), tx.Stmt(db.rollbackTo)
 	ran := false
 	for i, w := range pending {
@@ -708,6 +712,7 @@ func (db *DB) tryWithoutSavepoints(l *lane, pending []*write, results map[*write
 	if err != nil {
 		return -1, err, false
 	}
+	defer db.runBeforeCommit(tx, false)
 	ran := false
 	for i, w := range pending {
 		if err := w.ctx.Err(); err != nil {
@@ -753,6 +758,7 @@ func (db *DB) tryOne(l *lane, w *write, results map[*write]result) error {
 	if err != nil {
 		return err
 	}
+	defer db.runBeforeCommit(tx, false)
 	r := runFn(w.fn, tx)
 	results[w] = r
 	if r.err != nil || r.panicked != nil {
@@ -790,8 +796,37 @@ func (db *DB) begin(l *lane) (*sql.Tx, error) {
 	return tx, nil
 }
 
-// commitTx sends the batch's notes (one statement for all, see Announce) and commits.
+// BeforeCommit registers, from inside a write's fn, f to run once in tx after the batch's writes and
+// before its notes are sent and it commits, in the order registered: for a package that gathers its
+// writes of a batch and stores them all at once. If f fails, the batch fails as a failed commit does:
+// every write of it gets the error, nothing is stored, and the OnAbort hooks run.
+func (db *DB) BeforeCommit(tx *sql.Tx, f func(*sql.Tx) error) {
+	fns, _ := db.beforeCommit.Load(tx)
+	list, _ := fns.([]func(*sql.Tx) error)
+	db.beforeCommit.Store(tx, append(list, f))
+}
+
+// runBeforeCommit runs (and forgets) what BeforeCommit registered in tx; forget alone: tx ended.
+func (db *DB) runBeforeCommit(tx *sql.Tx, run bool) error {
+	fns, ok := db.beforeCommit.LoadAndDelete(tx)
+	if !ok || !run {
+		return nil
+	}
+	for _, f := range fns.([]func(*sql.Tx) error) {
+		if err := f(tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitTx runs the BeforeCommit functions, sends the batch's notes (one statement for all, see
+// Announce) and commits.
 func (db *DB) commitTx(l *lane, tx *sql.Tx) error {
+	if err := db.runBeforeCommit(tx, true); err != nil {
+		tx.Rollback()
+		return err
+	}
 	if err := db.flushNotes(l, tx); err != nil {
 		tx.Rollback()
 		return err

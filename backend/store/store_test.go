@@ -580,3 +580,78 @@ func TestDeadlockVictimRunsAgain(t *testing.T) {
 		t.Fatalf("the writes ran %d times, want at least 3 (the deadlock's victim once more)", n)
 	}
 }
+
+// BeforeCommit's functions run once per transaction, in the order registered, after all the batch's
+// writes and before it commits, inside it; one that fails fails the whole batch as a failed commit
+// does: every write gets its error, nothing of the batch is stored, the OnAbort hooks run.
+func TestBeforeCommitRunsOnceBeforeTheCommit(t *testing.T) {
+	db := openTest(t)
+	var log []string // the writer goroutine's; read once the writes are answered
+	db.OnAbort(func() { log = append(log, "abort") })
+	registering := func(name string, hook func(*sql.Tx) error) func(*sql.Tx) error {
+		return func(tx *sql.Tx) error {
+			log = append(log, name)
+			db.BeforeCommit(tx, func(tx *sql.Tx) error {
+				log = append(log, "before:"+name)
+				return hook(tx)
+			})
+			return put(name)(tx)
+		}
+	}
+	got := inOneBatch(t, db,
+		batchWrite{name: "a", fn: registering("a", put("hook-a"))},
+		batchWrite{name: "b", fn: put("b")},
+		batchWrite{name: "c", fn: registering("c", put("hook-c")), lean: true})
+	for name, err := range got {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if k := keys(t, db); k != "a,b,c,held,hook-a,hook-c" {
+		t.Fatalf("stored %s", k)
+	}
+	if l := strings.Join(log, ","); l != "a,c,before:a,before:c" {
+		t.Fatalf("ran as %s; want each write, then each hook once, in order", l)
+	}
+
+	if _, err := db.Writer.Exec(`DELETE FROM kv WHERE k = 'held'`); err != nil { // holdWriter's, again
+		t.Fatal(err)
+	}
+	log = nil
+	failed := errors.New("the hook failed")
+	got = inOneBatch(t, db,
+		batchWrite{name: "d", fn: put("d")},
+		batchWrite{name: "e", fn: registering("e", func(*sql.Tx) error { return failed })},
+		batchWrite{name: "f", fn: put("f")})
+	for _, name := range []string{"d", "e", "f"} {
+		if !errors.Is(got[name], failed) {
+			t.Fatalf("%s: %v, want the hook's error", name, got[name])
+		}
+	}
+	if k := keys(t, db); k != "a,b,c,held,hook-a,hook-c" {
+		t.Fatalf("stored %s after a failed hook; want nothing of its batch", k)
+	}
+	if l := strings.Join(log, ","); l != "e,before:e,abort" {
+		t.Fatalf("ran as %s; want the hook once, then the abort hooks", l)
+	}
+	// A transaction that ended without a commit (its write failed alone) forgets its hooks.
+	err := db.Write(context.Background(), registering("g", put("hook-g")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Write(context.Background(), func(tx *sql.Tx) error {
+		db.BeforeCommit(tx, put("never"))
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatal(err)
+	}
+	if k := keys(t, db); k != "a,b,c,g,held,hook-a,hook-c,hook-g" {
+		t.Fatalf("stored %s", k)
+	}
+	n := 0
+	db.beforeCommit.Range(func(any, any) bool { n++; return true })
+	if n != 0 {
+		t.Fatalf("%d transactions' hooks kept after they ended", n)
+	}
+}
