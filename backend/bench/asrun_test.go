@@ -234,24 +234,7 @@ type asRunSample struct {
 // as for BenchmarkThroughput (default 1,32,128 and 2s); BENCH_ASRUN_METHODS=SendMessage keeps one
 // dialect; BENCH_PROFILE=FILE writes the hub process's CPU profile of the whole run to FILE.
 func BenchmarkAsRun(b *testing.B) {
-	run, clients := 2*time.Second, []int{1, 32, 128}
-	if v := os.Getenv("BENCH_RUN"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		run = d
-	}
-	if v := os.Getenv("BENCH_CLIENTS"); v != "" {
-		clients = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				b.Fatal(err)
-			}
-			clients = append(clients, n)
-		}
-	}
+	run, clients := runAndClients(b, 2*time.Second, []int{1, 32, 128})
 	methods := asRunMethods
 	if v := os.Getenv("BENCH_ASRUN_METHODS"); v != "" {
 		methods = slices.DeleteFunc(slices.Clone(methods), func(m method) bool { return !slices.Contains(strings.Split(v, ","), m.name) })

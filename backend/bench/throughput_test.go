@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -270,22 +271,7 @@ func loadavg() string {
 // tasks each server completed; the servers' goroutines carry the profiler label server=hub, a2a-go or
 // client, so a -cpuprofile of an interleaved run splits by server (pprof -tagfocus server=hub).
 func BenchmarkThroughput(b *testing.B) {
-	run, clients := time.Second, []int{1, 8, 32, 128}
-	if v := os.Getenv("BENCH_RUN"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		run = d
-	}
-	if v := os.Getenv("BENCH_CLIENTS"); v != "" {
-		clients = nil
-		for _, f := range strings.Split(v, ",") {
-			var n int
-			fmt.Sscan(f, &n)
-			clients = append(clients, n)
-		}
-	}
+	run, clients := runAndClients(b, time.Second, []int{1, 8, 32, 128})
 	const rounds = 3
 	demo := &demoagent.Agent{Tick: 0}
 	var hubDemo, pgDemo, sdkDemo, hubEcho4, pgEcho4, sdkEcho4 *endpoint
@@ -396,6 +382,29 @@ func BenchmarkThroughput(b *testing.B) {
 		}
 	}
 	printTable(os.Stdout, cells, rounds, run, load0, loadavg(), time.Since(t0))
+}
+
+// runAndClients is a run's duration and the client counts, from BENCH_RUN and BENCH_CLIENTS
+// (comma-separated) when set, else the defaults given.
+func runAndClients(b *testing.B, run time.Duration, clients []int) (time.Duration, []int) {
+	if v := os.Getenv("BENCH_RUN"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run = d
+	}
+	if v := os.Getenv("BENCH_CLIENTS"); v != "" {
+		clients = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				b.Fatalf("BENCH_CLIENTS: %v", err)
+			}
+			clients = append(clients, n)
+		}
+	}
+	return run, clients
 }
 
 func median(v []float64) float64 {

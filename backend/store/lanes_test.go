@@ -132,7 +132,9 @@ func TestLanesHoldTransactionsOpenSideBySide(t *testing.T) {
 	}
 	errs := make(chan error, 2)
 	go func() { errs <- db.Write(context.Background(), meet("a", &txA, insideA, insideB)) }()
-	go func() { errs <- db.WriteOn(context.Background(), keyOnLane(t, db, 1), meet("b", &txB, insideB, insideA)) }()
+	go func() {
+		errs <- db.WriteOn(context.Background(), keyOnLane(t, db, 1), meet("b", &txB, insideB, insideA))
+	}()
 	for range 2 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)

@@ -152,6 +152,16 @@ func (c *ui) await(topic string, ok func(json.RawMessage) bool) json.RawMessage 
 	}
 }
 
+// startTask sends m with returnImmediately and returns the task it started.
+func startTask(t *testing.T, to *a2aclient.Client, m *a2a.Message) *a2a.Task {
+	t.Helper()
+	res, err := to.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: m, Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.(*a2a.Task)
+}
+
 func client(t *testing.T, base string) *a2aclient.Client {
 	t.Helper()
 	card, err := agentcard.DefaultResolver.Resolve(t.Context(), base)
@@ -763,12 +773,7 @@ func TestAnInboxTaskTheOwnerAnsweredWaitsForTheSender(t *testing.T) {
 	h := startHub(t)
 	c := dial(t, h)
 	sender := client(t, h.Agent.BaseURL)
-	res, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")),
-		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	task := res.(*a2a.Task)
+	task := startTask(t, sender, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")))
 	type item struct {
 		ID, State, Sender       string
 		Unread, WaitingForOwner bool
@@ -826,12 +831,7 @@ func TestInboxCountsReachAConnectionOpenedAfterTheyLastChanged(t *testing.T) {
 	h := startHub(t)
 	first := dial(t, h)
 	sender := client(t, h.Agent.BaseURL)
-	res, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")),
-		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	task := res.(*a2a.Task)
+	task := startTask(t, sender, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")))
 	first.await("task", func(d json.RawMessage) bool { return strings.Contains(string(d), `"state":"working"`) })
 	first.result("inbox.markRead", map[string]any{"id": task.ID}, nil)
 	first.await("inbox", func(d json.RawMessage) bool { return string(d) == `{"unread":0,"waiting":1}` })

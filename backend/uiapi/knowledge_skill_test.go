@@ -12,18 +12,10 @@ func TestInboxListsNoTaskTheKnowledgeSkillAnswered(t *testing.T) {
 	h := startHub(t)
 	c := dial(t, h)
 	sender := client(t, h.Agent.BaseURL)
-	send := func(m *a2a.Message) *a2a.Task {
-		t.Helper()
-		res, err := sender.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: m, Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.(*a2a.Task)
-	}
 	question := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("demo"))
 	question.Metadata = map[string]any{"skill": "knowledge"}
-	answered := send(question)
-	forOwner := send(a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")))
+	answered := startTask(t, sender, question)
+	forOwner := startTask(t, sender, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Lunch at noon?")))
 
 	var list struct {
 		Tasks []struct{ ID string }

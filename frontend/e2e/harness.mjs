@@ -110,6 +110,25 @@ export async function openUI(browser, hub, { colorScheme = 'light' } = {}) {
 }
 
 // A remote agent: the official SDK's client, resolved from the agent's card.
+// addAccessKey adds a principal over the UI's own websocket (access.add, as Settings → Access does)
+// from an open page of hub, and returns its new API key.
+export async function addAccessKey(page, hub, name) {
+  return page.evaluate(async ([token, name]) => {
+    const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/ui/ws?token=${encodeURIComponent(token)}`);
+    return await new Promise((ok, fail) => {
+      ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'access.add', params: { name } }));
+      ws.onmessage = (e) => {
+        const f = JSON.parse(e.data);
+        if (f.id !== 1) return;
+        ws.close();
+        if (f.error) fail(new Error(f.error.message));
+        else ok(f.result.key);
+      };
+      ws.onerror = () => fail(new Error('websocket failed'));
+    });
+  }, [hub.token, name]);
+}
+
 export async function sdkClient(baseURL) {
   return new ClientFactory().createFromUrl(baseURL);
 }

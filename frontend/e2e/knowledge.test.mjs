@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { axeViolations, nav, openUI, SHOTS, suite } from './harness.mjs';
+import { addAccessKey, axeViolations, nav, openUI, SHOTS, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -20,20 +20,7 @@ const s = suite();
 let botKey = '';
 async function makeBot(page) {
   if (botKey) return;
-  botKey = await page.evaluate(async (token) => {
-    const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/ui/ws?token=${encodeURIComponent(token)}`);
-    return await new Promise((ok, fail) => {
-      ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'access.add', params: { name: 'bot' } }));
-      ws.onmessage = (e) => {
-        const f = JSON.parse(e.data);
-        if (f.id !== 1) return;
-        ws.close();
-        if (f.error) fail(new Error(f.error.message));
-        else ok(f.result.key);
-      };
-      ws.onerror = () => fail(new Error('websocket failed'));
-    });
-  }, s.hub.token);
+  botKey = await addAccessKey(page, s.hub, 'bot');
 }
 const bot = () => {
   assert.ok(botKey, 'makeBot first');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { axeViolations, nav, openUI, sdkClient, SHOTS, suite, userMessage } from './harness.mjs';
+import { addAccessKey, axeViolations, nav, openUI, sdkClient, SHOTS, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -68,20 +68,7 @@ const near = (a, b) => !!a && !!b && Math.abs(a.x - b.x) < 1 && Math.abs(a.y - b
 let botKey = '';
 async function agentUpdate(page, justification, ...mutations) {
   if (!botKey) {
-    botKey = await page.evaluate(async (token) => {
-      const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/ui/ws?token=${encodeURIComponent(token)}`);
-      return await new Promise((ok, fail) => {
-        ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'access.add', params: { name: 'bot' } }));
-        ws.onmessage = (e) => {
-          const f = JSON.parse(e.data);
-          if (f.id !== 1) return;
-          ws.close();
-          if (f.error) fail(new Error(f.error.message));
-          else ok(f.result.key);
-        };
-        ws.onerror = () => fail(new Error('websocket failed'));
-      });
-    }, s.hub.token);
+    botKey = await addAccessKey(page, s.hub, 'bot');
   }
   const res = await fetch(`${s.hub.hubURL}/a2a`, {
     method: 'POST',
