@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
+	hubpush "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -291,13 +292,15 @@ func (x *executions) execute(ctx context.Context, run *execution, execCtx *a2asr
 		return
 	}
 	if errors.Is(err, ErrWrittenElsewhere) {
-		// Read from the table: the task store's cache knows this process's writes only.
+		// Read from the table, once this run's own writes are decided: the task store's cache knows
+		// this process's writes only.
+		run.task.durable(ctx, x.store)
 		row, rerr := x.store.Row(ctx, run.id)
 		if rerr != nil {
 			x.finishLocked(run, nil, fmt.Errorf("%w: %w", err, rerr))
 			return
 		}
-		run.out.push(row.Task)
+		run.out.push(row.Task, nil)
 		x.finishLocked(run, row.Task, nil)
 		return
 	}
@@ -341,11 +344,17 @@ func (x *executions) handle(ctx context.Context, run *execution, ev a2a.Event) b
 		return false
 	}
 	emit, result, err := x.step(ctx, &run.task, ev)
+	if err == nil && result != nil {
+		// The run ends with this event: what its callers are answered must be stored first.
+		if werr := run.task.durable(ctx, x.store); werr != nil {
+			emit, result, err = x.writeFailed(ctx, &run.task, ev, werr)
+		}
+	}
 	if err != nil {
 		x.finishLocked(run, nil, err)
 		return true
 	}
-	run.out.push(emit)
+	run.out.push(emit, run.task.pending)
 	if result != nil {
 		x.finishLocked(run, result, nil)
 	}
@@ -357,6 +366,11 @@ func (x *executions) handle(ctx context.Context, run *execution, ev a2a.Event) b
 func (x *executions) finishLocked(run *execution, result a2a.SendMessageResult, err error) {
 	if run.over {
 		return
+	}
+	// A run that ended with an error may still have writes queued: a message to the task that starts
+	// the next run must find them stored (a run that ended with a result waited already).
+	if run.task.pending != nil {
+		run.task.durable(context.Background(), x.store)
 	}
 	run.over, run.result, run.err = true, result, err
 	if run.stop != nil {
@@ -381,7 +395,7 @@ func (run *execution) events(ctx context.Context) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		defer run.out.abandon()
 		for {
-			ev, ok, err := run.out.pop(ctx)
+			it, ok, err := run.out.pop(ctx)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -389,7 +403,16 @@ func (run *execution) events(ctx context.Context) iter.Seq2[a2a.Event, error] {
 			if !ok {
 				break
 			}
-			if !yield(ev, nil) || endsExecution(ev) {
+			// An event is sent once the writes up to it are stored. One that was not stored is not
+			// sent: the run goes on from the task as stored (see writeFailed) and says how it ended.
+			if err := it.stored.Wait(ctx); err != nil {
+				if ctx.Err() != nil {
+					yield(nil, err)
+					return
+				}
+				continue
+			}
+			if !yield(it.ev, nil) || endsExecution(it.ev) {
 				return
 			}
 		}
@@ -405,16 +428,10 @@ func (run *execution) events(ctx context.Context) iter.Seq2[a2a.Event, error] {
 // could not be applied and the task failed instead) and, when the execution ends with it, the result.
 func (x *executions) step(ctx context.Context, s *taskState, ev a2a.Event) (a2a.Event, a2a.SendMessageResult, error) {
 	err := s.apply(ctx, x.store, ev)
-	if errors.Is(err, taskstore.ErrConcurrentModification) {
-		stored, getErr := x.store.Get(ctx, s.info.TaskID)
-		if getErr != nil {
-			return nil, nil, fmt.Errorf("failed to load a task: %w: %w", getErr, err)
-		}
-		if !stored.Task.Status.State.Terminal() {
-			return nil, nil, fmt.Errorf("parallel active execution: %w", err)
-		}
-		s.task, s.version = stored.Task, stored.Version
-		return stored.Task, stored.Task, nil
+	var earlier *tasks.ErrEarlierWriteFailed
+	if errors.As(err, &earlier) {
+		s.durable(ctx, x.store) // the task as stored again
+		return x.writeFailed(ctx, s, ev, earlier.Err)
 	}
 	if err != nil {
 		return x.failedState(ctx, s, ev, err)
@@ -434,15 +451,35 @@ func (x *executions) step(ctx context.Context, s *taskState, ev a2a.Event) (a2a.
 	return ev, nil, nil
 }
 
+// writeFailed is how a run goes on when a write it queued was not stored (s is the task as stored
+// again, see durable). As in a2a-go: someone else wrote the task (a concurrent modification) ends the
+// run with the task as they left it if that is final, and with an error otherwise; any other failure
+// fails the task.
+func (x *executions) writeFailed(ctx context.Context, s *taskState, ev a2a.Event, cause error) (a2a.Event, a2a.SendMessageResult, error) {
+	if errors.Is(cause, taskstore.ErrConcurrentModification) {
+		if s.task == nil || !s.task.Status.State.Terminal() {
+			return nil, nil, fmt.Errorf("parallel active execution: %w", cause)
+		}
+		return s.task, s.task, nil
+	}
+	return x.failedState(ctx, s, ev, cause)
+}
+
 // failedState stores the task as failed, without saying why (the cause stays in the log, not with
-// the client). Before there is a task there is nothing to fail: cause is the error.
+// the client), and waits for it to be stored. Before there is a task there is nothing to fail: cause
+// is the error.
 func (x *executions) failedState(ctx context.Context, s *taskState, ev a2a.Event, cause error) (a2a.Event, a2a.SendMessageResult, error) {
+	s.durable(ctx, x.store) // a queued write that failed leaves s as stored
 	if s.task == nil {
 		return nil, nil, fmt.Errorf("execution failed before a task was created: %w", cause)
 	}
 	failed := *s.task
 	failed.Status = a2a.TaskStatus{State: a2a.TaskStateFailed}
-	if err := s.save(ctx, x.store, &failed, ev, s.version); err != nil {
+	err := s.save(ctx, x.store, &failed, ev, s.version)
+	if err == nil {
+		err = s.durable(ctx, x.store)
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("failed to store failed task state: %w: %w", err, cause)
 	}
 	x.log.Warn("task moved to failed state", "task", s.info.TaskID, "cause", cause)
@@ -451,6 +488,11 @@ func (x *executions) failedState(ctx context.Context, s *taskState, ev a2a.Event
 
 func (x *executions) sendPush(ctx context.Context, id a2a.TaskID, ev a2a.Event) error {
 	if x.pushSender == nil || x.pushConfigs == nil {
+		return nil
+	}
+	if _, outbox := x.pushSender.(hubpush.Sender); outbox {
+		// It sends nothing: the outbox recorded the notifications in the event's own write, and
+		// reading the task's configs for it would be a query per event for nothing.
 		return nil
 	}
 	configs, err := x.pushConfigs.List(ctx, id)
@@ -556,12 +598,35 @@ func (x *executions) cancel(ctx context.Context, req *a2a.CancelTaskRequest, run
 	return nil, err
 }
 
-// taskState is an execution's task as last stored. A task value is never changed once stored: the
-// next event makes a new one that shares what did not change.
+// taskState is an execution's task as last written. A task value is never changed once written: the
+// next event makes a new one that shares what did not change. The writes are queued one after the
+// other without waiting (pending is the last one not known to be stored yet): the agent goes on to
+// its next event while its last ones commit, and those of an agent that yields several at once
+// share a commit.
 type taskState struct {
 	info    a2a.TaskInfo
 	task    *a2a.Task
 	version taskstore.TaskVersion
+	pending *tasks.Pending
+}
+
+// durable waits until the writes queued so far are stored. If one was not, the writes after it were
+// refused: the task is read back as stored, and the error says why. It waits whatever ctx says: a
+// queued write is always decided, and the run must know how.
+func (s *taskState) durable(ctx context.Context, store *tasks.Store) error {
+	p := s.pending
+	s.pending = nil
+	ctx = context.WithoutCancel(ctx)
+	err := p.Wait(ctx)
+	if err == nil {
+		return nil
+	}
+	stored, gerr := store.Get(ctx, s.info.TaskID)
+	if gerr != nil {
+		return fmt.Errorf("%w (and the task could not be read back: %v)", err, gerr)
+	}
+	s.task, s.version = stored.Task, stored.Version
+	return err
 }
 
 const maxCancelationAttempts = 10
@@ -619,6 +684,10 @@ func (s *taskState) applyStatus(ctx context.Context, store *tasks.Store, ev *a2a
 	base, version := s.task, s.version
 	for range maxCancelationAttempts {
 		err := s.save(ctx, store, tasks.WithStatus(base, ev), ev, version)
+		if err == nil && ev.Status.State == a2a.TaskStateCanceled {
+			// A cancel that lost to another writer is tried again at once: it needs its result now.
+			err = s.durable(ctx, store)
+		}
 		if err == nil {
 			return nil
 		}
@@ -641,20 +710,21 @@ func (s *taskState) applyStatus(ctx context.Context, store *tasks.Store, ev *a2a
 	return fmt.Errorf("max task cancelation attempts reached")
 }
 
-// save writes task as the version after prev (a new task when there is none yet) and makes it the
-// state.
+// save queues the write of task as the version after prev (a new task when there is none yet) and
+// makes it the state.
 func (s *taskState) save(ctx context.Context, store *tasks.Store, task *a2a.Task, ev a2a.Event, prev taskstore.TaskVersion) error {
-	var version taskstore.TaskVersion
+	var version taskstore.TaskVersion = 1
+	var p *tasks.Pending
 	var err error
 	if s.task == nil {
-		version, err = store.Create(ctx, task)
+		p, err = store.CreateQueued(ctx, task)
 	} else {
-		version, err = store.Update(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: prev})
+		version, p, err = store.UpdateQueued(ctx, &taskstore.UpdateRequest{Task: task, Event: ev, PrevVersion: prev}, s.pending)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to save task state: %w", err)
 	}
-	s.task, s.version = task, version
+	s.task, s.version, s.pending = task, version, p
 	return nil
 }
 
@@ -673,18 +743,24 @@ func (s *taskState) check(p a2a.TaskInfoProvider) error {
 // wait in a slice until taken, and once the caller has gone (abandon) they are dropped.
 type eventQueue struct {
 	mu        sync.Mutex
-	items     []a2a.Event
+	items     []queued
 	closed    bool
 	abandoned bool
 	ready     chan struct{} // has a token while items or closed changed since the last pop looked
 }
 
+// queued is an event waiting to be sent, and the last write before it (nil: stored already).
+type queued struct {
+	ev     a2a.Event
+	stored *tasks.Pending
+}
+
 func newEventQueue() *eventQueue { return &eventQueue{ready: make(chan struct{}, 1)} }
 
-func (q *eventQueue) push(ev a2a.Event) {
+func (q *eventQueue) push(ev a2a.Event, stored *tasks.Pending) {
 	q.mu.Lock()
 	if !q.abandoned && !q.closed {
-		q.items = append(q.items, ev)
+		q.items = append(q.items, queued{ev, stored})
 	}
 	q.mu.Unlock()
 	q.wake()
@@ -711,24 +787,24 @@ func (q *eventQueue) wake() {
 }
 
 // pop takes the next event; ok is false once the queue is closed and empty.
-func (q *eventQueue) pop(ctx context.Context) (ev a2a.Event, ok bool, err error) {
+func (q *eventQueue) pop(ctx context.Context) (it queued, ok bool, err error) {
 	for {
 		q.mu.Lock()
 		if len(q.items) > 0 {
-			ev, q.items[0] = q.items[0], nil
+			it, q.items[0] = q.items[0], queued{}
 			q.items = q.items[1:]
 			q.mu.Unlock()
-			return ev, true, nil
+			return it, true, nil
 		}
 		closed := q.closed
 		q.mu.Unlock()
 		if closed {
-			return nil, false, nil
+			return queued{}, false, nil
 		}
 		select {
 		case <-q.ready:
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return queued{}, false, ctx.Err()
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/agenthub/agenthub/backend/server"
+	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/store/storetest"
 )
 
 // scripted is an executor whose Execute is the test's function.
@@ -261,7 +265,17 @@ func TestAnExecutionWrittenElsewhereEndsWithTheStoredTask(t *testing.T) {
 			if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) || !yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) {
 				return
 			}
-			// The other writer, through the same table.
+			// The other writer, through the same table, once it can see the task (the execution's
+			// writes are queued, not waited for, so a yield returns before they are stored).
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				if row, err := c.Store.Row(ctx, ec.TaskID); err == nil && row.Version >= 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Error("the execution's writes were never stored")
+					return
+				}
+			}
 			if _, err := c.Store.Apply(ctx, &a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID,
 				Artifact: &a2a.Artifact{ID: "elsewhere", Parts: a2a.ContentParts{a2a.NewTextPart("written elsewhere")}}}); err != nil {
 				t.Error(err)
@@ -280,5 +294,96 @@ func TestAnExecutionWrittenElsewhereEndsWithTheStoredTask(t *testing.T) {
 	}
 	if row.Task.Status.State != a2a.TaskStateWorking || row.Version != 3 {
 		t.Fatalf("stored: %s at version %d, want working at 3 (created, working, the artifact)", row.Task.Status.State, row.Version)
+	}
+}
+
+// An execution queues its writes without waiting for each (the agent goes on while they commit).
+// When one of them is not stored, no event from it on reaches a caller, the writes queued after it
+// are refused, and the task fails from what was stored: the store here refuses artifact entries, as a
+// full disk or a lost database would refuse the write.
+func TestAQueuedWriteThatFailsStopsTheEventsAfterIt(t *testing.T) {
+	target := storetest.Target(t, filepath.Join(t.TempDir(), "test.db"))
+	a := startDemoOn(t, target, func(c *server.Config) {
+		c.Executor = scripted(func(ctx context.Context, ec *a2asrv.ExecutorContext, yield func(a2a.Event, error) bool) {
+			art := &a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID,
+				Artifact: &a2a.Artifact{ID: "a1", Parts: a2a.ContentParts{a2a.NewTextPart("never stored")}}}
+			_ = yield(a2a.NewSubmittedTask(ec, ec.Message), nil) &&
+				yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateWorking, nil), nil) &&
+				yield(art, nil) &&
+				yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+		})
+	})
+	db, err := store.Open(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	refuse := `CREATE TRIGGER refuse_artifacts BEFORE INSERT ON task_events FOR EACH ROW WHEN (NEW.kind = 'artifact')
+		BEGIN SELECT RAISE(ABORT, 'the test refuses artifacts'); END`
+	if db.Postgres() {
+		refuse = `CREATE FUNCTION refuse_artifacts() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN RAISE EXCEPTION 'the test refuses artifacts'; END $$;
+			CREATE TRIGGER refuse_artifacts BEFORE INSERT ON task_events FOR EACH ROW WHEN (NEW.kind = 'artifact')
+			EXECUTE FUNCTION refuse_artifacts()`
+	}
+	if _, err := db.Writer.Exec(refuse); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, streaming := range []bool{true, false} {
+		var final a2a.Task
+		if streaming {
+			events := stream(t, a.URL, `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"q1","role":"ROLE_USER","parts":[{"text":"go"}]}}}`)
+			var got []string
+			for i, e := range events {
+				var ev struct {
+					Task           *a2a.Task
+					StatusUpdate   *struct{ Status struct{ State string } }
+					ArtifactUpdate json.RawMessage
+				}
+				if e.Error != nil || json.Unmarshal(e.Result, &ev) != nil {
+					t.Fatalf("event %d: %s %v", i, e.Result, e.Error)
+				}
+				switch {
+				case ev.Task != nil:
+					got = append(got, "task "+string(ev.Task.Status.State))
+					final = *ev.Task
+				case ev.StatusUpdate != nil:
+					got = append(got, "status "+ev.StatusUpdate.Status.State)
+				default:
+					got = append(got, "artifact")
+				}
+			}
+			want := []string{"task TASK_STATE_SUBMITTED", "status TASK_STATE_WORKING", "task TASK_STATE_FAILED"}
+			if !slices.Equal(got, want) {
+				t.Fatalf("streamed %v, want %v (nothing from the write that failed on)", got, want)
+			}
+		} else {
+			var res struct{ Task a2a.Task }
+			mustResult(t, call(t, a.URL, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"q2","role":"ROLE_USER","parts":[{"text":"go"}]}}}`), &res)
+			final = res.Task
+		}
+		if final.Status.State != a2a.TaskStateFailed || len(final.Artifacts) != 0 {
+			t.Fatalf("streaming %v: the run ended with %s and %d artifacts, want failed with none", streaming, final.Status.State, len(final.Artifacts))
+		}
+		row, err := a.Store.Row(t.Context(), final.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Task.Status.State != a2a.TaskStateFailed || len(row.Task.Artifacts) != 0 {
+			t.Fatalf("streaming %v: stored %s with %d artifacts", streaming, row.Task.Status.State, len(row.Task.Artifacts))
+		}
+		entries, err := a.Store.Log(t.Context(), final.ID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, l := range entries {
+			kinds = append(kinds, l.Kind)
+		}
+		// created, working, then failed: neither the artifact nor the completion queued after it.
+		if !slices.Equal(kinds, []string{"task", "status", "status"}) || entries[2].Version != 3 {
+			t.Fatalf("streaming %v: the log holds %v (last at version %d)", streaming, kinds, entries[len(entries)-1].Version)
+		}
 	}
 }

@@ -99,8 +99,9 @@ type write struct {
 	ctx   context.Context
 	fn    func(*sql.Tx) error
 	done  chan result
-	lean  bool // run without a savepoint (see WriteLean)
-	tries int  // times PostgreSQL broke a deadlock or a serialization conflict by failing it
+	then  func(error) // instead of done, for a write nobody waits for (WriteLeanOnQueued)
+	lean  bool        // run without a savepoint (see WriteLean)
+	tries int         // times PostgreSQL broke a deadlock or a serialization conflict by failing it
 }
 
 // conflictTries bounds how often a write that PostgreSQL failed to break a deadlock (or a
@@ -428,6 +429,31 @@ func (db *DB) WriteLeanOn(ctx context.Context, key string, fn func(*sql.Tx) erro
 	return leanResult(db.enqueue(db.laneOf(key), &write{ctx: ctx, fn: fn, done: make(chan result, 1), lean: true}))
 }
 
+// WriteLeanOnQueued is WriteLeanOn without the wait: fn is queued on key's lane and the call returns
+// at once. then is called with what WriteLeanOn would have returned, on the lane's goroutine, once the
+// batch that carried fn committed or failed: for the writes of one lane in the order they were
+// queued, and before the writes queued after them are answered. then must be quick and must not
+// write. The writes of one key run in the order they were queued, in one batch or in several, so a
+// caller may queue writes that each build on the one before and wait only for the last; each fn
+// must then refuse (NothingWritten) to run after one it builds on failed. An error returned here
+// (ctx ended, the DB closed) means fn was not queued and then is not called.
+func (db *DB) WriteLeanOnQueued(ctx context.Context, key string, fn func(*sql.Tx) error, then func(error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w := &write{ctx: ctx, fn: fn, lean: true, then: func(err error) { then(leanResult(err)) }}
+	l := db.laneOf(key)
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return ErrClosed
+	}
+	l.queue = append(l.queue, w)
+	db.mu.Unlock()
+	l.signal()
+	return nil
+}
+
 // laneOf is the lane of key's writes.
 func (db *DB) laneOf(key string) *lane {
 	if len(db.lanes) == 1 {
@@ -590,7 +616,15 @@ func (db *DB) commit(l *lane, batch []*write) {
 	results := make(map[*write]result, len(batch))
 	defer func() {
 		for _, w := range batch {
-			w.done <- results[w]
+			r := results[w]
+			if w.then == nil {
+				w.done <- r
+				continue
+			}
+			if r.panicked != nil { // nobody waits to panic again: the write failed
+				r.err = fmt.Errorf("the write panicked: %v", r.panicked)
+			}
+			w.then(r.err)
 		}
 	}()
 	pending := batch

@@ -230,19 +230,40 @@ func (s *Store) encode(task *a2a.Task) ([]byte, *checkedPieces, error) {
 
 // Create stores a new task at version 1 with the task itself as the first logged event.
 func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
-	if err := validate(task); err != nil {
+	w, err := s.creation(ctx, task)
+	if err != nil {
 		return taskstore.TaskVersionMissing, err
+	}
+	// On the task's lane (WriteLeanOn): on PostgreSQL different tasks' writes commit side by side.
+	err = s.db.WriteLeanOn(ctx, string(task.ID), w.fn)
+	w.then(err)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	return 1, nil
+}
+
+// taskWrite is a Create or an Update made ready for the writer: fn runs in the batch (perhaps more
+// than once, see store.Write), then is told the result once the batch committed or failed.
+type taskWrite struct {
+	fn   func(*sql.Tx) error
+	then func(error)
+}
+
+// creation is the write of Create.
+func (s *Store) creation(ctx context.Context, task *a2a.Task) (*taskWrite, error) {
+	if err := validate(task); err != nil {
+		return nil, err
 	}
 	body, _, err := s.encode(task)
 	if err != nil {
-		return taskstore.TaskVersionMissing, err
+		return nil, err
 	}
 	// The first logged event is the task itself: the same JSON, already checked to read back as a task.
 	first := encodedEvent{ev: task, kind: KindOf(task), body: body}
 	now := s.now().UnixNano()
 	var entries []*Logged
-	// On the task's lane (WriteLeanOn): on PostgreSQL different tasks' writes commit side by side.
-	err = s.db.WriteLeanOn(ctx, string(task.ID), func(tx *sql.Tx) error {
+	fn := func(tx *sql.Tx) error {
 		owner := ownerOf(ctx)
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		args := []any{task.ID, task.ContextID, string(dialectFrom(ctx)), string(task.Status.State), body, now, now, owner}
@@ -284,45 +305,61 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 		}
 		s.heads.set(task.ID, head{version: 1, state: task.Status.State, dialect: dialectFrom(ctx), lastSeq: 1})
 		return nil
-	})
-	if err != nil {
-		s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
-		return taskstore.TaskVersionMissing, err
 	}
-	if !s.db.Postgres() { // there Get reads the row: another replica may have written it since
-		s.latest.created(task.ID, body, ownerOf(ctx))
+	then := func(err error) {
+		if err != nil {
+			s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
+			return
+		}
+		if !s.db.Postgres() { // there Get reads the row: another replica may have written it since
+			s.latest.created(task.ID, body, ownerOf(ctx))
+		}
+		s.publish(entries)
 	}
-	s.publish(entries)
-	return 1, nil
+	return &taskWrite{fn: fn, then: then}, nil
 }
 
 // Update replaces the task if PrevVersion still matches and logs the event that caused the change.
 func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	var version taskstore.TaskVersion
+	w, err := s.update(ctx, req, &version)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	// Lean: every way this fn fails before its UPDATE is NothingWritten; a failure after it (a
+	// statement error) rolls the batch back and runs its other writes again.
+	err = s.db.WriteLeanOn(ctx, string(req.Task.ID), w.fn)
+	w.then(err)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	return version, nil
+}
+
+// update is the write of Update; it sets *out to the version written.
+func (s *Store) update(ctx context.Context, req *taskstore.UpdateRequest, out *taskstore.TaskVersion) (*taskWrite, error) {
 	if req == nil {
-		return taskstore.TaskVersionMissing, fmt.Errorf("update request is required: %w", a2a.ErrInvalidParams)
+		return nil, fmt.Errorf("update request is required: %w", a2a.ErrInvalidParams)
 	}
 	if err := validate(req.Task); err != nil {
-		return taskstore.TaskVersionMissing, err
+		return nil, err
 	}
 	body, pieces, err := s.encode(req.Task)
 	if err != nil {
-		return taskstore.TaskVersionMissing, err
+		return nil, err
 	}
 	// The event is encoded and checked here, not on the writer goroutine every write waits for.
 	var given []encodedEvent
 	if ev := loggedAsGiven(req.Event); ev != nil {
 		e, err := encodeEvent(req.Task, ev, pieces)
 		if err != nil {
-			return taskstore.TaskVersionMissing, err
+			return nil, err
 		}
 		given = append(given, e)
 	}
 	now := s.now().UnixNano()
-	var version taskstore.TaskVersion
 	var entries []*Logged
-	// Lean: every way this fn fails before its UPDATE is NothingWritten; a failure after it (a
-	// statement error) rolls the batch back and runs its other writes again.
-	err = s.db.WriteLeanOn(ctx, string(req.Task.ID), func(tx *sql.Tx) error {
+	fn := func(tx *sql.Tx) error {
 		ctx := context.WithoutCancel(ctx) // an interrupted statement would roll back the whole batch
 		h, known := s.heads.get(req.Task.ID)
 		if known && s.db.Postgres() && req.PrevVersion != h.version {
@@ -352,7 +389,7 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			}
 			events = append(events[:len(events):len(events)], st) // given stays as it is if fn runs again
 		}
-		version = stored + 1
+		version := stored + 1
 		args := []any{string(req.Task.Status.State), version, body, now}
 		if s.db.Postgres() {
 			args = append(args, s.replica, s.leaseKey, s.lease.Seconds())
@@ -401,17 +438,20 @@ func (s *Store) Update(ctx context.Context, req *taskstore.UpdateRequest) (tasks
 			return err
 		}
 		s.heads.set(req.Task.ID, head{version: version, state: req.Task.Status.State, dialect: h.dialect, lastSeq: h.lastSeq + int64(len(entries))})
+		*out = version
 		return nil
-	})
-	if err != nil {
-		s.latest.forget(req.Task.ID)
-		return taskstore.TaskVersionMissing, err
 	}
-	if !s.db.Postgres() {
-		s.latest.updated(req.Task.ID, body, version)
+	then := func(err error) {
+		if err != nil {
+			s.latest.forget(req.Task.ID)
+			return
+		}
+		if !s.db.Postgres() {
+			s.latest.updated(req.Task.ID, body, *out)
+		}
+		s.publish(entries)
 	}
-	s.publish(entries)
-	return version, nil
+	return &taskWrite{fn: fn, then: then}, nil
 }
 
 // What an update adds to the log: the event as given (loggedAsGiven), and a status event whenever

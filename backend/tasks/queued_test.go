@@ -1,0 +1,114 @@
+package tasks_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// A task's writes queued one after the other, nobody waiting in between, are all stored in order,
+// each at the version UpdateQueued announced, and the writes of an agent that yields its events at
+// once share commits.
+func TestQueuedWritesOfATaskAreStoredInOrder(t *testing.T) {
+	db, s := open(t, filepath.Join(t.TempDir(), "t.db"))
+	ctx := t.Context()
+	before := db.Stats()
+	task := newTask("q")
+	last, err := s.CreateQueued(ctx, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := taskstore.TaskVersion(1)
+	const updates = 20
+	for i := range updates {
+		next := *task
+		next.Status = a2a.TaskStatus{State: a2a.TaskStateWorking, Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("step "+string(rune('a'+i))))}
+		ev := a2a.NewStatusUpdateEvent(&next, a2a.TaskStateWorking, next.Status.Message)
+		v, p, err := s.UpdateQueued(ctx, &taskstore.UpdateRequest{Task: &next, Event: ev, PrevVersion: version}, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != version+1 {
+			t.Fatalf("update %d announced version %d after %d", i, v, version)
+		}
+		task, version, last = &next, v, p
+	}
+	if err := last.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	row, err := s.Row(ctx, "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Version != version || row.Task.Status.Message.Parts[0].Text() != "step t" {
+		t.Fatalf("stored version %d (%q), want %d", row.Version, row.Task.Status.Message.Parts[0].Text(), version)
+	}
+	entries, err := s.Log(ctx, "q", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != updates+1 {
+		t.Fatalf("%d log entries, want %d", len(entries), updates+1)
+	}
+	for i, l := range entries {
+		if l.Seq != int64(i+1) || l.Version != taskstore.TaskVersion(i+1) {
+			t.Fatalf("entry %d is seq %d at version %d", i, l.Seq, l.Version)
+		}
+	}
+	if after := db.Stats(); after.Batches-before.Batches >= int64(updates+1) {
+		t.Errorf("%d writes took %d commits: queued writes should share them", updates+1, after.Batches-before.Batches)
+	}
+}
+
+// A queued write that is not stored takes the writes queued after it with it: they are refused
+// without running (each builds on the task as the one before left it), with an error that says so
+// and wraps the first one's; a write queued once that failure is known is refused at once; and the
+// task stays as last stored.
+func TestAQueuedWriteThatFailsRefusesTheOnesAfterIt(t *testing.T) {
+	_, s := open(t, filepath.Join(t.TempDir(), "t.db"))
+	ctx := t.Context()
+	if _, err := s.Create(ctx, newTask("f")); err != nil {
+		t.Fatal(err)
+	}
+	working := newTask("f")
+	working.Status.State = a2a.TaskStateWorking
+	ev := a2a.NewStatusUpdateEvent(working, a2a.TaskStateWorking, nil)
+	// Names version 5 of a task at version 1: refused, as another writer's move would make it.
+	_, stale, err := s.UpdateQueued(ctx, &taskstore.UpdateRequest{Task: working, Event: ev, PrevVersion: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Names the version the stale write announced: it would apply if it ran on its own.
+	_, after, err := s.UpdateQueued(ctx, &taskstore.UpdateRequest{Task: working, Event: ev, PrevVersion: 6}, stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.Wait(ctx); !errors.Is(err, taskstore.ErrConcurrentModification) {
+		t.Fatalf("the stale write: %v", err)
+	}
+	var earlier *tasks.ErrEarlierWriteFailed
+	if err := after.Wait(ctx); !errors.As(err, &earlier) || !errors.Is(err, taskstore.ErrConcurrentModification) {
+		t.Fatalf("the write after it: %v", err)
+	}
+	if _, _, err := s.UpdateQueued(ctx, &taskstore.UpdateRequest{Task: working, Event: ev, PrevVersion: 7}, after); !errors.As(err, &earlier) {
+		t.Fatalf("a write queued after a known failure: %v", err)
+	}
+	if _, _, err := s.UpdateQueued(ctx, &taskstore.UpdateRequest{Task: working, Event: ev}, nil); !errors.Is(err, a2a.ErrInvalidParams) {
+		t.Fatalf("a queued write that names no version: %v", err)
+	}
+	row, err := s.Row(ctx, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.Version != 1 || row.Task.Status.State != a2a.TaskStateSubmitted {
+		t.Fatalf("stored %s at version %d, want submitted at 1", row.Task.Status.State, row.Version)
+	}
+	if entries, err := s.Log(ctx, "f", 0); err != nil || len(entries) != 1 {
+		t.Fatalf("log: %d entries, %v", len(entries), err)
+	}
+}
