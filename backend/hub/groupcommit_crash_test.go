@@ -113,6 +113,9 @@ var v1Key = map[string]string{"task": "task", "status": "statusUpdate", "artifac
 // every acknowledged task and every streamed event is back exactly as acknowledged, no task is half
 // written (its row is at the version of its last logged event, its state is the one its log ends
 // in), every task's log is numbered 1..n without a gap, and what was running is failed by recovery.
+// The demo agent at --demo-tick 0 yields its events back to back, so its execution queues each write
+// without waiting for the one before (tasks.UpdateQueued): the kill also lands between an event's
+// write being queued and its commit, and what was queued but not committed was never sent.
 func TestKill9UnderGroupCommitKeepsEveryAcknowledgedWrite(t *testing.T) {
 	data := t.TempDir()
 	p1 := startServe(t, "first serve", data, "--demo-tick", "0")
