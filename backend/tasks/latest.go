@@ -16,10 +16,16 @@ import (
 // else changes or deletes its rows), so an entry is what the row holds. It is bounded by bytes and
 // cleared when full; a missing entry costs a query, never correctness. On PostgreSQL, where other
 // replicas write the same rows, it is not used: Get reads the row.
+//
+// A task with a write in flight (queued and not yet answered) is read from SQLite: once a batch has
+// committed, its writes are in the table before each is recorded here, one after the other, and a
+// reader woken by the first (a stream, through the bus) must not find an older entry for the task
+// of a later one.
 type latest struct {
-	mu     sync.Mutex
-	byTask map[a2a.TaskID]latestRow
-	size   int
+	mu       sync.Mutex
+	byTask   map[a2a.TaskID]latestRow
+	size     int
+	inFlight map[a2a.TaskID]int // writes queued and not yet answered, per task
 }
 
 type latestRow struct {
@@ -36,8 +42,32 @@ const (
 func (l *latest) get(id a2a.TaskID) (latestRow, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.inFlight[id] > 0 {
+		return latestRow{}, false
+	}
 	r, ok := l.byTask[id]
 	return r, ok
+}
+
+// writing counts a write of the task from the moment it is queued; written (with created, updated or
+// forget) once it is answered.
+func (l *latest) writing(id a2a.TaskID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight == nil {
+		l.inFlight = make(map[a2a.TaskID]int)
+	}
+	l.inFlight[id]++
+}
+
+func (l *latest) written(id a2a.TaskID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight[id] <= 1 {
+		delete(l.inFlight, id)
+		return
+	}
+	l.inFlight[id]--
 }
 
 // created records a new task's first durable write.

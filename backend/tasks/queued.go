@@ -124,6 +124,7 @@ func (s *Store) queue(ctx context.Context, id a2a.TaskID, w *taskWrite, prev *Pe
 	}
 	// The write outlives the request that queued it, as a write that was waited for would have.
 	if err := s.db.WriteLeanOnQueued(context.WithoutCancel(ctx), string(id), fn, then); err != nil {
+		w.then(err)
 		return nil, err
 	}
 	return p, nil

@@ -244,7 +244,8 @@ func (s *Store) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersi
 }
 
 // taskWrite is a Create or an Update made ready for the writer: fn runs in the batch (perhaps more
-// than once, see store.Write), then is told the result once the batch committed or failed.
+// than once, see store.Write), then is told the result once the batch committed or failed. then must
+// be called once whatever happens, also when the write could not be queued.
 type taskWrite struct {
 	fn   func(*sql.Tx) error
 	then func(error)
@@ -306,7 +307,9 @@ func (s *Store) creation(ctx context.Context, task *a2a.Task) (*taskWrite, error
 		s.heads.set(task.ID, head{version: 1, state: task.Status.State, dialect: dialectFrom(ctx), lastSeq: 1})
 		return nil
 	}
+	s.latest.writing(task.ID)
 	then := func(err error) {
+		defer s.latest.written(task.ID)
 		if err != nil {
 			s.latest.forget(task.ID) // a failed commit may leave the row in a state the entry does not know
 			return
@@ -441,7 +444,9 @@ func (s *Store) update(ctx context.Context, req *taskstore.UpdateRequest, out *t
 		*out = version
 		return nil
 	}
+	s.latest.writing(req.Task.ID)
 	then := func(err error) {
+		defer s.latest.written(req.Task.ID)
 		if err != nil {
 			s.latest.forget(req.Task.ID)
 			return
