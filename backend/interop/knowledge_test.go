@@ -615,3 +615,50 @@ func TestKnowledgeGizmoViewRunsOnTheGraph(t *testing.T) {
 		t.Errorf("many hidden, nodes: %q", got)
 	}
 }
+
+// Who wrote a statement is the principal whose credential made the update, whatever the update says:
+// bob's statements that claim to be alice's read as bob's (author), with what bob claimed kept as he
+// gave it (provenance); and author filters statements, a node's links and its attributes.
+func TestKnowledgeAuthorIsTheCallersPrincipal(t *testing.T) {
+	h, alice := kgHub(t, t.TempDir(), nil)
+	bob := map[string]string{"X-Api-Key": addPrincipal(t, h, "bob")}
+	claimed := func(st map[string]any) map[string]any {
+		st["provenance"] = map[string]any{"sourceAgentId": "agent://alice", "note": "as alice said"}
+		return st
+	}
+	update(t, h, bob, "bob writes as alice",
+		patch("add", claimed(stmt("ex:fact", "ex:about", map[string]any{"id": "ex:topic"}, 0.9))),
+		patch("add", claimed(stmt("ex:fact", "rdfs:label", map[string]any{"value": "bob's fact"}, 0.9))))
+	update(t, h, alice, "alice writes her own",
+		patch("add", stmt("ex:fact", "ex:seenBy", map[string]any{"id": "ex:alice"}, 1)),
+		patch("add", stmt("ex:other", "ex:about", map[string]any{"id": "ex:topic"}, 1)))
+
+	data := gql(t, h, alice, `{ statements(subject: "ex:fact") { items { predicate author provenance } } }`, nil)
+	got := map[string]string{}
+	for _, it := range data["statements"].(map[string]any)["items"].([]any) {
+		st := it.(map[string]any)
+		got[st["predicate"].(string)] = st["author"].(string)
+		if st["predicate"] != "ex:seenBy" && jsonOf(st["provenance"]) != `{"note":"as alice said","sourceAgentId":"agent://alice"}` {
+			t.Errorf("bob's provenance is not kept as he gave it: %s", jsonOf(st["provenance"]))
+		}
+	}
+	if want := map[string]string{"ex:about": "agent://bob", "rdfs:label": "agent://bob", "ex:seenBy": "agent://alice"}; jsonOf(got) != jsonOf(want) {
+		t.Fatalf("authors %v, want %v", got, want)
+	}
+
+	data = gql(t, h, alice, `{ statements(author: "agent://bob") { items { subject predicate } } }`, nil)
+	if s := jsonOf(data); s != `{"statements":{"items":[{"predicate":"ex:about","subject":"ex:fact"},{"predicate":"rdfs:label","subject":"ex:fact"}]}}` {
+		t.Errorf("statements by bob: %s", s)
+	}
+	data = gql(t, h, alice, `{ node(id: "ex:fact") {
+		bobs: out(author: "agent://bob") { object author }
+		alices: out(author: "agent://alice") { object author }
+		attributes(author: "agent://alice") { value } } }`, nil)
+	if s := jsonOf(data["node"]); s != `{"alices":[{"author":"agent://alice","object":"ex:alice"}],"attributes":[],"bobs":[{"author":"agent://bob","object":"ex:topic"}]}` {
+		t.Errorf("a node's statements by author: %s", s)
+	}
+	data = gql(t, h, alice, `{ node(id: "ex:topic") { in(author: "agent://alice") { subject } } }`, nil)
+	if s := jsonOf(data["node"]); s != `{"in":[{"subject":"ex:other"}]}` {
+		t.Errorf("links into a node by author: %s", s)
+	}
+}

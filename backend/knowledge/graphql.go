@@ -111,12 +111,15 @@ func newSchema(s *Service) (graphql.Schema, error) {
 			"graph":    &graphql.Field{Type: graphql.ID, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Graph) })},
 			"certainty": &graphql.Field{Type: graphql.NewNonNull(graphql.Float),
 				Resolve: rowField(func(r *row) any { return *r.Stmt.Certainty })},
-			"provenance": &graphql.Field{Type: jsonScalar, Resolve: rowField(func(r *row) any { return r.Stmt.Provenance })},
+			"provenance": &graphql.Field{Type: jsonScalar, Description: "What the writer said of where the statement comes from, as given.",
+				Resolve: rowField(func(r *row) any { return r.Stmt.Provenance })},
+			"author": &graphql.Field{Type: id, Description: "The principal whose credential wrote the statement (never taken from the request).",
+				Resolve: rowField(func(r *row) any { return r.Source })},
 			"updatedAt": &graphql.Field{Type: graphql.NewNonNull(graphql.DateTime),
 				Resolve: rowField(func(r *row) any { return r.UpdatedAt })},
 		},
 	})
-	edgeArgs := graphql.FieldConfigArgument{"predicate": {Type: graphql.ID}, "first": {Type: graphql.Int}}
+	edgeArgs := graphql.FieldConfigArgument{"predicate": {Type: graphql.ID}, "author": {Type: graphql.ID}, "first": {Type: graphql.Int}}
 	stmtList := graphql.NewNonNull(graphql.NewList(graphql.NewNonNull(statement)))
 	node := graphql.NewObject(graphql.ObjectConfig{
 		Name:        "Node",
@@ -148,11 +151,12 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				return l, budgetOf(p.Context).charge(l)
 			}},
 			"attributes": &graphql.Field{Type: stmtList, Description: "Statements about the node whose object is a literal.",
+				Args: graphql.FieldConfigArgument{"author": {Type: graphql.ID}},
 				Resolve: func(p graphql.ResolveParams) (any, error) {
 					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, "", maxFirst)
 					out := rs[:0]
 					for _, r := range rs {
-						if r.Stmt.Object.ID == "" {
+						if r.Stmt.Object.ID == "" && byAuthor(p.Args, r) {
 							out = append(out, r)
 						}
 					}
@@ -163,7 +167,7 @@ func newSchema(s *Service) (graphql.Schema, error) {
 					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), maxFirst)
 					out := rs[:0]
 					for _, r := range rs {
-						if r.Stmt.Object.ID != "" && len(out) < firstArg(p.Args, defaultFirst) {
+						if r.Stmt.Object.ID != "" && byAuthor(p.Args, r) && len(out) < firstArg(p.Args, defaultFirst) {
 							out = append(out, r)
 						}
 					}
@@ -171,7 +175,17 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				}},
 			"in": &graphql.Field{Type: stmtList, Args: edgeArgs, Description: "Statements from other resources to the node.",
 				Resolve: func(p graphql.ResolveParams) (any, error) {
-					return s.edges(p.Context, p.Source.(nodeRef).id, quad.Object, strArg(p.Args, "predicate"), firstArg(p.Args, defaultFirst))
+					if _, filtered := p.Args["author"]; !filtered {
+						return s.edges(p.Context, p.Source.(nodeRef).id, quad.Object, strArg(p.Args, "predicate"), firstArg(p.Args, defaultFirst))
+					}
+					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Object, strArg(p.Args, "predicate"), maxFirst)
+					out := rs[:0]
+					for _, r := range rs {
+						if byAuthor(p.Args, r) && len(out) < firstArg(p.Args, defaultFirst) {
+							out = append(out, r)
+						}
+					}
+					return out, err
 				}},
 			"degree": &graphql.Field{Type: graphql.NewNonNull(graphql.Int), Description: "How many visible statements link the node to other resources, either way.",
 				Resolve: func(p graphql.ResolveParams) (any, error) {
@@ -241,7 +255,7 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				}},
 			"statements": &graphql.Field{Type: graphql.NewNonNull(pageOf("StatementPage", stmtList)),
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID},
-					"graph": {Type: graphql.ID}, "minCertainty": {Type: graphql.Float}, "first": {Type: graphql.Int}, "after": {Type: graphql.String}},
+					"graph": {Type: graphql.ID}, "author": {Type: graphql.ID}, "minCertainty": {Type: graphql.Float}, "first": {Type: graphql.Int}, "after": {Type: graphql.String}},
 				Resolve: func(p graphql.ResolveParams) (any, error) { return s.statements(p.Context, p.Args) },
 			},
 		},
@@ -271,6 +285,12 @@ func newSchema(s *Service) (graphql.Schema, error) {
 		},
 	})
 	return graphql.NewSchema(graphql.SchemaConfig{Query: query, Subscription: subscription})
+}
+
+// byAuthor says whether r passes a field's author argument (no argument: every statement does).
+func byAuthor(args map[string]any, r *row) bool {
+	a, ok := args["author"].(string)
+	return !ok || r.Source == a
 }
 
 func nilIfEmpty(s string) any {
@@ -536,7 +556,7 @@ func filterHolds(f map[string]any, value any) bool {
 func (s *Service) statements(ctx context.Context, args map[string]any) (*page, error) {
 	v := viewOf(ctx)
 	w, qargs := v.sqlFilter()
-	for _, c := range []struct{ arg, col string }{{"subject", "subject"}, {"predicate", "predicate"}, {"object", "object_id"}, {"graph", "graph"}} {
+	for _, c := range []struct{ arg, col string }{{"subject", "subject"}, {"predicate", "predicate"}, {"object", "object_id"}, {"graph", "graph"}, {"author", "source"}} {
 		if val, ok := args[c.arg].(string); ok {
 			w += " AND " + c.col + " = ?"
 			qargs = append(qargs, val)
