@@ -662,3 +662,51 @@ func TestKnowledgeAuthorIsTheCallersPrincipal(t *testing.T) {
 		t.Errorf("links into a node by author: %s", s)
 	}
 }
+
+// Alignment rules can name authors: with editors set, an agent may change or remove only the
+// statements it wrote (removing, replacing away, or adding again one that is there, which would make
+// it the author); an editor may change anyone's. A refused update changes nothing.
+func TestKnowledgeEditorsRuleKeepsAgentsToTheirOwnStatements(t *testing.T) {
+	rules := knowledge.DefaultRules()
+	rules.Editors = []string{"agent://carol"}
+	h, alice := kgHub(t, t.TempDir(), &rules)
+	bob := map[string]string{"X-Api-Key": addPrincipal(t, h, "bob")}
+	carol := map[string]string{"X-Api-Key": addPrincipal(t, h, "carol")}
+	fact := stmt("ex:fact", "ex:status", map[string]any{"value": "draft"}, 1)
+	update(t, h, alice, "alice's fact", patch("add", fact))
+	state := func() string {
+		return jsonOf(gql(t, h, alice, `{ statements(subject: "ex:fact") { items { value author certainty } } }`, nil))
+	}
+	before := state()
+	if before != `{"statements":{"items":[{"author":"agent://alice","certainty":1,"value":"draft"}]}}` {
+		t.Fatalf("alice's fact: %s", before)
+	}
+	for _, try := range []struct {
+		what string
+		p    map[string]any
+	}{
+		{"remove", patch("remove", fact)},
+		{"replace", patch("replace", stmt("ex:fact", "ex:status", map[string]any{"value": "final"}, 1))},
+		{"add again", patch("add", stmt("ex:fact", "ex:status", map[string]any{"value": "draft"}, 0.2))},
+	} {
+		data := kgError(t, h, bob, "knowledge/update", map[string]any{"mutations": []any{
+			patch("add", stmt("ex:bobs", "ex:status", map[string]any{"value": "mine"}, 1)), try.p}}, knowledge.CodeAlignmentError)
+		if data["verificationStatus"] != knowledge.StatusNotAuthor || data["author"] != "agent://alice" ||
+			!strings.Contains(fmt.Sprint(data["verificationDetails"]), "mutations[1]") {
+			t.Errorf("bob's %s of alice's statement: %v", try.what, data)
+		}
+		if after := state(); after != before {
+			t.Fatalf("bob's refused %s changed alice's statement: %s", try.what, after)
+		}
+	}
+	if s := jsonOf(gql(t, h, alice, `{ statements(author: "agent://bob") { items { subject } } }`, nil)); s != `{"statements":{"items":[]}}` {
+		t.Fatalf("a refused update stored some of its statements: %s", s)
+	}
+	// Bob's own statements are his to change; carol, an editor, may change alice's.
+	update(t, h, bob, "bob's own", patch("add", stmt("ex:bobs", "ex:status", map[string]any{"value": "mine"}, 1)))
+	update(t, h, bob, "bob's own", patch("replace", stmt("ex:bobs", "ex:status", map[string]any{"value": "still mine"}, 1)))
+	update(t, h, carol, "the editor", patch("replace", stmt("ex:fact", "ex:status", map[string]any{"value": "final"}, 1)))
+	if s := state(); s != `{"statements":{"items":[{"author":"agent://carol","certainty":1,"value":"final"}]}}` {
+		t.Fatalf("after the editor's replace: %s", s)
+	}
+}

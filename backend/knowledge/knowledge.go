@@ -682,6 +682,14 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 				return err
 			}
 		}
+		// The hub's own writes (the sample graph, an import through the UI as the hub) are not a
+		// principal's: the editors rule is for callers of knowledge/update.
+		author := func(i int, r *row) error {
+			if source == s.source {
+				return nil
+			}
+			return s.rules.othersStatement(source, r.Source, i, r.Stmt)
+		}
 		for i, pt := range patches {
 			st := pt.Statement
 			if st.Certainty == nil && pt.Op != OpRemove {
@@ -702,6 +710,9 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 					return errorf(CodeUpdateError, fmt.Sprintf("mutations[%d]: no such statement to remove; nothing was changed", i),
 						map[string]any{"verificationStatus": StatusConflict, "verificationDetails": "statement not found"})
 				}
+				if err := author(i, r); err != nil {
+					return err
+				}
 				if err := deleteRow(ctx, tx, r.ID); err != nil {
 					return err
 				}
@@ -718,6 +729,9 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 					if r.Stmt.key() == newKey {
 						continue
 					}
+					if err := author(i, r); err != nil {
+						return err
+					}
 					if err := deleteRow(ctx, tx, r.ID); err != nil {
 						return err
 					}
@@ -727,6 +741,18 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 				}
 				fallthrough
 			case OpAdd:
+				if s.rules.Editors != nil && source != s.source {
+					// Adding a statement that is there already rewrites its metadata and its author.
+					r, err := findRow(ctx, find, st.key())
+					if err != nil {
+						return err
+					}
+					if r != nil {
+						if err := author(i, r); err != nil {
+							return err
+						}
+					}
+				}
 				enc, err := encode(st, prov)
 				if err != nil {
 					return err

@@ -33,6 +33,25 @@ type Rules struct {
 	// QuotaExempt principals have no quota (exact ids or prefixes ending in "*"); absent: the
 	// owner, whose hub and disk it is (an import of a large graph goes through the owner).
 	QuotaExempt []string `json:"quotaExempt"`
+	// Editors are the principals who may change or remove a statement another principal wrote
+	// (its author, see Statement.author): exact ids or prefixes ending in "*". Absent: every writer
+	// may; ["user://owner"]: each agent keeps to its own statements, and the owner edits them all.
+	Editors []string `json:"editors,omitempty"`
+}
+
+// StatusNotAuthor is the verification status of an update refused because it would change
+// statements its caller did not write (Rules.Editors).
+const StatusNotAuthor = "Rejected - Not The Author"
+
+// othersStatement is the refusal of a change to a statement author wrote, by principal, who is not
+// one of the editors; nil when the rules let principal change it.
+func (r Rules) othersStatement(principal, author string, i int, st Statement) error {
+	if r.Editors == nil || author == principal || matches(r.Editors, principal) {
+		return nil
+	}
+	why := fmt.Sprintf("mutations[%d]: %s %s … was written by %s, and %s may change only its own statements", i, st.Subject.ID, st.Predicate.ID, author, principal)
+	return errorf(CodeAlignmentError, "alignment violation: "+why,
+		map[string]any{"verificationStatus": StatusNotAuthor, "verificationDetails": why, "author": author})
 }
 
 // Default quotas: a desktop user's agents do not come near them (the hub's benchmarks load 1M
