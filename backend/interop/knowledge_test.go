@@ -661,6 +661,34 @@ func TestKnowledgeAuthorIsTheCallersPrincipal(t *testing.T) {
 	if s := jsonOf(data["node"]); s != `{"in":[{"subject":"ex:other"}]}` {
 		t.Errorf("links into a node by author: %s", s)
 	}
+
+	// The query's authors param: GraphQL and Gizmo see only what those principals wrote.
+	data = gql(t, h, alice, `{ node(id: "ex:topic") { in { subject author } } }`, map[string]any{"authors": []string{"agent://bob"}})
+	if s := jsonOf(data["node"]); s != `{"in":[{"author":"agent://bob","subject":"ex:fact"}]}` {
+		t.Errorf("GraphQL with authors [bob]: %s", s)
+	}
+	for _, c := range []struct {
+		authors []string
+		want    string
+	}{
+		{[]string{"agent://bob"}, `[{"id":"\u003cex:fact\u003e"}]`},
+		{[]string{"agent://alice"}, `[{"id":"\u003cex:other\u003e"}]`},
+		{[]string{"agent://alice", "agent://bob"}, `[{"id":"\u003cex:fact\u003e"},{"id":"\u003cex:other\u003e"}]`},
+		{[]string{"agent://nobody"}, `[]`},
+	} {
+		var gz struct{ Data []map[string]any }
+		kgCall(t, h, alice, "knowledge/query", map[string]any{"queryLanguage": "gizmo", "query": `g.V("<ex:topic>").In("<ex:about>").All()`,
+			"authors": c.authors}, &gz)
+		slices.SortFunc(gz.Data, func(a, b map[string]any) int { return strings.Compare(fmt.Sprint(a["id"]), fmt.Sprint(b["id"])) })
+		if s := jsonOf(gz.Data); s != c.want {
+			t.Errorf("Gizmo with authors %v: %s, want %s", c.authors, s, c.want)
+		}
+	}
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = fmt.Sprintf("agent://a%d", i)
+	}
+	kgError(t, h, alice, "knowledge/query", map[string]any{"query": `{ node(id: "ex:topic") { id } }`, "authors": many}, -32602)
 }
 
 // Alignment rules can name authors: with editors set, an agent may change or remove only the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,10 +22,11 @@ const (
 	maxFirst     = 1000
 )
 
-// view is what a query may see (requiredCertainty, maxAgeSeconds) and what it counted.
+// view is what a query may see (requiredCertainty, maxAgeSeconds, authors) and what it counted.
 type view struct {
 	minCertainty float64
 	since        time.Time // zero: any age
+	authors      []string  // empty: any author
 	statements   atomic.Int64
 	nodes        atomic.Int64
 }
@@ -39,25 +41,28 @@ func viewOf(ctx context.Context) *view {
 }
 
 func (v *view) sees(r *row) bool {
-	return r != nil && *r.Stmt.Certainty >= v.minCertainty && (v.since.IsZero() || !r.UpdatedAt.Before(v.since))
+	return r != nil && *r.Stmt.Certainty >= v.minCertainty && (v.since.IsZero() || !r.UpdatedAt.Before(v.since)) &&
+		(len(v.authors) == 0 || slices.Contains(v.authors, r.Source))
 }
 
 // sqlFilter is the view as a WHERE fragment over kg_statements.
-func (v *view) sqlFilter() (string, []any) {
-	w, args := "certainty >= ?", []any{v.minCertainty}
+func (v *view) sqlFilter() (string, []any) { return v.sqlFilterOn("") }
+
+// sqlFilterOn is sqlFilter on the columns of table alias t ("": unqualified).
+func (v *view) sqlFilterOn(t string) (string, []any) {
+	if t != "" {
+		t += "."
+	}
+	w, args := t+"certainty >= ?", []any{v.minCertainty}
 	if !v.since.IsZero() {
-		w += " AND updated_at >= ?"
+		w += " AND " + t + "updated_at >= ?"
 		args = append(args, v.since.UTC().Format(time.RFC3339Nano))
 	}
-	return w, args
-}
-
-// sqlFilterOn is sqlFilter on the columns of table alias t.
-func (v *view) sqlFilterOn(t string) (string, []any) {
-	w, args := t+".certainty >= ?", []any{v.minCertainty}
-	if !v.since.IsZero() {
-		w += " AND " + t + ".updated_at >= ?"
-		args = append(args, v.since.UTC().Format(time.RFC3339Nano))
+	if len(v.authors) > 0 {
+		w += " AND " + t + "source IN (?" + strings.Repeat(", ?", len(v.authors)-1) + ")"
+		for _, a := range v.authors {
+			args = append(args, a)
+		}
 	}
 	return w, args
 }

@@ -62,6 +62,9 @@ type QueryParams struct {
 	Variables         map[string]any `json:"variables"`
 	RequiredCertainty *float64       `json:"requiredCertainty"`
 	MaxAgeSeconds     *int64         `json:"maxAgeSeconds"`
+	// Authors, when given, limits the query to the statements these principals wrote (their
+	// author: the credential of the update, see Statement.author), in GraphQL and Gizmo alike.
+	Authors []string `json:"authors"`
 	// MinChangeID, the highest change id the caller has seen (an update's changeId, a query's
 	// queryMetadata.changeId), makes the query wait for the graph to hold it: read-your-writes
 	// when the update went through another replica. Without it the query waits for every change
@@ -93,7 +96,7 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 	if p.Query == "" {
 		return nil, errorf(CodeInvalidParams, "query is required", nil)
 	}
-	v, err := scopeOf(p.RequiredCertainty, p.MaxAgeSeconds)
+	v, err := scopeOf(p.RequiredCertainty, p.MaxAgeSeconds, p.Authors...)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +124,7 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 		meta["statementCount"], meta["nodeCount"] = v.statements.Load(), v.nodes.Load()
 	case "gizmo":
 		var res []any
-		res, err = s.queryGizmo(ctx, p.Query, v, p.RequiredCertainty != nil || p.MaxAgeSeconds != nil)
+		res, err = s.queryGizmo(ctx, p.Query, v, p.RequiredCertainty != nil || p.MaxAgeSeconds != nil || len(p.Authors) > 0)
 		data, meta["resultCount"] = res, len(res)
 	default:
 		return nil, errorf(CodeInvalidParams, fmt.Sprintf("queryLanguage %q is not supported (graphql, gizmo)", p.QueryLanguage), nil)

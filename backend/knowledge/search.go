@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -18,6 +19,9 @@ const (
 	DefaultSearchLimit = 20
 	MaxSearchLimit     = 200
 )
+
+// maxAuthors bounds a query's authors (each is a placeholder of the statement filter).
+const maxAuthors = 100
 
 // SearchHit is one node some of whose literals (its label among them) contain the text searched.
 type SearchHit struct {
@@ -98,8 +102,11 @@ func (s *Service) Search(ctx context.Context, text string, opts SearchOptions) (
 }
 
 // scopeOf checks a query's scope params and returns the view they make.
-func scopeOf(requiredCertainty *float64, maxAgeSeconds *int64) (*view, error) {
-	v := &view{}
+func scopeOf(requiredCertainty *float64, maxAgeSeconds *int64, authors ...string) (*view, error) {
+	if len(authors) > maxAuthors {
+		return nil, errorf(CodeInvalidParams, fmt.Sprintf("authors names at most %d principals", maxAuthors), nil)
+	}
+	v := &view{authors: authors}
 	if requiredCertainty != nil {
 		if *requiredCertainty < 0 || *requiredCertainty > 1 {
 			return nil, errorf(CodeInvalidParams, "requiredCertainty must be within [0, 1]", nil)
