@@ -201,12 +201,15 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await agentUpdate(
       'met Alice',
       { op: 'add', statement: st('ex:carol', 'rdfs:label', { value: 'Carol' }) },
-      { op: 'add', statement: st('ex:carol', 'ex:knows', { id: 'ex:alice' }) },
+      // What it claims of where the link comes from is kept, and shown beside who wrote it.
+      { op: 'add', statement: { ...st('ex:carol', 'ex:knows', { id: 'ex:alice' }), provenance: { sourceAgentId: 'agent://carols-diary' } } },
     );
     await page.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.classes('ex:carol').includes('flash'), null, WAIT);
     assert.equal((await count(page)).nodes, nodes + 1);
     await page.getByTestId('kg-toast').filter({ hasText: 'agent://bot' }).first().waitFor(WAIT);
-    await page.getByTestId('kg-node-panel').getByTestId('kg-link').filter({ hasText: 'Carol' }).waitFor(WAIT);
+    const carolLink = page.getByTestId('kg-node-panel').getByTestId('kg-link').filter({ hasText: 'Carol' });
+    await carolLink.waitFor(WAIT);
+    await carolLink.getByText('by agent://bot (says agent://carols-diary)').waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'knowledge-live.png') });
     assert.deepEqual(page.errors, []);
     await page.context().close();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  authorshipText,
   changeEffect,
   collapseTargets,
   edgeId,
@@ -17,6 +18,7 @@ import {
   toKG,
   typeStyle,
   UNTYPED,
+  withAuthor,
   type GNodeDetail,
 } from './graph';
 import type { ChangeEvent } from './kg';
@@ -213,5 +215,35 @@ describe('statements as the spec writes them', () => {
     expect(parseLiteral('forty', 7)).toBe('forty');
     expect(parseLiteral('false', true)).toBe(false);
     expect(parseLiteral('12', 'x')).toBe('12');
+  });
+});
+
+describe('authorshipText', () => {
+  const at = '2026-11-28T10:00:00Z';
+  it('names the author, and what the provenance claims when that is someone else', () => {
+    expect(authorshipText({ subject: 's', predicate: 'p', author: 'agent://bob', provenance: { sourceAgentId: 'agent://alice', timestamp: at } })).toMatch(
+      /^by agent:\/\/bob \(says agent:\/\/alice\) · /,
+    );
+    expect(authorshipText({ subject: 's', predicate: 'p', author: 'agent://bob', provenance: { sourceAgentId: 'agent://bob' } })).toBe('by agent://bob');
+  });
+  it('falls back on the provenance for a graph that does not say who wrote it', () => {
+    expect(authorshipText({ subject: 's', predicate: 'p', provenance: { sourceAgentId: 'agent://alice' } })).toBe('by agent://alice');
+    expect(authorshipText({ subject: 's', predicate: 'p' })).toBe('');
+  });
+});
+
+describe('withAuthor', () => {
+  it('asks for author, and again without it when the schema has no such field', async () => {
+    const asked: string[] = [];
+    const run = async (fields: string) => {
+      asked.push(fields);
+      if (fields.includes('author')) throw new Error('Cannot query field "author" on type "Statement".');
+      return 'ok';
+    };
+    await expect(withAuthor(run)).resolves.toBe('ok');
+    expect(asked.map((f) => f.includes('author'))).toEqual([true, false]);
+  });
+  it('passes any other error on', async () => {
+    await expect(withAuthor(async () => Promise.reject(new Error('knowledge graph unreachable')))).rejects.toThrow('unreachable');
   });
 });

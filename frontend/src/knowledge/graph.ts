@@ -25,6 +25,8 @@ export interface GStatement {
   graph?: string | null;
   certainty?: number | null;
   provenance?: unknown;
+  /** The principal whose credential wrote it (this hub's graphs; another agent's may not say). */
+  author?: string | null;
   updatedAt?: string | null;
 }
 
@@ -342,18 +344,47 @@ export function provenanceText(p: unknown): string {
   const o = p as Record<string, unknown>;
   const who = typeof o.sourceAgentId === 'string' ? o.sourceAgentId : '';
   const when = typeof o.timestamp === 'string' ? o.timestamp : '';
-  if (who || when) {
-    const t = when ? new Date(when) : null;
-    const at = t && !Number.isNaN(t.getTime()) ? t.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }) : when;
-    return [who, at].filter(Boolean).join(' · ');
-  }
+  if (who || when) return [who, shortTime(when)].filter(Boolean).join(' · ');
   return JSON.stringify(p);
+}
+
+function shortTime(when: string): string {
+  const t = when ? new Date(when) : null;
+  return t && !Number.isNaN(t.getTime()) ? t.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' }) : when;
+}
+
+/**
+ * Who wrote a statement, as the side panel says it: its author (the credential that wrote it) when
+ * the graph tells, and what its provenance claims when that names someone else; else the provenance.
+ */
+export function authorshipText(st: GStatement): string {
+  if (!st.author) {
+    const prov = provenanceText(st.provenance);
+    return prov ? `by ${prov}` : '';
+  }
+  const o = st.provenance && typeof st.provenance === 'object' ? (st.provenance as Record<string, unknown>) : {};
+  const claimed = typeof o.sourceAgentId === 'string' && o.sourceAgentId !== st.author ? ` (says ${o.sourceAgentId})` : '';
+  const when = typeof o.timestamp === 'string' ? shortTime(o.timestamp) : '';
+  return [`by ${st.author}${claimed}`, when].filter(Boolean).join(' · ');
 }
 
 // ---- Queries ----
 
 export const NODE_FIELDS = 'id types label degree';
 export const STATEMENT_FIELDS = 'subject predicate object value datatype graph certainty provenance updatedAt';
+
+/**
+ * Runs a query of statements with their author when the graph's schema has that field (this hub's
+ * does; another agent's graph may not), else without: run is given the statement fields to ask for.
+ */
+export async function withAuthor<T>(run: (fields: string) => Promise<T>): Promise<T> {
+  try {
+    return await run(`${STATEMENT_FIELDS} author`);
+  } catch (e) {
+    if (!/\bauthor\b/.test(e instanceof Error ? e.message : String(e))) throw e;
+    return run(STATEMENT_FIELDS);
+  }
+}
 
 /** One query for the summaries of many nodes, by aliases (the schema reads one node per field). */
 export function summariesQuery(ids: string[]): { query: string; variables: Record<string, string> } {

@@ -3,7 +3,7 @@
 
 import type { EdgeSingular } from 'cytoscape';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { STATEMENT_FIELDS, provenanceText, shortId, type GStatement, type Shape } from './graph';
+import { authorshipText, shortId, withAuthor, type GStatement, type Shape } from './graph';
 
 /** A small drawing of a type's shape, for the legend. */
 export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
@@ -25,11 +25,11 @@ export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
 /** A statement's certainty and provenance, as the side panel shows them. */
 export function Meta({ st }: { st: GStatement }) {
   const c = typeof st.certainty === 'number' ? st.certainty : 1;
-  const prov = provenanceText(st.provenance);
+  const by = authorshipText(st);
   return (
     <span className="kg-meta small muted">
       <span className={c < 1 ? 'kg-uncertain' : ''}>certainty {c.toFixed(2)}</span>
-      {prov && ` · by ${prov}`}
+      {by && ` · ${by}`}
     </span>
   );
 }
@@ -53,9 +53,11 @@ export function EdgePanel({
   const [st, setSt] = useState<GStatement | null>(null);
   useEffect(() => {
     let live = true;
-    void agentQuery<{ statements: { items: GStatement[] } }>(
-      `query Edge($s: ID!, $p: ID!, $o: ID!) { statements(subject: $s, predicate: $p, object: $o, first: 5) { items { ${STATEMENT_FIELDS} } } }`,
-      { s: source, p: predicate, o: target },
+    void withAuthor((fields) =>
+      agentQuery<{ statements: { items: GStatement[] } }>(
+        `query Edge($s: ID!, $p: ID!, $o: ID!) { statements(subject: $s, predicate: $p, object: $o, first: 5) { items { ${fields} } } }`,
+        { s: source, p: predicate, o: target },
+      ),
     ).then(
       (d) => live && setSt(d.statements?.items?.[0] ?? null),
       () => undefined,

@@ -8,7 +8,7 @@ import type { Core, ElementDefinition } from 'cytoscape';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import {
   NODE_FIELDS,
-  STATEMENT_FIELDS,
+  withAuthor,
   collapseTargets,
   edgeElement,
   legendOf,
@@ -80,9 +80,11 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
 
   const openDetail = useCallback(
     async (id: string, first: number): Promise<GNodeDetail | null> => {
-      const d = await q<{ node: GNodeDetail | null }>(
-        `query Open($id: ID!, $first: Int) { node(id: $id) { ${NODE_FIELDS} attributes { ${STATEMENT_FIELDS} } out(first: $first) { ${STATEMENT_FIELDS} } in(first: $first) { ${STATEMENT_FIELDS} } } }`,
-        { id, first },
+      const d = await withAuthor((fields) =>
+        q<{ node: GNodeDetail | null }>(
+          `query Open($id: ID!, $first: Int) { node(id: $id) { ${NODE_FIELDS} attributes { ${fields} } out(first: $first) { ${fields} } in(first: $first) { ${fields} } } }`,
+          { id, first },
+        ),
       );
       return d.node;
     },
