@@ -738,3 +738,72 @@ func TestKnowledgeEditorsRuleKeepsAgentsToTheirOwnStatements(t *testing.T) {
 		t.Fatalf("after the editor's replace: %s", s)
 	}
 }
+
+// GraphQL walks the graph: a statement's ends are Nodes, so three hops are one query, answered
+// exactly; a walk that would visit too much is refused with -32010, before it runs when its lists'
+// `first` say so, and once it has walked GraphQLMaxNodes otherwise.
+func TestKnowledgeGraphQLWalksThreeHops(t *testing.T) {
+	h, alice := kgHub(t, t.TempDir(), nil)
+	knows := func(s, o string) map[string]any { return patch("add", stmt(s, "ex:knows", map[string]any{"id": o}, 1)) }
+	label := func(s string) map[string]any {
+		return patch("add", stmt(s, "rdfs:label", map[string]any{"value": strings.TrimPrefix(s, "ex:")}, 1))
+	}
+	var ps []map[string]any
+	for _, e := range [][2]string{{"ex:a", "ex:b1"}, {"ex:a", "ex:b2"}, {"ex:b1", "ex:c1"}, {"ex:b2", "ex:c2"}, {"ex:b2", "ex:c3"}, {"ex:c1", "ex:d1"}, {"ex:c3", "ex:d2"}, {"ex:c3", "ex:d3"}} {
+		ps = append(ps, knows(e[0], e[1]))
+	}
+	for _, n := range []string{"ex:a", "ex:b1", "ex:b2", "ex:c1", "ex:c2", "ex:c3", "ex:d1", "ex:d2", "ex:d3"} {
+		ps = append(ps, label(n))
+	}
+	update(t, h, alice, "a small tree", ps...)
+
+	data := gql(t, h, alice, `{ node(id: "ex:a") { label out(predicate: "ex:knows", first: 10) { objectNode { label
+		out(predicate: "ex:knows", first: 10) { predicateNode { id } objectNode { label
+			out(predicate: "ex:knows", first: 10) { subjectNode { id } objectNode { id label } } } } } } } }`, nil)
+	var paths []string
+	root := data["node"].(map[string]any)
+	for _, b := range root["out"].([]any) {
+		bn := b.(map[string]any)["objectNode"].(map[string]any)
+		for _, c := range bn["out"].([]any) {
+			cs := c.(map[string]any)
+			if cs["predicateNode"].(map[string]any)["id"] != "ex:knows" {
+				t.Fatalf("predicateNode: %v", cs)
+			}
+			cn := cs["objectNode"].(map[string]any)
+			paths = append(paths, fmt.Sprintf("%s>%s>%s", root["label"], bn["label"], cn["label"]))
+			for _, d := range cn["out"].([]any) {
+				ds := d.(map[string]any)
+				dn := ds["objectNode"].(map[string]any)
+				if ds["subjectNode"].(map[string]any)["id"] != "ex:"+fmt.Sprint(cn["label"]) || dn["id"] != "ex:"+fmt.Sprint(dn["label"]) {
+					t.Fatalf("the third hop's ends: %v", ds)
+				}
+				paths = append(paths, fmt.Sprintf("%s>%s>%s>%s", root["label"], bn["label"], cn["label"], dn["label"]))
+			}
+		}
+	}
+	slices.Sort(paths)
+	if s := strings.Join(paths, " "); s != "a>b1>c1 a>b1>c1>d1 a>b2>c2 a>b2>c3 a>b2>c3>d2 a>b2>c3>d3" {
+		t.Fatalf("three hops from ex:a: %s", s)
+	}
+	// A literal's objectNode is null; its value stays on the statement.
+	data = gql(t, h, alice, `{ node(id: "ex:a") { attributes { value objectNode { id } } } }`, nil)
+	if s := jsonOf(data["node"]); s != `{"attributes":[{"objectNode":null,"value":"a"}]}` {
+		t.Fatalf("a literal's ends: %s", s)
+	}
+
+	// Three hops of a thousand each: a billion values, refused before anything runs.
+	e := kgError(t, h, alice, "knowledge/query", map[string]any{"queryLanguage": "graphql", "query": `{ node(id: "ex:a") {
+		out(first: 1000) { objectNode { out(first: 1000) { objectNode { out(first: 1000) { object } } } } } } }`}, knowledge.CodeQueryError)
+	if !strings.Contains(jsonOf(e), "more than the limit") {
+		t.Errorf("the refusal does not say its limit: %v", e)
+	}
+	// A walk past the nodes limit is stopped as it goes.
+	saved := knowledge.GraphQLMaxNodes
+	knowledge.GraphQLMaxNodes = 5
+	t.Cleanup(func() { knowledge.GraphQLMaxNodes = saved })
+	e = kgError(t, h, alice, "knowledge/query", map[string]any{"queryLanguage": "graphql", "query": `{ node(id: "ex:a") {
+		out(first: 3) { objectNode { out(first: 3) { objectNode { out(first: 3) { objectNode { id } } } } } } } }`}, knowledge.CodeQueryError)
+	if e["limit"] != 5.0 {
+		t.Errorf("the walk's refusal: %v", e)
+	}
+}

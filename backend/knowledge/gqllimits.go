@@ -39,6 +39,10 @@ const (
 var (
 	GraphQLTimeout              = 5 * time.Second
 	GraphQLMaxAnswerBytes int64 = 16 << 20
+	// GraphQLMaxNodes bounds the nodes a run walks to through statements (subjectNode,
+	// predicateNode, objectNode): the estimate refuses most deep walks before they run, this stops
+	// one whose lists were longer than their `first` told.
+	GraphQLMaxNodes int64 = 100_000
 )
 
 // listItems is how many items a list field of the schema may answer, given its arguments; fields
@@ -252,6 +256,7 @@ func (c *docCheck) firstOf(f *ast.Field) int {
 var (
 	errAnswerTooLarge = errors.New("answer too large")
 	errQueryTimedOut  = errors.New("query timed out")
+	errTooManyNodes   = errors.New("too many nodes walked")
 )
 
 // answerBudget counts the text of the values a GraphQL run answers, and ends the run (cancels its
@@ -259,7 +264,20 @@ var (
 type answerBudget struct {
 	used   atomic.Int64
 	max    int64
+	nodes  atomic.Int64 // nodes walked to through statements
 	cancel context.CancelCauseFunc
+}
+
+// walk counts a node reached through a statement; an error once the run walked past GraphQLMaxNodes.
+func (b *answerBudget) walk() error {
+	if b == nil {
+		return nil
+	}
+	if b.nodes.Add(1) > GraphQLMaxNodes {
+		b.cancel(errTooManyNodes)
+		return errTooManyNodes
+	}
+	return nil
 }
 
 // charge counts value v; an error once the answer is over its limit.
@@ -309,6 +327,9 @@ func limitError(ctx context.Context) error {
 	case errAnswerTooLarge:
 		return errorf(CodeQueryError, fmt.Sprintf("graphql: the answer passed the limit of %d bytes; ask for fewer items (first) or fields", GraphQLMaxAnswerBytes),
 			map[string]any{"limit": GraphQLMaxAnswerBytes})
+	case errTooManyNodes:
+		return errorf(CodeQueryError, fmt.Sprintf("graphql: the query walked past %d nodes; ask for fewer items (first) or hops", GraphQLMaxNodes),
+			map[string]any{"limit": GraphQLMaxNodes})
 	case errQueryTimedOut:
 		return errorf(CodeQueryError, "graphql: the query ran out of time ("+GraphQLTimeout.String()+")", map[string]any{"limit": GraphQLTimeout.String()})
 	}

@@ -210,6 +210,25 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				}},
 		},
 	})
+	// A statement's ends as Nodes, so that a query walks the graph: node { out { objectNode { out {
+	// … } } } }, as deep as the document limits allow. Added once Node exists (the two types refer
+	// to each other); subject, predicate and object stay the ids they always were.
+	nodeOf := func(id func(*row) string) graphql.FieldResolveFn {
+		return func(p graphql.ResolveParams) (any, error) {
+			n := id(p.Source.(*row))
+			if n == "" {
+				return nil, nil // a literal: its value is on the statement
+			}
+			viewOf(p.Context).nodes.Add(1)
+			return nodeRef{n}, budgetOf(p.Context).walk()
+		}
+	}
+	statement.AddFieldConfig("subjectNode", &graphql.Field{Type: graphql.NewNonNull(node), Description: "The subject, as a node to read further.",
+		Resolve: nodeOf(func(r *row) string { return r.Stmt.Subject.ID })})
+	statement.AddFieldConfig("predicateNode", &graphql.Field{Type: graphql.NewNonNull(node), Description: "The predicate, as a node to read further.",
+		Resolve: nodeOf(func(r *row) string { return r.Stmt.Predicate.ID })})
+	statement.AddFieldConfig("objectNode", &graphql.Field{Type: node, Description: "The object as a node to read further; null for a literal.",
+		Resolve: nodeOf(func(r *row) string { return r.Stmt.Object.ID })})
 	nodeList := graphql.NewNonNull(graphql.NewList(graphql.NewNonNull(node)))
 	pageOf := func(name string, items graphql.Output) *graphql.Object {
 		return graphql.NewObject(graphql.ObjectConfig{Name: name, Fields: graphql.Fields{

@@ -48,9 +48,11 @@ describe('schema-aware completion', () => {
 
   it('offers the fields of the type in scope (Statement inside statements.items)', () => {
     const c = complete('{ statements(first: 5) { items { sub| } } }');
-    expect(c.labels).toEqual(['subject']);
+    expect(c.labels).toEqual(['subject', 'subjectNode']);
     const all = complete('{ statements { items { | } } }').labels;
-    expect(all).toEqual(expect.arrayContaining(['subject', 'predicate', 'object', 'value', 'datatype', 'graph', 'certainty', 'provenance', 'updatedAt']));
+    expect(all).toEqual(
+      expect.arrayContaining(['subject', 'predicate', 'object', 'value', 'datatype', 'graph', 'certainty', 'provenance', 'author', 'updatedAt', 'objectNode']),
+    );
     expect(all).not.toContain('nextCursor');
   });
 
