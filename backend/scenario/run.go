@@ -425,7 +425,7 @@ func (a *answer) document() any {
 	return doc
 }
 
-// text is the agent's reply text: a message's text parts (one per line), or a task's artifacts'
+// text is the agent's reply text: a message's text parts (and text/* files) (one per line), or a task's artifacts'
 // text (the parts of one artifact run together, as streamed chunks do; one artifact per line) and
 // then its final status message's text. Progress messages in the history are not part of it.
 func (a *answer) text() string {
@@ -451,8 +451,13 @@ func (a *answer) text() string {
 func partsText(parts a2a.ContentParts, sep string) string {
 	var out []string
 	for _, p := range parts {
-		if t, ok := p.Content.(a2a.Text); ok {
-			out = append(out, string(t))
+		switch c := p.Content.(type) {
+		case a2a.Text:
+			out = append(out, string(c))
+		case a2a.Raw: // a text file is text too
+			if strings.HasPrefix(p.MediaType, "text/") {
+				out = append(out, string(c))
+			}
 		}
 	}
 	return strings.Join(out, sep)
