@@ -20,7 +20,7 @@ import (
 
 const scenarioUsage = `Usage:
   agenthub scenario run FILE... [--agent URL|ID] [--key KEY] [--junit out.xml] [--json]
-      [--data DIR | --database URL] [--secrets-key-file FILE]
+      [--data DIR | --database URL] [--secrets auto|keyring|file|database] [--secrets-key-file FILE]
 
 Runs saved scenarios (YAML or JSON) against an A2A agent with the hub's own client, without the
 window or a running hub: one line per step and a summary, or with --json one JSON report.
@@ -51,6 +51,7 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print a JSON report instead of lines")
 	dataDir := fs.String("data", "", "the hub's data `directory`, for an added agent's id (default: the per-user config directory)")
 	database := fs.String("database", os.Getenv(databaseEnv), "the hub's PostgreSQL `URL`, for an added agent's id")
+	secretsMode := fs.String("secrets", "", "where the hub keeps credentials, for an added agent's id: auto, keyring, file or database (default: auto, or database with --database)")
 	keyFile := fs.String("secrets-key-file", "", "the `file` of the key sealing credentials in the database (with --database)")
 	files, err := parseInterspersed(fs, args[1:])
 	if err != nil {
@@ -77,7 +78,7 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	added := &addedAgents{dataDir: *dataDir, database: *database, keyFile: *keyFile}
+	added := &addedAgents{dataDir: *dataDir, database: *database, mode: *secretsMode, keyFile: *keyFile}
 	defer added.close()
 	opt := scenario.Options{Agent: *agent, Key: *key, Connect: func(ctx context.Context, a, dialect, key string) (*agents.Conn, error) {
 		if isURL(a) {
@@ -118,10 +119,10 @@ func isURL(s string) bool {
 // addedAgents reaches agents added to a hub: their card as last fetched and their saved credentials,
 // read from the hub's database (opened at the first use, read only in effect).
 type addedAgents struct {
-	dataDir, database, keyFile string
-	db                         *store.DB
-	registry                   *agents.Registry
-	secrets                    credentials.Secrets
+	dataDir, database, mode, keyFile string
+	db                               *store.DB
+	registry                         *agents.Registry
+	secrets                          credentials.Secrets
 }
 
 func (a *addedAgents) open(ctx context.Context) error {
@@ -149,6 +150,9 @@ func (a *addedAgents) open(ctx context.Context) error {
 	if err != nil {
 		db.Close()
 		return err
+	}
+	if a.mode != "" {
+		mode = a.mode
 	}
 	sec, err := credentials.OpenSecretsWith(ctx, credentials.SecretsConfig{DataDir: a.dataDir, Mode: mode, DB: db, KeyFile: a.keyFile})
 	if err != nil {

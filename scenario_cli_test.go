@@ -152,3 +152,31 @@ func TestScenarioRunRefusesBeforeSending(t *testing.T) {
 		t.Errorf("no FILE: exit %d", r.code)
 	}
 }
+
+// --agent names an agent added to a hub by its id: the CLI reads its card (and credentials) from the
+// hub's database while the hub runs, here the demo agent the hub registers as "demo".
+func TestScenarioRunAddedAgent(t *testing.T) {
+	dataDir := t.TempDir()
+	tick := 10 * time.Millisecond
+	cfg := hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick, Version: "test",
+		Logger: slog.New(slog.DiscardHandler)})
+	if cfg.Secrets == "" {
+		cfg.Secrets = "file" // no OS keyring in tests
+	}
+	h, err := hub.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	file := writeFile(t, t.TempDir(), "demo.yaml", "dialect: \"0.3\"\nsteps:\n  - send: data\n    expect: { artifactNames: [data] }\n")
+	args := append([]string{"scenario", "run", file, "--agent", hub.DemoID, "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)
+	if cfg.Database == "" {
+		args = append(args, "--secrets", "file")
+	}
+	if r := runCLI(t, args...); r.code != 0 || !strings.Contains(r.stdout, "(agent demo, dialect 0.3)") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "scenario", "run", file, "--agent", "no-such-agent", "--data", dataDir, "--secrets", "file"); r.code != 1 || !strings.Contains(r.stdout, `agent "no-such-agent"`) {
+		t.Errorf("unknown id: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -187,7 +187,9 @@ func (p peer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2
 }
 
 func (peer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) { yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil) }
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
 }
 
 // startPeer serves peer and its card on loopback; calls counts the JSON-RPC requests.
