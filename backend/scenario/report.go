@@ -30,7 +30,11 @@ func Failures(results []*Result) (steps, failed int) {
 func WriteLines(w io.Writer, results []*Result, key string) error {
 	var b bytes.Buffer
 	for _, r := range results {
-		fmt.Fprintf(&b, "%s: %s (agent %s", r.File, r.Name, r.Agent)
+		b.WriteString(r.File)
+		if r.Name != r.File {
+			fmt.Fprintf(&b, ": %s", r.Name)
+		}
+		fmt.Fprintf(&b, " (agent %s", r.Agent)
 		if r.Dialect != "" {
 			fmt.Fprintf(&b, ", dialect %s", r.Dialect)
 		}
