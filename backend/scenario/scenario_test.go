@@ -192,8 +192,9 @@ func (peer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2
 	}
 }
 
-// startPeer serves peer and its card on loopback; calls counts the JSON-RPC requests.
-func startPeer(t *testing.T) (base string, calls *atomic.Int64) {
+// startPeer serves peer and its card on loopback; calls counts the JSON-RPC requests. With a key, the
+// card asks for it as an API key in X-Api-Key, and a call without it is refused with 401.
+func startPeer(t *testing.T, key string) (base string, calls *atomic.Int64) {
 	p := peer{release: make(chan struct{})}
 	calls = new(atomic.Int64)
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(p, a2asrv.WithLogger(slog.New(slog.DiscardHandler))))
@@ -201,18 +202,27 @@ func startPeer(t *testing.T) (base string, calls *atomic.Int64) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(p.release) }) // before the server closes: a hanging execution ends
-	card, _ := json.Marshal(map[string]any{
+	doc := map[string]any{
 		"name": "peer", "description": "a2a-go test peer", "version": "1",
 		"supportedInterfaces": []any{map[string]any{"url": srv.URL + "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
 		"capabilities":        map[string]any{"streaming": true},
 		"defaultInputModes":   []string{"text/plain"}, "defaultOutputModes": []string{"text/plain"}, "skills": []any{},
-	})
+	}
+	if key != "" {
+		doc["securitySchemes"] = map[string]any{"key": map[string]any{"type": "apiKey", "in": "header", "name": "X-Api-Key"}}
+		doc["security"] = []any{map[string]any{"key": []any{}}}
+	}
+	card, _ := json.Marshal(doc)
 	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(card)
 	})
 	mux.HandleFunc("/rpc", func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
+		if key != "" && r.Header.Get("X-Api-Key") != key {
+			http.Error(w, "wrong key", http.StatusUnauthorized)
+			return
+		}
 		rpc.ServeHTTP(w, r)
 	})
 	return srv.URL, calls
@@ -221,7 +231,7 @@ func startPeer(t *testing.T) (base string, calls *atomic.Int64) {
 // A data part goes out as sent (${var} filled in), and a step whose agent hangs fails on its own
 // timeout while the run goes on to the next step.
 func TestPeerDataAndTimeout(t *testing.T) {
-	base, _ := startPeer(t)
+	base, _ := startPeer(t, "")
 	res := run(t, base, `
 steps:
   - send: "first"
@@ -349,5 +359,31 @@ func TestUnreachableAgent(t *testing.T) {
 	}
 	if _, failed := scenario.Failures([]*scenario.Result{res}); failed != 2 {
 		t.Errorf("failed = %d, want 2", failed)
+	}
+}
+
+// --key goes where the card asks for it, and a wrong one fails the steps without showing up.
+func TestPeerKey(t *testing.T) {
+	base, calls := startPeer(t, "right-key-123")
+	s, err := scenario.Parse("key.yaml", []byte("steps:\n  - send: hi\n    expect: { state: completed, textContains: hi }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := scenario.Run(t.Context(), s, scenario.Options{Agent: base, Key: "right-key-123"}); !res.Passed {
+		t.Errorf("with the key: %+v", res.Steps)
+	}
+	for _, key := range []string{"", "wrong-key-456"} {
+		res := scenario.Run(t.Context(), s, scenario.Options{Agent: base, Key: key})
+		if res.Passed || res.Steps[0].Error == "" {
+			t.Errorf("key %q: %+v", key, res.Steps)
+		}
+		var b strings.Builder
+		scenario.WriteLines(&b, []*scenario.Result{res}, key)
+		if key != "" && strings.Contains(b.String(), key) {
+			t.Errorf("the key shows:\n%s", b.String())
+		}
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls, want 3", calls.Load())
 	}
 }
