@@ -242,7 +242,7 @@ func (p *parser) duration(n *yaml.Node, what string) (time.Duration, error) {
 	return d, nil
 }
 
-func (p *parser) strings(n *yaml.Node, what string) ([]string, error) {
+func (p *parser) stringList(n *yaml.Node, what string) ([]string, error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, p.fail(n, "%s must be a list of strings", what)
 	}
@@ -502,9 +502,9 @@ func (p *parser) expect(n *yaml.Node, st *Step) (Expect, error) {
 				e.JSONPath = append(e.JSONPath, PathExpect{Expr: pk.Value, Path: path, Want: want})
 			}
 		case "artifactNames":
-			e.ArtifactNames, err = p.strings(v, key)
+			e.ArtifactNames, err = p.stringList(v, key)
 		case "mediaTypes":
-			e.MediaTypes, err = p.strings(v, key)
+			e.MediaTypes, err = p.stringList(v, key)
 		case "events":
 			if !st.Stream {
 				return p.fail(k, "events counts a streamed step's events: add stream: true")
