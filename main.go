@@ -61,6 +61,9 @@ Usage:
       without a key may do. Changes need AgentHub stopped (while it runs, use Settings → Access);
       "list" and printing the policy work at any time. "add" and "rotate" print the new key once,
       alone on the last line.
+  agenthub scenario run FILE... [--agent URL|ID] [--key KEY] [--junit out.xml] [--json]
+      Run saved scenarios against an A2A agent, without the window or a running hub; exit 0 when
+      every expectation holds, 1 when one fails, 2 for a file refused (agenthub scenario help).
   agenthub version
       Print the version.
 
@@ -89,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return demoAgent(args, stdout, stderr)
 	case "principals":
 		return principals(args, stdout, stderr)
+	case "scenario":
+		return scenarioCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "agenthub", version)
 		return 0

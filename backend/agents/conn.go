@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -53,9 +54,26 @@ type Conn struct {
 // I/O. hc carries credentials and logging; nil means a plain client. Either way no overall Timeout
 // is added, since streams are long-lived: bound calls with ctx.
 func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
+	return dial(ctx, card, hc, "")
+}
+
+// DialDialect is Dial keeping only the card's endpoints in dialect d (fallbacks included): for a
+// caller that must talk one protocol version and never fall back to another (agenthub scenario run's
+// binding). ErrNoEndpoint when there is none.
+func DialDialect(ctx context.Context, card []byte, hc *http.Client, d Dialect) (*Conn, error) {
+	return dial(ctx, card, hc, d)
+}
+
+func dial(ctx context.Context, card []byte, hc *http.Client, only Dialect) (*Conn, error) {
 	endpoints, err := Endpoints(card)
 	if err != nil {
 		return nil, err
+	}
+	if only != "" {
+		endpoints = slices.DeleteFunc(endpoints, func(ep Endpoint) bool { return ep.Dialect != only })
+		if len(endpoints) == 0 {
+			return nil, fmt.Errorf("%w in dialect %s", ErrNoEndpoint, only)
+		}
 	}
 	vault := AgentVault(card)
 	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault, push: PushNotifications(card)}

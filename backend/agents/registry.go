@@ -224,6 +224,17 @@ func (r *Registry) publish(id string) {
 	}
 }
 
+// FetchCard resolves an agent's card as Add does (rawURL is a base URL or the card's own URL) without
+// registering it: for a one-off caller such as agenthub scenario run. client nil: as OpenRegistry.
+func FetchCard(ctx context.Context, client *http.Client, rawURL string) (cardURL string, card json.RawMessage, err error) {
+	c := http.Client{Timeout: 10 * time.Second}
+	if client != nil {
+		c = *client
+	}
+	c.CheckRedirect = credentials.SameOriginRedirects
+	return (&Registry{http: &c}).resolve(ctx, rawURL)
+}
+
 // resolve finds the card: rawURL itself when it names a .json document, else the well-known paths
 // under it, newest first. The error says every place that was tried.
 func (r *Registry) resolve(ctx context.Context, rawURL string) (string, json.RawMessage, error) {

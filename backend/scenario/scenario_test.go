@@ -1,0 +1,389 @@
+package scenario_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/agenthub/agenthub/backend/hub"
+	"github.com/agenthub/agenthub/backend/hub/hubtest"
+	"github.com/agenthub/agenthub/backend/scenario"
+)
+
+// startDemo runs the demo agent as the hub does, over a database of this test run's engine.
+func startDemo(t *testing.T) string {
+	t.Helper()
+	tick := 10 * time.Millisecond
+	a, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test",
+		DemoTick: &tick, Logger: slog.New(slog.DiscardHandler)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Stop() })
+	return a.BaseURL
+}
+
+func run(t *testing.T, agent, src string) *scenario.Result {
+	t.Helper()
+	s, err := scenario.Parse("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scenario.Run(t.Context(), s, scenario.Options{Agent: agent})
+}
+
+// passing holds every assertion kind against the demo agent; failing is the same steps with every
+// expectation wrong, each of which must fail.
+const passing = `
+dialect: "%s"
+steps:
+  - send: "hello there"
+    expect:
+      state: completed
+      textContains: "hello there"
+      textMatches: "^.*there$"
+      artifactNames: [echo]
+      mediaTypes: [text/plain]
+      noError: true
+      firstEventWithin: 60s
+      finalWithin: 60s
+    capture: { echoTask: "$.id" }
+  - send: "hello again"
+    stream: true
+    expect: { state: completed, events: 7, textContains: "hello again", firstEventWithin: 60s, finalWithin: 60s }
+  - send: "ask"
+    expect: { state: input-required, textContains: "What should I tell you back?" }
+    capture: { askTask: "$.id" }
+  - reply: "blue, not ${echoTask}"
+    expect:
+      state: completed
+      textMatches: "^You answered: blue, not ${echoTask}$"
+      jsonPath: { "$.id": "${askTask}", "$.artifacts[0].name": "answer", "$.status.state": "TASK_STATE_COMPLETED" }
+  - send: "data"
+    expect: { state: completed, artifactNames: [data], mediaTypes: [application/json], jsonPath: { "$.artifacts[0].parts[0].data.primes[2]": 5 } }
+  - send: "file"
+    expect: { artifactNames: [hello.txt], mediaTypes: [text/plain], textContains: "Hello from the AgentHub demo agent" }
+  - send: "ask"
+  - cancel: true
+    expect: { state: canceled }
+  - reply: "too late"
+    expect: { noError: false }
+`
+
+const failing = `
+dialect: "%s"
+steps:
+  - send: "hello there"
+    expect:
+      state: failed
+      textContains: "goodbye"
+      textMatches: "^there"
+      artifactNames: [result]
+      mediaTypes: [image/png]
+      firstEventWithin: 1ns
+      finalWithin: 1ns
+      jsonPath: { "$.artifacts[0].name": "result" }
+  - send: "hello again"
+    stream: true
+    expect: { events: 1 }
+  - send: "ask"
+  - cancel: true
+  - reply: "too late"
+    expect: { noError: true }
+  - send: "hello"
+    expect: { noError: false }
+`
+
+func TestDemoAgentAssertions(t *testing.T) {
+	base := startDemo(t)
+	for _, dialect := range []string{"1.0", "0.3"} {
+		t.Run(dialect, func(t *testing.T) {
+			res := run(t, base, fmt.Sprintf(passing, dialect))
+			if res.Error != "" || res.Dialect != dialect {
+				t.Fatalf("run: error %q, dialect %q", res.Error, res.Dialect)
+			}
+			asserted := 0
+			for _, s := range res.Steps {
+				for _, a := range s.Assertions {
+					asserted++
+					if !a.Passed {
+						t.Errorf("step %d %s: %s failed: %s", s.Index, s.Name, a.Name, a.Detail)
+					}
+				}
+				if !s.Passed {
+					t.Errorf("step %d %s failed: %s", s.Index, s.Name, s.Error)
+				}
+			}
+			if !res.Passed || asserted != 29 {
+				t.Errorf("passed %v with %d assertions, want true with 29", res.Passed, asserted)
+			}
+			if res.Steps[1].Events != 7 || res.Steps[2].State != "input-required" || res.Steps[7].State != "canceled" {
+				t.Errorf("steps: %+v", res.Steps)
+			}
+
+			res = run(t, base, fmt.Sprintf(failing, dialect))
+			want := map[string]bool{}
+			for _, n := range []string{"state", "textContains", "textMatches", "artifactNames", "mediaTypes", "firstEventWithin",
+				"finalWithin", "jsonPath", "events", "noError", "noError: false"} {
+				want[n] = true
+			}
+			for _, s := range res.Steps {
+				for _, a := range s.Assertions {
+					name, _, _ := strings.Cut(a.Name, ":")
+					if a.Name == "noError: false" {
+						name = a.Name
+					}
+					delete(want, name)
+					if a.Passed {
+						t.Errorf("step %d: %s passed, want it to fail", s.Index, a.Name)
+					} else if a.Detail == "" {
+						t.Errorf("step %d: %s failed without saying what it saw", s.Index, a.Name)
+					}
+				}
+			}
+			if len(want) > 0 {
+				t.Errorf("assertion kinds not checked failing: %v", want)
+			}
+			if res.Passed || !res.Steps[2].Passed || !res.Steps[3].Passed || res.Steps[0].Passed {
+				t.Errorf("the steps without expectations pass, the others fail: %+v", res.Steps)
+			}
+		})
+	}
+}
+
+// peer is an a2a-go/v2 server with its in-memory store: "hang" works until the test ends, anything
+// else is answered with an artifact "result" holding the message's parts.
+type peer struct{ release chan struct{} }
+
+func (p peer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+			return
+		}
+		if ec.Message.Parts[0].Text() == "hang" {
+			select {
+			case <-p.release:
+			case <-ctx.Done():
+			}
+			return
+		}
+		art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "result", Parts: ec.Message.Parts}
+		if yield(&a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID, Artifact: art, LastChunk: true}, nil) {
+			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
+		}
+	}
+}
+
+func (peer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// startPeer serves peer and its card on loopback; calls counts the JSON-RPC requests. With a key, the
+// card asks for it as an API key in X-Api-Key, and a call without it is refused with 401.
+func startPeer(t *testing.T, key string) (base string, calls *atomic.Int64) {
+	p := peer{release: make(chan struct{})}
+	calls = new(atomic.Int64)
+	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(p, a2asrv.WithLogger(slog.New(slog.DiscardHandler))))
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(p.release) }) // before the server closes: a hanging execution ends
+	doc := map[string]any{
+		"name": "peer", "description": "a2a-go test peer", "version": "1",
+		"supportedInterfaces": []any{map[string]any{"url": srv.URL + "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
+		"capabilities":        map[string]any{"streaming": true},
+		"defaultInputModes":   []string{"text/plain"}, "defaultOutputModes": []string{"text/plain"}, "skills": []any{},
+	}
+	if key != "" {
+		doc["securitySchemes"] = map[string]any{"key": map[string]any{"type": "apiKey", "in": "header", "name": "X-Api-Key"}}
+		doc["security"] = []any{map[string]any{"key": []any{}}}
+	}
+	card, _ := json.Marshal(doc)
+	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(card)
+	})
+	mux.HandleFunc("/rpc", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if key != "" && r.Header.Get("X-Api-Key") != key {
+			http.Error(w, "wrong key", http.StatusUnauthorized)
+			return
+		}
+		rpc.ServeHTTP(w, r)
+	})
+	return srv.URL, calls
+}
+
+// A data part goes out as sent (${var} filled in), and a step whose agent hangs fails on its own
+// timeout while the run goes on to the next step.
+func TestPeerDataAndTimeout(t *testing.T) {
+	base, _ := startPeer(t, "")
+	res := run(t, base, `
+steps:
+  - send: "first"
+    capture: { first: "$.id" }
+  - send: "with data"
+    data: { color: blue, of: "${first}", n: [1, 2] }
+    stream: true
+    expect:
+      state: completed
+      artifactNames: [result]
+      mediaTypes: [text/plain, application/json]
+      jsonPath: { "$.artifacts[0].parts[1].data": { color: blue, of: "${first}", n: [1, 2] } }
+  - send: "hang"
+    timeout: 300ms
+    expect: { state: completed }
+  - send: "after the hang"
+    expect: { state: completed, textContains: "after the hang" }
+`)
+	if res.Error != "" || res.Dialect != "1.0" {
+		t.Fatalf("run: %q, dialect %q", res.Error, res.Dialect)
+	}
+	for i, want := range []bool{true, true, false, true} {
+		if s := res.Steps[i]; s.Passed != want {
+			t.Errorf("step %d passed %v, want %v: %+v", i+1, s.Passed, want, s)
+		}
+	}
+	if hang := res.Steps[2]; !strings.Contains(hang.Error, "timeout of 300ms") {
+		t.Errorf("hanging step's error: %q", hang.Error)
+	}
+}
+
+// A bad file is refused at its line with the reason, before anything is sent.
+func TestRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		line      int
+		reason    string
+	}{
+		{"unknown top field", "agent: x\nstepz: []\n", 2, `unknown field "stepz"`},
+		{"unknown step field", "steps:\n  - send: hi\n    expct: {}\n", 3, `unknown field "expct" in step 1`},
+		{"unknown expect field", "steps:\n  - send: hi\n    expect:\n      stat: completed\n", 4, `unknown field "stat" in expect`},
+		{"bad regex", "steps:\n  - send: hi\n    expect:\n      textMatches: \"(unclosed\"\n", 4, "bad regular expression"},
+		{"bad JSON path", "steps:\n  - send: hi\n    expect:\n      jsonPath: { \"$.[oops\": 1 }\n", 4, "bad JSON path"},
+		{"bad capture path", "steps:\n  - send: hi\n    capture: { id: \"id\" }\n", 3, "bad JSON path"},
+		{"reply first", "steps:\n  - reply: blue\n", 2, "reply as the first step"},
+		{"cancel first", "steps:\n  - cancel: true\n", 2, "cancel as the first step"},
+		{"unknown variable", "steps:\n  - send: hi\n  - send: \"${taskId}\"\n", 3, "${taskId} is not captured by an earlier step"},
+		{"own capture", "steps:\n  - send: \"${x}\"\n    capture: { x: \"$.id\" }\n", 2, "${x} is not captured"},
+		{"bad state", "steps:\n  - send: hi\n    expect: { state: done }\n", 3, `state "done" is not one of`},
+		{"bad duration", "steps:\n  - send: hi\n    timeout: soon\n", 3, "positive duration"},
+		{"events without stream", "steps:\n  - send: hi\n    expect: { events: 3 }\n", 3, "add stream: true"},
+		{"two actions", "steps:\n  - send: hi\n    reply: there\n", 3, "a step does one thing"},
+		{"no action", "steps:\n  - expect: { state: completed }\n", 2, "does nothing"},
+		{"bad dialect", "dialect: \"2.0\"\nsteps:\n  - send: hi\n", 1, "must be \"1.0\", \"0.3\" or \"0.1\""},
+		{"no steps", "agent: x\n", 1, "no steps"},
+		{"yaml syntax", "steps:\n  - send: [\n", 2, "did not find expected node content"},
+		{"json unknown field", "{\n  \"steps\": [\n    {\"send\": \"hi\",\n     \"stream\": true, \"bogus\": 1}\n  ]\n}\n", 4, `unknown field "bogus"`},
+		{"json bad regex", "{\"steps\": [\n {\"send\": \"hi\", \"expect\": {\"textMatches\": \"a{2,1}\"}}]}\n", 2, "bad regular expression"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := scenario.Parse("bad.yaml", []byte(c.src))
+			var se *scenario.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want a *scenario.Error", err)
+			}
+			if se.File != "bad.yaml" || se.Line != c.line || !strings.Contains(se.Reason, c.reason) {
+				t.Errorf("got %q, want bad.yaml:%d: …%s…", err, c.line, c.reason)
+			}
+		})
+	}
+}
+
+// The example of the file format in NOTES-scenarios.md runs as written, in YAML and in JSON, and
+// --key never shows in a report.
+func TestExampleAndMasking(t *testing.T) {
+	base := startDemo(t)
+	yamlSrc := `
+agent: ` + base + `
+steps:
+  - send: "hello there"
+    expect:
+      state: completed
+      textContains: "hello there"
+      textMatches: "^.*there$"
+  - send: "slow 1"
+    expect: { state: completed, jsonPath: { "$.artifacts[0].name": "result" } }
+`
+	jsonSrc := `{"agent": "` + base + `", "steps": [
+  {"send": "hello there", "expect": {"state": "completed", "textContains": "hello there", "textMatches": "^.*there$"}},
+  {"send": "slow 1", "expect": {"state": "completed", "jsonPath": {"$.artifacts[0].name": "result"}}}]}`
+	for name, src := range map[string]string{"yaml": yamlSrc, "json": jsonSrc} {
+		s, err := scenario.Parse(name, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const key = "s3cret-<&>\"key"
+		res := scenario.Run(t.Context(), s, scenario.Options{Key: key})
+		if !res.Passed {
+			t.Errorf("%s: %+v", name, res.Steps)
+		}
+		res.Steps[0].Name = "send " + key // as a step sending it would be named
+		for format, write := range map[string]func(*strings.Builder) error{
+			"lines": func(b *strings.Builder) error { return scenario.WriteLines(b, []*scenario.Result{res}, key) },
+			"json":  func(b *strings.Builder) error { return scenario.WriteJSON(b, []*scenario.Result{res}, key) },
+			"junit": func(b *strings.Builder) error { return scenario.WriteJUnit(b, []*scenario.Result{res}, key) },
+		} {
+			var b strings.Builder
+			if err := write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "s3cret") || !strings.Contains(b.String(), scenario.Mask) {
+				t.Errorf("%s report leaks the key or does not mask it:\n%s", format, b.String())
+			}
+		}
+	}
+}
+
+// An agent that cannot be reached fails every step, none run.
+func TestUnreachableAgent(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	res := run(t, srv.URL, "steps:\n  - send: hi\n  - send: there\n")
+	if res.Passed || res.Error == "" || len(res.Steps) != 2 || !res.Steps[1].Skipped {
+		t.Errorf("%+v", res)
+	}
+	if _, failed := scenario.Failures([]*scenario.Result{res}); failed != 2 {
+		t.Errorf("failed = %d, want 2", failed)
+	}
+}
+
+// --key goes where the card asks for it, and a wrong one fails the steps without showing up.
+func TestPeerKey(t *testing.T) {
+	base, calls := startPeer(t, "right-key-123")
+	s, err := scenario.Parse("key.yaml", []byte("steps:\n  - send: hi\n    expect: { state: completed, textContains: hi }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := scenario.Run(t.Context(), s, scenario.Options{Agent: base, Key: "right-key-123"}); !res.Passed {
+		t.Errorf("with the key: %+v", res.Steps)
+	}
+	for _, key := range []string{"", "wrong-key-456"} {
+		res := scenario.Run(t.Context(), s, scenario.Options{Agent: base, Key: key})
+		if res.Passed || res.Steps[0].Error == "" {
+			t.Errorf("key %q: %+v", key, res.Steps)
+		}
+		var b strings.Builder
+		scenario.WriteLines(&b, []*scenario.Result{res}, key)
+		if key != "" && strings.Contains(b.String(), key) {
+			t.Errorf("the key shows:\n%s", b.String())
+		}
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls, want 3", calls.Load())
+	}
+}
