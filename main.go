@@ -64,6 +64,8 @@ Usage:
   agenthub scenario run FILE... [--agent URL|ID] [--key KEY] [--junit out.xml] [--json]
       Run saved scenarios against an A2A agent, without the window or a running hub; exit 0 when
       every expectation holds, 1 when one fails, 2 for a file refused (agenthub scenario help).
+  agenthub scenario record [CONVERSATION-ID] [--out FILE] [--data DIR]
+      Write a conversation stored in the hub as a scenario file; without an id, list them.
   agenthub version
       Print the version.
 

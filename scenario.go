@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/agents/credentials"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/scenario"
 	"github.com/agenthub/agenthub/backend/store"
@@ -30,10 +32,20 @@ the card's schemes; it is masked in every report. --junit writes JUnit XML too.
 
 Exit codes: 0 every expectation held; 1 one failed (or the agent could not be reached);
 2 bad usage or a file refused (file:line: reason), before anything is sent.
+
+  agenthub scenario record [CONVERSATION-ID] [--out FILE] [--data DIR | --database URL]
+      [--secrets auto|keyring|file|database] [--secrets-key-file FILE]
+
+Writes a conversation stored in the hub as a scenario file (to standard output, or --out FILE):
+a step per message you sent, expecting what the agent answered then. Without an id, lists the
+stored conversations with their ids. Works while the hub runs.
 `
 
 // scenarioCmd is `agenthub scenario`.
 func scenarioCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "record" {
+		return scenarioRecord(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "run" {
 		if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprint(stdout, scenarioUsage)
@@ -185,4 +197,68 @@ func (a *addedAgents) close() {
 	if a.db != nil {
 		a.db.Close()
 	}
+}
+
+// scenarioRecord is agenthub scenario record: a stored conversation as a scenario file.
+func scenarioRecord(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scenario record", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, scenarioUsage) }
+	out := fs.String("out", "", "write the scenario to `file` instead of standard output")
+	dataDir := fs.String("data", "", "the hub's data `directory` (default: the per-user config directory)")
+	database := fs.String("database", os.Getenv(databaseEnv), "the hub's PostgreSQL `URL`")
+	secretsMode := fs.String("secrets", "", "where the hub keeps credentials: auto, keyring, file or database (as for serve)")
+	keyFile := fs.String("secrets-key-file", "", "the `file` of the key sealing credentials in the database (with --database)")
+	ids, err := parseInterspersed(fs, args)
+	if err != nil || len(ids) > 1 {
+		if err == nil {
+			fmt.Fprint(stderr, "agenthub scenario record: one conversation at a time\n\n"+scenarioUsage)
+		}
+		return 2
+	}
+	ctx := context.Background()
+	added := &addedAgents{dataDir: *dataDir, database: *database, mode: *secretsMode, keyFile: *keyFile}
+	defer added.close()
+	if err := added.open(ctx); err != nil {
+		fmt.Fprintln(stderr, "agenthub: the hub's data cannot be read:", err)
+		return 1
+	}
+	if len(ids) == 0 {
+		list, err := chats.Conversations(ctx, added.db)
+		if err != nil {
+			fmt.Fprintln(stderr, "agenthub:", err)
+			return 1
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tAGENT\tUPDATED\tTITLE")
+		for _, c := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.AgentID, c.UpdatedAt.Local().Format("2006-01-02 15:04"), c.Title)
+		}
+		tw.Flush()
+		return 0
+	}
+	c, entries, err := chats.Transcript(ctx, added.db, ids[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "agenthub:", err)
+		return 1
+	}
+	agent := c.AgentID // the added agent's id, which scenario run reads from the hub; its card URL when known
+	if rem, err := added.registry.Get(ctx, c.AgentID); err == nil && rem.CardURL != "" {
+		agent = rem.CardURL
+	}
+	file, err := scenario.Record(c, entries, agent)
+	if err != nil {
+		fmt.Fprintln(stderr, "agenthub:", err)
+		return 1
+	}
+	if *out == "" {
+		_, err = stdout.Write(file)
+	} else {
+		err = os.WriteFile(*out, file, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agenthub:", err)
+		return 1
+	}
+	return 0
 }

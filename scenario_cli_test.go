@@ -19,8 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/hub/hubtest"
+	"github.com/agenthub/agenthub/backend/store"
 )
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -178,5 +181,82 @@ func TestScenarioRunAddedAgent(t *testing.T) {
 	}
 	if r := runCLI(t, "scenario", "run", file, "--agent", "no-such-agent", "--data", dataDir, "--secrets", "file"); r.code != 1 || !strings.Contains(r.stdout, `agent "no-such-agent"`) {
 		t.Errorf("unknown id: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// agenthub scenario record writes a conversation the owner had with the demo agent (a message, a
+// question answered in its task, a data part) as a scenario that loads and passes against the same
+// agent; without an id it lists the conversations.
+func TestScenarioRecordReplaysAConversation(t *testing.T) {
+	dataDir := t.TempDir()
+	tick := 10 * time.Millisecond
+	cfg := hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick, Version: "test",
+		Logger: slog.New(slog.DiscardHandler)})
+	if cfg.Secrets == "" {
+		cfg.Secrets = "file" // no OS keyring in tests
+	}
+	h, err := hub.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	ctx := t.Context()
+	conv, err := h.Chats.Start(ctx, hub.DemoID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(hubtest.Target(t, dataDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// turn sends out and waits until the agent's turn ended (the transcript's last entry is final).
+	turn := func(out chats.Outgoing) []chats.Entry {
+		t.Helper()
+		if _, err := h.Chats.Send(ctx, conv.ID, out); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			_, entries, err := chats.Transcript(ctx, db, conv.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := entries[len(entries)-1]; e.Direction == chats.In && e.Final {
+				return entries
+			}
+		}
+		t.Fatalf("the agent's turn after %q never ended", out.Text)
+		return nil
+	}
+	turn(chats.Outgoing{Text: "hello recorder"})
+	entries := turn(chats.Outgoing{Text: "ask"})
+	task := entries[len(entries)-1].TaskID
+	turn(chats.Outgoing{Text: "blue", Task: a2a.TaskID(task)})
+	turn(chats.Outgoing{Text: "data", Data: map[string]any{"n": 1}})
+
+	list := runCLI(t, append([]string{"scenario", "record", "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)...)
+	if list.code != 0 || !strings.Contains(list.stdout, conv.ID) {
+		t.Fatalf("listing: exit %d\n%s%s", list.code, list.stdout, list.stderr)
+	}
+	file := filepath.Join(t.TempDir(), "recorded.yaml")
+	rec := runCLI(t, append([]string{"scenario", "record", conv.ID, "--out", file, "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)...)
+	if rec.code != 0 {
+		t.Fatalf("record: exit %d\n%s%s", rec.code, rec.stdout, rec.stderr)
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"send: hello recorder", "textContains: hello recorder", "state: input-required", "reply: blue",
+		"textContains: 'You answered: blue'", "artifactNames:"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the recorded scenario has no %q:\n%s", want, raw)
+		}
+	}
+	if r := runCLI(t, "scenario", "run", file); r.code != 0 || !strings.Contains(r.stdout, "4 of 4 steps passed") {
+		t.Errorf("the recorded scenario against the same agent: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, raw)
+	}
+	if r := runCLI(t, append([]string{"scenario", "record", "no-such-conversation", "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)...); r.code != 1 {
+		t.Errorf("an unknown conversation: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

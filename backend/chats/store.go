@@ -85,26 +85,34 @@ func (s *Service) insertConversation(ctx context.Context, c Conversation) error 
 }
 
 func (s *Service) conversation(ctx context.Context, id string) (Conversation, error) {
-	c, err := scanConversation(s.db.Reader.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM conversations c WHERE c.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Conversation{}, fmt.Errorf("%w: %q", ErrNotFound, id)
-	}
-	c.Busy = s.isBusy(id)
+	c, err := readConversation(ctx, s.db.Reader, id)
 	if err != nil {
 		return c, err
 	}
+	c.Busy = s.isBusy(id)
 	c.Preview, err = s.preview(ctx, id)
 	return c, err
 }
 
-func (s *Service) conversations(ctx context.Context, agentID string) ([]Conversation, error) {
+// readConversation is a conversation's row (no preview, not busy).
+func readConversation(ctx context.Context, db *sql.DB, id string) (Conversation, error) {
+	c, err := scanConversation(db.QueryRowContext(ctx, `SELECT `+conversationColumns+` FROM conversations c WHERE c.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Conversation{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return c, err
+}
+
+// readConversations are the conversations (with agentID's only, when given), newest first (no
+// previews, none busy).
+func readConversations(ctx context.Context, db *sql.DB, agentID string) ([]Conversation, error) {
 	q := `SELECT ` + conversationColumns + ` FROM conversations c`
 	var args []any
 	if agentID != "" {
 		q += ` WHERE c.agent_id = ?`
 		args = append(args, agentID)
 	}
-	rows, err := s.db.Reader.QueryContext(ctx, q+` ORDER BY c.updated_at DESC, c.id DESC`, args...)
+	rows, err := db.QueryContext(ctx, q+` ORDER BY c.updated_at DESC, c.id DESC`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -115,13 +123,36 @@ func (s *Service) conversations(ctx context.Context, agentID string) ([]Conversa
 		if err != nil {
 			return nil, err
 		}
-		c.Busy = s.isBusy(c.ID)
 		out = append(out, c)
 	}
-	if err := rows.Err(); err != nil {
+	return out, rows.Err()
+}
+
+// Conversations lists the conversations stored in db, newest first, without running the chat
+// service (agenthub scenario record, while the hub may run): no previews, none marked busy.
+func Conversations(ctx context.Context, db *store.DB) ([]Conversation, error) {
+	return readConversations(ctx, db.Reader, "")
+}
+
+// Transcript is a conversation stored in db and every entry of it, read without running the chat
+// service.
+func Transcript(ctx context.Context, db *store.DB, id string) (Conversation, []Entry, error) {
+	c, err := readConversation(ctx, db.Reader, id)
+	if err != nil {
+		return c, nil, err
+	}
+	entries, err := readEntries(ctx, db.Reader, id, 0)
+	return c, entries, err
+}
+
+func (s *Service) conversations(ctx context.Context, agentID string) ([]Conversation, error) {
+	out, err := readConversations(ctx, s.db.Reader, agentID)
+	if err != nil {
 		return nil, err
 	}
-	rows.Close()
+	for i := range out {
+		out[i].Busy = s.isBusy(out[i].ID)
+	}
 	for i := range out {
 		if out[i].Preview, err = s.preview(ctx, out[i].ID); err != nil {
 			return nil, err
@@ -273,7 +304,11 @@ func (s *Service) record(ctx context.Context, e *Entry) error {
 
 // Entries returns a conversation's entries with seq > after, in order.
 func (s *Service) entries(ctx context.Context, id string, after int64) ([]Entry, error) {
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT seq, at, direction, task_id, kind, final, body FROM chat_entries
+	return readEntries(ctx, s.db.Reader, id, after)
+}
+
+func readEntries(ctx context.Context, db *sql.DB, id string, after int64) ([]Entry, error) {
+	rows, err := db.QueryContext(ctx, `SELECT seq, at, direction, task_id, kind, final, body FROM chat_entries
 		WHERE conversation_id = ? AND seq > ? ORDER BY seq`, id, after)
 	if err != nil {
 		return nil, err
