@@ -169,7 +169,13 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				}},
 			"out": &graphql.Field{Type: stmtList, Args: edgeArgs, Description: "Statements from the node to other resources.",
 				Resolve: func(p graphql.ResolveParams) (any, error) {
-					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), maxFirst)
+					// Only quads whose object is a resource are looked up (a row read each), and no
+					// more than asked: a node's literals and its links past first cost nothing.
+					limit := firstArg(p.Args, defaultFirst)
+					if _, filtered := p.Args["author"]; filtered {
+						limit = maxFirst
+					}
+					rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), limit, true)
 					out := rs[:0]
 					for _, r := range rs {
 						if r.Stmt.Object.ID != "" && byAuthor(p.Args, r) && len(out) < firstArg(p.Args, defaultFirst) {
@@ -343,6 +349,12 @@ func iriOf(v quad.Value) string {
 // of predicate when given, at most limit (< 0: all), read from the graph and joined with their
 // metadata.
 func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, predicate string, limit int) ([]*row, error) {
+	return s.edgesOf(ctx, node, dir, predicate, limit, false)
+}
+
+// edgesOf is edges, of the statements whose object is a resource only when resources is set (those
+// are told from the quad, before the statement's row is read).
+func (s *Service) edgesOf(ctx context.Context, node string, dir quad.Direction, predicate string, limit int, resources bool) ([]*row, error) {
 	ref := s.qs.ValueOf(quad.IRI(node))
 	if ref == nil {
 		return nil, nil
@@ -371,6 +383,9 @@ func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, pr
 			continue // read but not of the predicate: not named, not looked up
 		}
 		q := s.qs.Quad(it.Result())
+		if resources && iriOf(q.Object) == "" {
+			continue
+		}
 		p := iriOf(q.Predicate)
 		if predicate != "" && p != predicate {
 			continue
