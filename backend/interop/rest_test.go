@@ -1,0 +1,309 @@
+package interop
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/agenthub/agenthub/backend/server"
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// pathRecorder is an HTTP client that notes the path of every request it sends.
+type pathRecorder struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (p *pathRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	p.mu.Lock()
+	p.paths = append(p.paths, r.URL.Path)
+	p.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (p *pathRecorder) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.paths)
+}
+
+// restClient is a2a-go/v2's client on the card's HTTP+JSON interface (forced: JSON-RPC comes first
+// in the card), with every request's path recorded.
+func restClient(t *testing.T, card *a2a.AgentCard, opts ...a2aclient.FactoryOption) (*a2aclient.Client, *pathRecorder) {
+	t.Helper()
+	rec := &pathRecorder{}
+	hc := &http.Client{Transport: rec}
+	opts = append(opts, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}}))
+	client, err := a2aclient.NewFromCard(t.Context(), card, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, rec
+}
+
+// TestCardListsRESTAndClientsKeepJSONRPC: the card offers HTTP+JSON after JSON-RPC; a2a-go's client
+// left to choose still speaks JSON-RPC, and forced to REST speaks REST at the card's URL.
+func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
+	a := startDemoAgent(t)
+	ctx := t.Context()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, a.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest *a2a.AgentInterface
+	for _, iface := range card.SupportedInterfaces {
+		if iface.ProtocolBinding == a2a.TransportProtocolHTTPJSON {
+			rest = iface
+		}
+	}
+	if rest == nil || rest.URL != a.BaseURL+server.RESTPath || rest.ProtocolVersion != a2a.Version {
+		t.Fatalf("the card's HTTP+JSON interface: %+v (interfaces %+v)", rest, card.SupportedInterfaces)
+	}
+	if card.SupportedInterfaces[0].ProtocolBinding != a2a.TransportProtocolJSONRPC {
+		t.Fatalf("the first interface is %+v, want JSON-RPC", card.SupportedInterfaces[0])
+	}
+	send := func(c *a2aclient.Client) {
+		t.Helper()
+		if _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi"))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &pathRecorder{}
+	hc := &http.Client{Transport: rec}
+	chosen, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(chosen)
+	if got := rec.seen(); len(got) != 1 || got[0] != server.RPCPath {
+		t.Fatalf("a2a-go's client left to choose called %v, want JSON-RPC at %s", got, server.RPCPath)
+	}
+	forced, rrec := restClient(t, card)
+	send(forced)
+	if got := rrec.seen(); len(got) != 1 || got[0] != server.RESTPath+"/message:send" {
+		t.Fatalf("a2a-go's client forced to REST called %v", got)
+	}
+}
+
+// TestGoRESTClientAgainstDemoAgent drives the demo agent over HTTP+JSON with a2a-go/v2's REST
+// client: every operation, and the tasks it creates are v1.0 tasks.
+func TestGoRESTClientAgainstDemoAgent(t *testing.T) {
+	a := startDemoAgent(t)
+	ctx := t.Context()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, a.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, rec := restClient(t, card)
+	defer func() {
+		for _, p := range rec.seen() {
+			if !strings.HasPrefix(p, server.RESTPath+"/") {
+				t.Errorf("a request went to %s, not the REST binding", p)
+			}
+		}
+	}()
+
+	res, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over rest"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok || task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "hello over rest" {
+		t.Fatalf("send: %#v", res)
+	}
+	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV1 {
+		t.Fatalf("a task sent over REST is in dialect %v (%v), want v1.0", d, err)
+	}
+	got, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
+	if err != nil || got.ID != task.ID || artifactText(got) != "hello over rest" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	list, err := client.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: task.ContextID})
+	if err != nil || len(list.Tasks) != 1 || list.Tasks[0].ID != task.ID {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	// v1.0: an ended task takes no subscription and no message, as on JSON-RPC.
+	for _, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+		if !errors.Is(err, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("subscribe to a completed task: %v", err)
+		}
+	}
+	if _, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessageForTask(a2a.MessageRoleUser, task, a2a.NewTextPart("more"))}); !errors.Is(err, a2a.ErrUnsupportedOperation) {
+		t.Fatalf("a message to a completed task: %v", err)
+	}
+	if _, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotCancelable) {
+		t.Fatalf("cancel a completed task: %v", err)
+	}
+	if _, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("get an unknown task: %v", err)
+	}
+
+	t.Run("stream, resubscribe, push configs, cancel", func(t *testing.T) {
+		var id a2a.TaskID
+		for ev, err := range client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 100"))}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && s.Status.State == a2a.TaskStateWorking {
+				id = s.TaskID
+				break // the client goes away; the task keeps running
+			}
+		}
+		if id == "" {
+			t.Fatal("the stream ended before the task worked")
+		}
+		// A task on its turn takes no further message (the busy-task guard), as on JSON-RPC.
+		if _, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: &a2a.Message{ID: "m-busy", Role: a2a.MessageRoleUser, TaskID: id,
+			Parts: a2a.ContentParts{a2a.NewTextPart("again")}}}); !errors.Is(err, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("a message to a working task: %v", err)
+		}
+
+		cfg, err := client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, ID: "hook-1", URL: "http://127.0.0.1:9/hook", Token: "tok"})
+		if err != nil || cfg.ID != "hook-1" || cfg.URL != "http://127.0.0.1:9/hook" {
+			t.Fatalf("create push config: %+v %v", cfg, err)
+		}
+		if got, err := client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: id, ID: "hook-1"}); err != nil || got.URL != cfg.URL {
+			t.Fatalf("get push config: %+v %v", got, err)
+		}
+		if all, err := client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id}); err != nil || len(all) != 1 || all[0].ID != "hook-1" {
+			t.Fatalf("list push configs: %+v %v", all, err)
+		}
+		if err := client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: "hook-1"}); err != nil {
+			t.Fatalf("delete push config: %v", err)
+		}
+		if all, err := client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id}); err != nil || len(all) != 0 {
+			t.Fatalf("push configs after delete: %+v %v", all, err)
+		}
+
+		var events []a2a.Event
+		canceled := false
+		for ev, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			events = append(events, ev)
+			if !canceled {
+				canceled = true
+				if got, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id}); err != nil || got.ID != id {
+					t.Fatalf("cancel: %+v %v", got, err)
+				}
+			}
+		}
+		if first, ok := events[0].(*a2a.Task); !ok || first.ID != id || first.Status.State != a2a.TaskStateWorking {
+			t.Fatalf("the subscription opens with %#v, want the working task", events[0])
+		}
+		if last, ok := events[len(events)-1].(*a2a.TaskStatusUpdateEvent); !ok || last.Status.State != a2a.TaskStateCanceled {
+			t.Fatalf("the subscription ends with %#v, want canceled", events[len(events)-1])
+		}
+		if got, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id}); err != nil || got.Status.State != a2a.TaskStateCanceled {
+			t.Fatalf("cancel a canceled task again (idempotent, as on JSON-RPC): %+v %v", got, err)
+		}
+	})
+}
+
+// TestGoRESTClientAgainstAuthHub: the hub with anonymous access off takes REST calls with an API key
+// only, and a principal sees only its own tasks over REST as over JSON-RPC.
+func TestGoRESTClientAgainstAuthHub(t *testing.T) {
+	h, key, _ := startAuthHub(t, "alice")
+	ctx := t.Context()
+	_, carolKey, err := h.Auth.Principals.Add(ctx, "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	card, err := agentcard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := a2aclient.NewInMemoryCredentialsStore()
+	client, rec := restClient(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+	as := func(session string) context.Context {
+		return a2aclient.AttachSessionID(ctx, a2aclient.SessionID(session))
+	}
+	msg := func() *a2a.SendMessageRequest {
+		return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over rest")),
+			Config: &a2a.SendMessageConfig{ReturnImmediately: true}}
+	}
+	before := countTasks(t, h.Agent.Tasks)
+	if _, err := client.SendMessage(as("nobody"), msg()); !errors.Is(err, a2a.ErrUnauthenticated) {
+		t.Fatalf("a send without a credential: %v, want unauthenticated", err)
+	}
+	creds.Set("wrong", "apiKey", "ahk_not-a-key-this-hub-issued")
+	if _, err := client.ListTasks(as("wrong"), &a2a.ListTasksRequest{}); !errors.Is(err, a2a.ErrUnauthenticated) {
+		t.Fatalf("a list with a wrong key: %v, want unauthenticated", err)
+	}
+	for ev, err := range client.SendStreamingMessage(as("nobody"), msg()) {
+		if ev != nil || !errors.Is(err, a2a.ErrUnauthenticated) {
+			t.Fatalf("a stream without a credential: %v %v", ev, err)
+		}
+	}
+	if after := countTasks(t, h.Agent.Tasks); after != before {
+		t.Fatalf("refused sends stored tasks: %d before, %d after", before, after)
+	}
+
+	creds.Set("alice", "apiKey", a2aclient.AuthCredential(key))
+	creds.Set("carol", "apiKey", a2aclient.AuthCredential(carolKey))
+	res, err := client.SendMessage(as("alice"), msg())
+	if err != nil {
+		t.Fatalf("alice's send: %v", err)
+	}
+	task := res.(*a2a.Task)
+	if got, err := client.GetTask(as("alice"), &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.ID != task.ID {
+		t.Fatalf("alice reads her task: %+v %v", got, err)
+	}
+	if list, err := client.ListTasks(as("alice"), &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 1 {
+		t.Fatalf("alice's list: %+v %v", list, err)
+	}
+	// Carol sees nothing of alice's.
+	if _, err := client.GetTask(as("carol"), &a2a.GetTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("carol reads alice's task: %v", err)
+	}
+	if list, err := client.ListTasks(as("carol"), &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 0 {
+		t.Fatalf("carol's list: %+v %v", list, err)
+	}
+	if _, err := client.CancelTask(as("carol"), &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("carol cancels alice's task: %v", err)
+	}
+	if _, err := client.CreateTaskPushConfig(as("carol"), &a2a.PushConfig{TaskID: task.ID, URL: "http://127.0.0.1:9/hook"}); err == nil {
+		t.Fatal("carol set a push config on alice's task")
+	}
+	for _, err := range client.SubscribeToTask(as("carol"), &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+		if !errors.Is(err, a2a.ErrTaskNotFound) {
+			t.Fatalf("carol subscribes to alice's task: %v", err)
+		}
+	}
+	cfg, err := client.CreateTaskPushConfig(as("alice"), &a2a.PushConfig{TaskID: task.ID, ID: "h", URL: "http://127.0.0.1:9/hook"})
+	if err != nil || cfg.ID != "h" {
+		t.Fatalf("alice's push config: %+v %v", cfg, err)
+	}
+	if all, err := client.ListTaskPushConfigs(as("alice"), &a2a.ListTaskPushConfigRequest{TaskID: task.ID}); err != nil || len(all) != 1 {
+		t.Fatalf("alice's push configs: %+v %v", all, err)
+	}
+	if got, err := client.CancelTask(as("alice"), &a2a.CancelTaskRequest{ID: task.ID}); err != nil || got.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("alice cancels her task: %+v %v", got, err)
+	}
+	for _, p := range rec.seen() {
+		if !strings.HasPrefix(p, server.RESTPath+"/") {
+			t.Errorf("a request went to %s, not the REST binding", p)
+		}
+	}
+}
+
+// countTasks is how many tasks the store holds, whoever owns them.
+func countTasks(t *testing.T, s *tasks.Store) int {
+	t.Helper()
+	res, err := s.List(context.Background(), &a2a.ListTasksRequest{PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.TotalSize
+}
