@@ -1,7 +1,9 @@
 package interop
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -306,4 +308,148 @@ func countTasks(t *testing.T, s *tasks.Store) int {
 		t.Fatal(err)
 	}
 	return res.TotalSize
+}
+
+// restErrorBody is the binding's error object (AIP-193's google.rpc.Status, as a2a-go writes it).
+type restErrorBody struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+		Details []struct {
+			Type   string `json:"@type"`
+			Reason string `json:"reason"`
+			Domain string `json:"domain"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+// rawREST sends one request to the REST binding and decodes its error body, if any.
+func rawREST(t *testing.T, method, url, contentType string, body []byte, headers map[string]string) (*http.Response, restErrorBody) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	if h, ok := headers["Host"]; ok {
+		req.Host = h
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var e restErrorBody
+	if resp.StatusCode != http.StatusOK {
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Fatalf("%s %s: status %d with Content-Type %q, want the binding's JSON error", method, url, resp.StatusCode, ct)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+			t.Fatalf("%s %s: status %d, error body: %v", method, url, resp.StatusCode, err)
+		}
+	}
+	return resp, e
+}
+
+// TestRESTBadInput: each malformed call gets the binding's HTTP error with the A2A reason a2a-go's
+// client maps back, and stores nothing.
+func TestRESTBadInput(t *testing.T) {
+	a := startDemoAgent(t)
+	base := a.BaseURL + server.RESTPath
+	send := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`)
+	deep := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":` +
+		strings.Repeat("[", server.MaxNestingDepth+10) + strings.Repeat("]", server.MaxNestingDepth+10) + `}}}`)
+	before := countTasks(t, a.Tasks)
+	for _, c := range []struct {
+		name, method, path, contentType string
+		body                            []byte
+		headers                         map[string]string
+		status                          int
+		reason                          string
+	}{
+		{"wrong method on a route", http.MethodGet, "/message:send", "", nil, nil, http.StatusMethodNotAllowed, "INVALID_REQUEST"},
+		{"wrong method on tasks", http.MethodDelete, "/tasks", "", nil, nil, http.StatusMethodNotAllowed, "INVALID_REQUEST"},
+		{"unknown path", http.MethodPost, "/messages:send", "application/json", send, nil, http.StatusNotFound, "METHOD_NOT_FOUND"},
+		{"unknown path below a task", http.MethodGet, "/tasks/x/artifacts", "", nil, nil, http.StatusNotFound, "METHOD_NOT_FOUND"},
+		{"text/plain body", http.MethodPost, "/message:send", "text/plain", send, nil, http.StatusUnsupportedMediaType, "INVALID_REQUEST"},
+		{"form body", http.MethodPost, "/message:stream", "application/x-www-form-urlencoded", send, nil, http.StatusUnsupportedMediaType, "INVALID_REQUEST"},
+		{"no content type", http.MethodPost, "/message:send", "", send, nil, http.StatusUnsupportedMediaType, "INVALID_REQUEST"},
+		{"oversized body", http.MethodPost, "/message:send", "application/json", append(append([]byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"`),
+			bytes.Repeat([]byte("x"), server.DefaultMaxBodyBytes)...), `"}]}}`...), nil, http.StatusRequestEntityTooLarge, "INVALID_REQUEST"},
+		{"too deeply nested", http.MethodPost, "/message:send", "application/json", deep, nil, http.StatusBadRequest, "INVALID_REQUEST"},
+		{"not JSON", http.MethodPost, "/message:send", "application/json", []byte(`{"message":`), nil, http.StatusBadRequest, "PARSE_ERROR"},
+		{"unknown task", http.MethodGet, "/tasks/no-such-task", "", nil, nil, http.StatusNotFound, "TASK_NOT_FOUND"},
+		{"subscribe to an unknown task", http.MethodPost, "/tasks/no-such-task:subscribe", "", nil, nil, http.StatusNotFound, "TASK_NOT_FOUND"},
+		{"message to an unknown task", http.MethodPost, "/message:send", "application/json",
+			[]byte(`{"message":{"messageId":"m2","taskId":"no-such-task","role":"ROLE_USER","parts":[{"text":"x"}]}}`), nil, http.StatusNotFound, "TASK_NOT_FOUND"},
+		{"unsupported version", http.MethodPost, "/message:send", "application/json", send, map[string]string{"A2A-Version": "0.5"}, http.StatusBadRequest, "VERSION_NOT_SUPPORTED"},
+		{"foreign Host", http.MethodPost, "/message:send", "application/json", send, map[string]string{"Host": "evil.example"}, http.StatusForbidden, "UNAUTHORIZED"},
+		{"foreign Origin", http.MethodPost, "/message:send", "application/json", send, map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden, "UNAUTHORIZED"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, e := rawREST(t, c.method, base+c.path, c.contentType, c.body, c.headers)
+			if resp.StatusCode != c.status || e.Error.Code != c.status || len(e.Error.Details) == 0 ||
+				e.Error.Details[0].Reason != c.reason || e.Error.Details[0].Domain != "a2a-protocol.org" || e.Error.Message == "" {
+				t.Fatalf("status %d, body %+v; want %d with reason %s", resp.StatusCode, e, c.status, c.reason)
+			}
+			if c.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
+				t.Fatal("405 without Allow")
+			}
+		})
+	}
+	if after := countTasks(t, a.Tasks); after != before {
+		t.Fatalf("bad calls stored tasks: %d before, %d after", before, after)
+	}
+	// The same body, well sent, is taken: the refusals above were for what they name.
+	if resp, e := rawREST(t, http.MethodPost, base+"/message:send", "application/json", send, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a good send: %d %+v", resp.StatusCode, e)
+	}
+	if after := countTasks(t, a.Tasks); after != before+1 {
+		t.Fatalf("a good send stored %d tasks", after-before)
+	}
+}
+
+// TestRESTWithoutCredential: the hub with anonymous access off answers every REST route without a
+// credential with 401 in the binding's terms (and the bearer challenge), and stores nothing.
+func TestRESTWithoutCredential(t *testing.T) {
+	h, key, _ := startAuthHub(t, "alice")
+	base := h.Agent.BaseURL + server.RESTPath
+	before := countTasks(t, h.Agent.Tasks)
+	send := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`)
+	for _, c := range []struct {
+		method, path, contentType string
+		body                      []byte
+	}{
+		{http.MethodPost, "/message:send", "application/json", send},
+		{http.MethodPost, "/message:stream", "application/json", send},
+		{http.MethodGet, "/tasks", "", nil},
+		{http.MethodGet, "/tasks/x", "", nil},
+		{http.MethodPost, "/tasks/x:cancel", "", nil},
+		{http.MethodGet, "/tasks/x/pushNotificationConfigs", "", nil},
+		{http.MethodGet, "/extendedAgentCard", "", nil},
+	} {
+		resp, e := rawREST(t, c.method, base+c.path, c.contentType, c.body, nil)
+		if resp.StatusCode != http.StatusUnauthorized || e.Error.Status != "UNAUTHENTICATED" || e.Error.Details[0].Reason != "UNAUTHENTICATED" ||
+			!strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Fatalf("%s %s without a credential: %d %+v", c.method, c.path, resp.StatusCode, e)
+		}
+	}
+	if resp, e := rawREST(t, http.MethodPost, base+"/message:send", "application/json", send, map[string]string{"X-Api-Key": "ahk_wrong"}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a wrong key: %d %+v", resp.StatusCode, e)
+	}
+	if after := countTasks(t, h.Agent.Tasks); after != before {
+		t.Fatalf("refused calls stored tasks: %d before, %d after", before, after)
+	}
+	if resp, e := rawREST(t, http.MethodGet, base+"/tasks", "", nil, map[string]string{"X-Api-Key": key}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the right key: %d %+v", resp.StatusCode, e)
+	}
 }
