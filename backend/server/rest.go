@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,7 +131,7 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r = r.WithContext(ctx)
 	if kind != restStream && kind != restSubscribe {
-		b.sdk.ServeHTTP(w, r)
+		b.sdk.ServeHTTP(&internalErrors{ResponseWriter: w, log: b.rt.log, path: r.URL.Path}, r)
 		return
 	}
 	release, rerr := b.rt.streams.acquire(r.RemoteAddr)
@@ -150,6 +152,54 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// internalErrors keeps the cause of an internal failure from the client, as the JSON-RPC router
+// does: a2a-go's REST handler writes err.Error() into a 500's message (a database's error, a panic's
+// text). The cause is logged; the client gets a bare internal error, or 503 with Retry-After when
+// the database cannot be reached.
+type internalErrors struct {
+	http.ResponseWriter
+	log      *slog.Logger
+	path     string
+	replaced bool // a2a-go answered 5xx: its body is replaced by ours
+	answered bool
+}
+
+func (w *internalErrors) WriteHeader(status int) {
+	if status < http.StatusInternalServerError {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.replaced = true
+	w.ResponseWriter.Header().Del("Content-Length")
+}
+
+func (w *internalErrors) Write(p []byte) (int, error) {
+	if !w.replaced {
+		return w.ResponseWriter.Write(p)
+	}
+	if w.answered {
+		return len(p), nil
+	}
+	w.answered = true
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(p, &body)
+	if storageText(body.Error.Message) {
+		w.log.Warn("rest call failed: storage unavailable", "path", w.path, "error", body.Error.Message)
+		w.ResponseWriter.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+		writeRESTStatus(w.ResponseWriter, http.StatusServiceUnavailable, a2a.ErrInternalError, storageMessage)
+	} else {
+		w.log.Error("rest call failed", "path", w.path, "error", body.Error.Message)
+		writeRESTStatus(w.ResponseWriter, http.StatusInternalServerError, a2a.ErrInternalError, "internal error")
+	}
+	return len(p), nil
+}
+
+func (w *internalErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // readBody reads a POST body under the JSON-RPC router's limits (size, read deadline, nesting depth)
 // and checks its Content-Type, answering the refusal itself (ok false).
