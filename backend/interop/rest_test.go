@@ -453,3 +453,41 @@ func TestRESTWithoutCredential(t *testing.T) {
 		t.Fatalf("the right key: %d %+v", resp.StatusCode, e)
 	}
 }
+
+// TestRESTStreamEndsWhenItsKeyIsRevoked: a REST stream outlives its request's authentication only
+// until its key is revoked; it then ends with an UNAUTHENTICATED error event, as a JSON-RPC stream
+// ends with -32030.
+func TestRESTStreamEndsWhenItsKeyIsRevoked(t *testing.T) {
+	h, key, _ := startAuthHub(t, "alice")
+	ctx := t.Context()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := a2aclient.NewInMemoryCredentialsStore()
+	creds.Set("alice", "apiKey", a2aclient.AuthCredential(key))
+	client, _ := restClient(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+	as := a2aclient.AttachSessionID(ctx, a2aclient.SessionID("alice"))
+	res, err := client.SendMessage(as, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello, owner")),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []a2a.Event
+	var last error
+	for ev, err := range client.SubscribeToTask(as, &a2a.SubscribeToTaskRequest{ID: res.(*a2a.Task).ID}) {
+		if err != nil {
+			last = err
+			break
+		}
+		events = append(events, ev)
+		if len(events) == 1 {
+			if err := h.Auth.Principals.Remove(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(events) == 0 || !errors.Is(last, a2a.ErrUnauthenticated) {
+		t.Fatalf("after %d events the stream ended with %v, want unauthenticated", len(events), last)
+	}
+}
