@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -405,6 +406,17 @@ func TestRESTBadInput(t *testing.T) {
 				t.Fatal("405 without Allow")
 			}
 		})
+	}
+	// A body of unknown length (chunked) is typed too.
+	chunked, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/message:send", io.MultiReader(bytes.NewReader(send)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunked.Header.Set("Content-Type", "text/plain")
+	if resp, err := http.DefaultClient.Do(chunked); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType || resp.ContentLength == 0 {
+		t.Fatalf("a chunked text/plain send: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	if after := countTasks(t, a.Tasks); after != before {
 		t.Fatalf("bad calls stored tasks: %d before, %d after", before, after)

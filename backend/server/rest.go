@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRESTStatus(w, http.StatusNotFound, a2a.ErrMethodNotFound, "not found: the HTTP+JSON binding has no route "+r.URL.Path)
 		return
 	}
-	if !strings.Contains(allowed+",", r.Method+",") {
+	if !slices.Contains(strings.Split(allowed, ", "), r.Method) {
 		w.Header().Set("Allow", allowed)
 		writeRESTStatus(w, http.StatusMethodNotAllowed, a2a.ErrInvalidRequest,
 			fmt.Sprintf("method not allowed: %s takes %s, not %s", r.URL.Path, allowed, r.Method))
@@ -204,9 +205,17 @@ func (w *internalErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // readBody reads a POST body under the JSON-RPC router's limits (size, read deadline, nesting depth)
 // and checks its Content-Type, answering the refusal itself (ok false).
 func (b *restBinding) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
-	// As on JSON-RPC: a browser may POST text/plain or a form cross-site without a preflight.
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || (mt != "application/json" && mt != "application/a2a+json") {
-		writeRESTStatus(w, http.StatusUnsupportedMediaType, a2a.ErrInvalidRequest, "unsupported media type: Content-Type must be application/json")
+	// As on JSON-RPC: a browser may POST text/plain or a form cross-site without a preflight. A body
+	// of unknown length is read first: an empty one (a bodiless :cancel or :subscribe) needs no type.
+	typed := func() bool {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || (mt != "application/json" && mt != "application/a2a+json") {
+			writeRESTStatus(w, http.StatusUnsupportedMediaType, a2a.ErrInvalidRequest, "unsupported media type: Content-Type must be application/json")
+			return false
+		}
+		return true
+	}
+	if r.ContentLength > 0 && !typed() {
 		return nil, false
 	}
 	body, err := b.rt.readBody(w, r)
@@ -224,6 +233,12 @@ func (b *restBinding) readBody(w http.ResponseWriter, r *http.Request) (body []b
 		return nil, false
 	}
 	body = bytes.TrimSpace(body)
+	if len(body) == 0 && r.ContentLength < 0 {
+		return body, true
+	}
+	if r.ContentLength < 0 && !typed() {
+		return nil, false
+	}
 	if !json.Valid(body) {
 		writeRESTError(w, r, fmt.Errorf("%w: body is not valid JSON", a2a.ErrParseError))
 		return nil, false
