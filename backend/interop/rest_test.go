@@ -16,6 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -75,6 +76,39 @@ func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
 	if card.SupportedInterfaces[0].ProtocolBinding != a2a.TransportProtocolJSONRPC {
 		t.Fatalf("the first interface is %+v, want JSON-RPC", card.SupportedInterfaces[0])
 	}
+	// The served document: v0.3 readers still see JSON-RPC at /a2a, and REST is not among v0.3's
+	// interfaces (only v1.0 REST is served); the hub's own client finds only JSON-RPC endpoints.
+	resp, err := http.Get(a.BaseURL + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var doc struct {
+		URL                  string `json:"url"`
+		PreferredTransport   string `json:"preferredTransport"`
+		AdditionalInterfaces []struct {
+			Transport string `json:"transport"`
+		} `json:"additionalInterfaces"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.URL != a.BaseURL+server.RPCPath || doc.PreferredTransport != "JSONRPC" {
+		t.Fatalf("the card's v0.3 fields: %+v %v", doc, err)
+	}
+	for _, iface := range doc.AdditionalInterfaces {
+		if iface.Transport == "HTTP+JSON" {
+			t.Fatalf("v0.3's additionalInterfaces list HTTP+JSON, which is served as v1.0 only: %s", raw)
+		}
+	}
+	eps, err := agents.Endpoints(raw)
+	if err != nil || len(eps) == 0 {
+		t.Fatalf("the hub's own client reads the card: %v %v", eps, err)
+	}
+	for _, ep := range eps {
+		if ep.URL != a.BaseURL+server.RPCPath {
+			t.Fatalf("the hub's own client would call %s (%v), want JSON-RPC only", ep.URL, ep.Dialect)
+		}
+	}
+
 	send := func(c *a2aclient.Client) {
 		t.Helper()
 		if _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi"))}); err != nil {
