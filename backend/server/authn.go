@@ -33,37 +33,39 @@ const codeUnauthenticated = -32030
 //     "read-public" is 403 (anonymous may read the public card, nothing here), "send" admits it.
 //
 // The refusal comes before the body is read, so it cannot depend on (or echo) what was sent.
-func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next http.Handler) http.Handler {
+//
+// fail writes a refusal in the terms of the binding behind it (jsonRPCFail, restFail).
+func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, fail func(w http.ResponseWriter, status int, e *rpcError), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ctx, err := authn.ResolveContext(r)
 		var refused *auth.AuthError
 		switch {
 		case errors.As(err, &refused):
-			unauthenticated(w, tokenURL, "unauthenticated: "+refused.Reason)
+			unauthenticated(w, fail, tokenURL, "unauthenticated: "+refused.Reason)
 			return
 		case StorageUnavailable(err):
 			// Who the caller is lives in the database: the request cannot be admitted now.
 			log.Warn("resolving a request's credentials: storage unavailable", "error", err)
 			w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
-			writeJSON(w, http.StatusServiceUnavailable, errorResponse(nil, errStorageUnavailable))
+			fail(w, http.StatusServiceUnavailable, errStorageUnavailable)
 			return
 		case err != nil:
 			log.Error("resolving a request's credentials", "error", err)
-			writeJSON(w, http.StatusInternalServerError, errorResponse(nil, &rpcError{Code: codeInternal, Message: "internal error"}))
+			fail(w, http.StatusInternalServerError, &rpcError{Code: codeInternal, Message: "internal error"})
 			return
 		}
 		if p.Kind == auth.KindAnonymous {
 			switch {
 			case !onThisComputer(r):
-				unauthenticated(w, tokenURL, "unauthenticated: callers that are not on this computer need an API key (X-Api-Key) or a bearer token from "+tokenURL)
+				unauthenticated(w, fail, tokenURL, "unauthenticated: callers that are not on this computer need an API key (X-Api-Key) or a bearer token from "+tokenURL)
 				return
 			case authn.AnonymousPolicy() == auth.AnonymousSend:
 			case authn.AnonymousPolicy() == auth.AnonymousReadPublic:
-				writeJSON(w, http.StatusForbidden, errorResponse(nil, &rpcError{Code: codeForbidden,
-					Message: "forbidden: callers without a key may only read this hub's public agent card; ask its owner for an API key"}))
+				fail(w, http.StatusForbidden, &rpcError{Code: codeForbidden,
+					Message: "forbidden: callers without a key may only read this hub's public agent card; ask its owner for an API key"})
 				return
 			default: // off, or a policy this binary does not know
-				unauthenticated(w, tokenURL, "unauthenticated: this hub needs an API key (X-Api-Key) or a bearer token from "+tokenURL)
+				unauthenticated(w, fail, tokenURL, "unauthenticated: this hub needs an API key (X-Api-Key) or a bearer token from "+tokenURL)
 				return
 			}
 		}
@@ -71,9 +73,9 @@ func authenticate(authn Authenticator, tokenURL string, log *slog.Logger, next h
 	})
 }
 
-func unauthenticated(w http.ResponseWriter, tokenURL, message string) {
+func unauthenticated(w http.ResponseWriter, fail func(w http.ResponseWriter, status int, e *rpcError), tokenURL, message string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="AgentHub", error="invalid_token"`)
-	writeJSON(w, http.StatusUnauthorized, errorResponse(nil, &rpcError{Code: codeUnauthenticated, Message: message}))
+	fail(w, http.StatusUnauthorized, &rpcError{Code: codeUnauthenticated, Message: message})
 }
 
 // securitySchemes are what the card declares when the agent authenticates its callers: an API key in

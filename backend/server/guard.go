@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
@@ -99,6 +100,10 @@ func (g guard) wrap(next http.Handler) http.Handler {
 func forbid(w http.ResponseWriter, r *http.Request, reason string) {
 	if r.URL.Path == RPCPath {
 		writeJSON(w, http.StatusForbidden, errorResponse(nil, &rpcError{Code: codeForbidden, Message: "forbidden: " + reason}))
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, RESTPath+"/") {
+		writeRESTStatus(w, http.StatusForbidden, a2a.ErrUnauthorized, "forbidden: "+reason)
 		return
 	}
 	http.Error(w, reason, http.StatusForbidden)

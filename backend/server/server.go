@@ -163,7 +163,8 @@ func New(cfg Config) (*Server, error) {
 		}
 		return busyTaskGuard(cfg.Store, path...)
 	}
-	rt.methods["SendMessage"] = v1Unary(openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))
+	sendCheck := prechecks(openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))
+	rt.methods["SendMessage"] = v1Unary(sendCheck)
 	rt.methods["SendStreamingMessage"] = method{dialect: tasks.DialectV1, stream: streamInDialect(tasks.DialectV1, sdkStream(v1, func() any { return &a2a.SendMessageRequest{} })),
 		precheck: prechecks(protoJSONNames, openTaskGuard(cfg.Store, "message", "taskId"), busy("message", "taskId"))}
 	rt.methods["SubscribeToTask"] = method{dialect: tasks.DialectV1, stream: streamInDialect(tasks.DialectV1, sdkStream(v1, func() any { return &a2a.SubscribeToTaskRequest{} })),
@@ -202,9 +203,15 @@ func New(cfg Config) (*Server, error) {
 	mux := http.NewServeMux()
 	var rpc http.Handler = callerLocality(rt)
 	if cfg.Auth != nil {
-		rpc = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, rpc)
+		rpc = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, jsonRPCFail, rpc)
 	}
 	mux.Handle(RPCPath, rpc)
+	// The HTTP+JSON binding: the same handler, principals, limits and prechecks as JSON-RPC's v1.0.
+	var rest http.Handler = callerLocality(http.StripPrefix(RESTPath, newRESTBinding(handler, rt, transport, sendCheck, subscribableTask(cfg.Store))))
+	if cfg.Auth != nil {
+		rest = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, restFail, rest)
+	}
+	mux.Handle(RESTPath+"/", rest)
 	cards := newSignedCards(cfg.CardSigner, cfg.BaseURL, cardJSON, legacyJSON, cfg.Logger)
 	mux.Handle(a2asrv.WellKnownAgentCardPath, cards.handler(0))
 	mux.Handle(legacyCardPath, cards.handler(1))
@@ -240,6 +247,9 @@ func buildCard(cfg Config) *a2a.AgentCard {
 		SupportedInterfaces: []*a2a.AgentInterface{
 			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version},
 			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version},
+			// After JSON-RPC, so clients that take the first interface they speak keep JSON-RPC. v1.0
+			// only: v0.3's REST paths and shapes differ, so it is not in v0.3's additionalInterfaces.
+			{URL: strings.TrimRight(cfg.BaseURL, "/") + RESTPath, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: a2a.Version},
 		},
 		Capabilities:       a2a.AgentCapabilities{Streaming: true, PushNotifications: true},
 		DefaultInputModes:  []string{"text/plain", "application/json"},

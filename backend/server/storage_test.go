@@ -123,7 +123,7 @@ func TestRouterAnswersStorageUnavailable(t *testing.T) {
 // The credentials of a request live in the database: with it down, the request is refused before its
 // body with HTTP 503, Retry-After and the storage error, not 500.
 func TestAuthenticateStorageUnavailable(t *testing.T) {
-	h := authenticate(downAuth{}, "http://127.0.0.1/oauth/token", slog.New(slog.NewTextHandler(io.Discard, nil)),
+	h := authenticate(downAuth{}, "http://127.0.0.1/oauth/token", slog.New(slog.NewTextHandler(io.Discard, nil)), jsonRPCFail,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("admitted") }))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/a2a", strings.NewReader(`{}`)))

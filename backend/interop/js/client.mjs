@@ -3,11 +3,13 @@
 //
 //   node client.mjs http://127.0.0.1:PORT[,http://127.0.0.1:PORT2,...]   (several: replicas, called in turn)
 //
-// Every scenario runs twice, once per protocol version the agent card advertises:
+// Every scenario runs three times, once per protocol version and binding the agent card advertises:
 //   1.0  what any SDK user gets: ClientFactory.createFromUrl picks the v1.0 JSON-RPC interface
 //        (methods SendMessage, SendStreamingMessage, GetTask, CancelTask, SubscribeToTask).
 //   0.3  the SDK's own v0.3 compat transport, chosen by the SDK's factory for the card's v0.3
 //        interface (methods message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe).
+//   1.0-rest  v1.0 over the card's HTTP+JSON interface, through the SDK's RestTransportFactory
+//        (POST /message:send, /message:stream, GET /tasks/{id}, POST /tasks/{id}:cancel, :subscribe).
 //
 // It prints one JSON line per scenario, {"protocol","scenario","ok","detail"}, and exits 1 if any
 // failed. Only the SDK talks to the agent: no hand-made HTTP requests.
@@ -20,8 +22,9 @@ import {
   ClientFactoryOptions,
   DefaultAgentCardResolver,
   JsonRpcTransportFactory,
+  RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import { TaskNotFoundError, isJsonRpcError } from '@a2a-js/sdk/errors';
+import { TaskNotFoundError, UnsupportedOperationError, isJsonRpcError, isRestError } from '@a2a-js/sdk/errors';
 
 // Scenario names; ../js_test.go expects exactly these, for each protocol.
 const SCENARIOS = ['card', 'send', 'stream', 'ask', 'file', 'data', 'cancel', 'get', 'resubscribe', 'not-found'];
@@ -120,7 +123,9 @@ const scenarios = {
     const card = await client.getAgentCard(opts());
     check(card.name === 'AgentHub demo agent', `card name ${JSON.stringify(card.name)}`);
     check(card.capabilities?.streaming === true, 'card does not say capabilities.streaming');
-    check(client.protocolVersion === protocol, `SDK negotiated protocol ${client.protocolVersion}, want ${protocol}`);
+    check(client.protocolVersion === versionOf(protocol), `SDK negotiated protocol ${client.protocolVersion}, want ${versionOf(protocol)}`);
+    const binding = protocol.endsWith('-rest') ? 'HTTP+JSON' : 'JSONRPC';
+    check(client.transport.protocolName === binding, `SDK chose the ${client.transport.protocolName} transport, want ${binding}`);
     const ifaces = (card.supportedInterfaces ?? []).map((i) => `${i.protocolBinding}/${i.protocolVersion}`);
     return `card "${card.name}" with ${(card.skills ?? []).length} skills; interfaces ${ifaces.join(', ')}; using ${client.transport.protocolName} ${client.protocolVersion}`;
   },
@@ -254,17 +259,20 @@ const scenarios = {
     } catch (e) {
       ended = e;
     }
-    if (protocol === '1.0') {
+    if (protocol === '1.0-rest') {
+      check(isRestError(ended) && ended instanceof UnsupportedOperationError && ended.statusCode === 400,
+        `resubscribe to a completed task over REST: ${Array.isArray(ended) ? ended.join(' ') : describeError(ended)}, want UnsupportedOperationError (400)`);
+    } else if (protocol === '1.0') {
       const code = isJsonRpcError(ended) ? ended.envelopeCode : undefined;
       check(code === -32004, `resubscribe to a completed task in v1.0: ${Array.isArray(ended) ? ended.join(' ') : describeError(ended)}, want -32004`);
     } else {
       check(Array.isArray(ended) && ended.join(' ') === 'task:completed', `v0.3 resubscribe to a completed task: ${Array.isArray(ended) ? ended.join(' ') : describeError(ended)}, want the completed task alone`);
     }
-    return `${kinds.join(' ')}; after completion: ${Array.isArray(ended) ? ended.join(' ') : 'refused -32004'}`;
+    return `${kinds.join(' ')}; after completion: ${Array.isArray(ended) ? ended.join(' ') : protocol === '1.0-rest' ? 'refused 400 UnsupportedOperationError' : 'refused -32004'}`;
   },
 
   // (i) An unknown task id is a TaskNotFoundError with JSON-RPC code -32001.
-  async 'not-found'(client) {
+  async 'not-found'(client, protocol) {
     const id = `no-such-task-${randomUUID()}`;
     let err;
     try {
@@ -274,9 +282,13 @@ const scenarios = {
       err = e;
     }
     if (err instanceof CheckFailed) throw err;
+    check(err instanceof TaskNotFoundError, `SDK raised ${err?.name}, want TaskNotFoundError`);
+    if (protocol === '1.0-rest') {
+      check(isRestError(err) && err.statusCode === 404, `HTTP status ${err?.statusCode}, want 404 (${err?.name}: ${err?.message})`);
+      return `${err.name} HTTP ${err.statusCode}: ${err.message}`;
+    }
     const code = isJsonRpcError(err) ? err.envelopeCode : undefined;
     check(code === -32001, `error code ${code}, want -32001 (${err?.name}: ${err?.message})`);
-    check(err instanceof TaskNotFoundError, `SDK raised ${err?.name}, want TaskNotFoundError`);
     return `${err.name} code ${code}: ${err.message}`;
   },
 };
@@ -305,9 +317,25 @@ async function v03Client(baseUrl) {
   return factory.createFromAgentCard({ ...card, supportedInterfaces: v03 });
 }
 
+// The SDK's REST client: HTTP+JSON preferred, so it takes the card's HTTP+JSON interface (the card
+// lists JSON-RPC first, which the default factory takes).
+async function restClient(baseUrl) {
+  const card = await new DefaultAgentCardResolver().resolve(baseUrl);
+  check((card.supportedInterfaces ?? []).some((i) => i.protocolBinding === 'HTTP+JSON'), 'the card advertises no HTTP+JSON interface');
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new RestTransportFactory()],
+      preferredTransports: ['HTTP+JSON'],
+    }),
+  );
+  return factory.createFromAgentCard(card);
+}
+
+const versionOf = (protocol) => protocol.replace(/-rest$/, '');
+
 function describeError(e) {
   if (e instanceof CheckFailed) return e.message;
-  const code = isJsonRpcError(e) ? ` (JSON-RPC code ${e.envelopeCode})` : '';
+  const code = isJsonRpcError(e) ? ` (JSON-RPC code ${e.envelopeCode})` : isRestError(e) ? ` (HTTP ${e.statusCode})` : '';
   const cause = e?.cause ? `; cause: ${e.cause?.message ?? e.cause}` : '';
   return `${e?.name ?? 'Error'}${code}: ${e?.message ?? e}${cause}`;
 }
@@ -340,7 +368,7 @@ async function main() {
     process.exit(2);
   }
   let failed = 0;
-  for (const [protocol, makeClient] of [['1.0', v1Client], ['0.3', v03Client]]) {
+  for (const [protocol, makeClient] of [['1.0', v1Client], ['0.3', v03Client], ['1.0-rest', restClient]]) {
     let client;
     try {
       client = roundRobin(await Promise.all(baseUrls.map(makeClient)));

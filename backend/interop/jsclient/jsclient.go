@@ -19,7 +19,7 @@ import (
 
 // What client.mjs runs: every scenario once per protocol version. Keep in step with its SCENARIOS.
 var (
-	Protocols = []string{"1.0", "0.3"}
+	Protocols = []string{"1.0", "0.3", "1.0-rest"}
 	Scenarios = []string{"card", "send", "stream", "ask", "file", "data", "cancel", "get", "resubscribe", "not-found"}
 )
 
@@ -38,7 +38,7 @@ func Dir() string {
 }
 
 // Run drives the agent at baseURLs (several: replicas of one agent, each SDK call going to the next)
-// with client.mjs, over the v1.0 and v0.3 JSON-RPC bindings, and fails t for each scenario that
+// with client.mjs, over the v1.0 and v0.3 JSON-RPC bindings and v1.0 HTTP+JSON, and fails t for each scenario that
 // failed or did not report.
 func Run(t *testing.T, baseURLs ...string) {
 	t.Helper()

@@ -1,0 +1,539 @@
+package interop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/server"
+	"github.com/agenthub/agenthub/backend/tasks"
+)
+
+// pathRecorder is an HTTP client that notes the path of every request it sends.
+type pathRecorder struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (p *pathRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	p.mu.Lock()
+	p.paths = append(p.paths, r.URL.Path)
+	p.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (p *pathRecorder) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.paths)
+}
+
+// restClient is a2a-go/v2's client on the card's HTTP+JSON interface (forced: JSON-RPC comes first
+// in the card), with every request's path recorded.
+func restClient(t *testing.T, card *a2a.AgentCard, opts ...a2aclient.FactoryOption) (*a2aclient.Client, *pathRecorder) {
+	t.Helper()
+	rec := &pathRecorder{}
+	hc := &http.Client{Transport: rec}
+	opts = append(opts, a2aclient.WithRESTTransport(hc), a2aclient.WithJSONRPCTransport(hc),
+		a2aclient.WithConfig(a2aclient.Config{PreferredTransports: []a2a.TransportProtocol{a2a.TransportProtocolHTTPJSON}}))
+	client, err := a2aclient.NewFromCard(t.Context(), card, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, rec
+}
+
+// TestCardListsRESTAndClientsKeepJSONRPC: the card offers HTTP+JSON after JSON-RPC; a2a-go's client
+// left to choose still speaks JSON-RPC, and forced to REST speaks REST at the card's URL.
+func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
+	a := startDemoAgent(t)
+	ctx := t.Context()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, a.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest *a2a.AgentInterface
+	for _, iface := range card.SupportedInterfaces {
+		if iface.ProtocolBinding == a2a.TransportProtocolHTTPJSON {
+			rest = iface
+		}
+	}
+	if rest == nil || rest.URL != a.BaseURL+server.RESTPath || rest.ProtocolVersion != a2a.Version {
+		t.Fatalf("the card's HTTP+JSON interface: %+v (interfaces %+v)", rest, card.SupportedInterfaces)
+	}
+	if card.SupportedInterfaces[0].ProtocolBinding != a2a.TransportProtocolJSONRPC {
+		t.Fatalf("the first interface is %+v, want JSON-RPC", card.SupportedInterfaces[0])
+	}
+	// The served document: v0.3 readers still see JSON-RPC at /a2a, and REST is not among v0.3's
+	// interfaces (only v1.0 REST is served); the hub's own client finds only JSON-RPC endpoints.
+	resp, err := http.Get(a.BaseURL + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var doc struct {
+		URL                  string `json:"url"`
+		PreferredTransport   string `json:"preferredTransport"`
+		AdditionalInterfaces []struct {
+			Transport string `json:"transport"`
+		} `json:"additionalInterfaces"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.URL != a.BaseURL+server.RPCPath || doc.PreferredTransport != "JSONRPC" {
+		t.Fatalf("the card's v0.3 fields: %+v %v", doc, err)
+	}
+	for _, iface := range doc.AdditionalInterfaces {
+		if iface.Transport == "HTTP+JSON" {
+			t.Fatalf("v0.3's additionalInterfaces list HTTP+JSON, which is served as v1.0 only: %s", raw)
+		}
+	}
+	eps, err := agents.Endpoints(raw)
+	if err != nil || len(eps) == 0 {
+		t.Fatalf("the hub's own client reads the card: %v %v", eps, err)
+	}
+	for _, ep := range eps {
+		if ep.URL != a.BaseURL+server.RPCPath {
+			t.Fatalf("the hub's own client would call %s (%v), want JSON-RPC only", ep.URL, ep.Dialect)
+		}
+	}
+
+	send := func(c *a2aclient.Client) {
+		t.Helper()
+		if _, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi"))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &pathRecorder{}
+	hc := &http.Client{Transport: rec}
+	chosen, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(chosen)
+	if got := rec.seen(); len(got) != 1 || got[0] != server.RPCPath {
+		t.Fatalf("a2a-go's client left to choose called %v, want JSON-RPC at %s", got, server.RPCPath)
+	}
+	forced, rrec := restClient(t, card)
+	send(forced)
+	if got := rrec.seen(); len(got) != 1 || got[0] != server.RESTPath+"/message:send" {
+		t.Fatalf("a2a-go's client forced to REST called %v", got)
+	}
+}
+
+// TestGoRESTClientAgainstDemoAgent drives the demo agent over HTTP+JSON with a2a-go/v2's REST
+// client: every operation, and the tasks it creates are v1.0 tasks.
+func TestGoRESTClientAgainstDemoAgent(t *testing.T) {
+	a := startDemoAgent(t)
+	ctx := t.Context()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, a.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, rec := restClient(t, card)
+	defer func() {
+		for _, p := range rec.seen() {
+			if !strings.HasPrefix(p, server.RESTPath+"/") {
+				t.Errorf("a request went to %s, not the REST binding", p)
+			}
+		}
+	}()
+
+	res, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over rest"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok || task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "hello over rest" {
+		t.Fatalf("send: %#v", res)
+	}
+	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV1 {
+		t.Fatalf("a task sent over REST is in dialect %v (%v), want v1.0", d, err)
+	}
+	got, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
+	if err != nil || got.ID != task.ID || artifactText(got) != "hello over rest" {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	list, err := client.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: task.ContextID})
+	if err != nil || len(list.Tasks) != 1 || list.Tasks[0].ID != task.ID {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	// v1.0: an ended task takes no subscription and no message, as on JSON-RPC.
+	for _, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+		if !errors.Is(err, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("subscribe to a completed task: %v", err)
+		}
+	}
+	if _, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessageForTask(a2a.MessageRoleUser, task, a2a.NewTextPart("more"))}); !errors.Is(err, a2a.ErrUnsupportedOperation) {
+		t.Fatalf("a message to a completed task: %v", err)
+	}
+	if _, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotCancelable) {
+		t.Fatalf("cancel a completed task: %v", err)
+	}
+	if _, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("get an unknown task: %v", err)
+	}
+
+	t.Run("stream, resubscribe, push configs, cancel", func(t *testing.T) {
+		var id a2a.TaskID
+		for ev, err := range client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 100"))}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && s.Status.State == a2a.TaskStateWorking {
+				id = s.TaskID
+				break // the client goes away; the task keeps running
+			}
+		}
+		if id == "" {
+			t.Fatal("the stream ended before the task worked")
+		}
+		// A task on its turn takes no further message (the busy-task guard), as on JSON-RPC.
+		if _, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: &a2a.Message{ID: "m-busy", Role: a2a.MessageRoleUser, TaskID: id,
+			Parts: a2a.ContentParts{a2a.NewTextPart("again")}}}); !errors.Is(err, a2a.ErrUnsupportedOperation) {
+			t.Fatalf("a message to a working task: %v", err)
+		}
+
+		cfg, err := client.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, ID: "hook-1", URL: "http://127.0.0.1:9/hook", Token: "tok"})
+		if err != nil || cfg.ID != "hook-1" || cfg.URL != "http://127.0.0.1:9/hook" {
+			t.Fatalf("create push config: %+v %v", cfg, err)
+		}
+		if got, err := client.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: id, ID: "hook-1"}); err != nil || got.URL != cfg.URL {
+			t.Fatalf("get push config: %+v %v", got, err)
+		}
+		if all, err := client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id}); err != nil || len(all) != 1 || all[0].ID != "hook-1" {
+			t.Fatalf("list push configs: %+v %v", all, err)
+		}
+		if err := client.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: "hook-1"}); err != nil {
+			t.Fatalf("delete push config: %v", err)
+		}
+		if all, err := client.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id}); err != nil || len(all) != 0 {
+			t.Fatalf("push configs after delete: %+v %v", all, err)
+		}
+
+		var events []a2a.Event
+		canceled := false
+		for ev, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			events = append(events, ev)
+			if !canceled {
+				canceled = true
+				if got, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id}); err != nil || got.ID != id {
+					t.Fatalf("cancel: %+v %v", got, err)
+				}
+			}
+		}
+		if first, ok := events[0].(*a2a.Task); !ok || first.ID != id || first.Status.State != a2a.TaskStateWorking {
+			t.Fatalf("the subscription opens with %#v, want the working task", events[0])
+		}
+		if last, ok := events[len(events)-1].(*a2a.TaskStatusUpdateEvent); !ok || last.Status.State != a2a.TaskStateCanceled {
+			t.Fatalf("the subscription ends with %#v, want canceled", events[len(events)-1])
+		}
+		if got, err := client.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id}); err != nil || got.Status.State != a2a.TaskStateCanceled {
+			t.Fatalf("cancel a canceled task again (idempotent, as on JSON-RPC): %+v %v", got, err)
+		}
+	})
+}
+
+// TestGoRESTClientAgainstAuthHub: the hub with anonymous access off takes REST calls with an API key
+// only, and a principal sees only its own tasks over REST as over JSON-RPC.
+func TestGoRESTClientAgainstAuthHub(t *testing.T) {
+	h, key, _ := startAuthHub(t, "alice")
+	ctx := t.Context()
+	_, carolKey, err := h.Auth.Principals.Add(ctx, "carol")
+	if err != nil {
+		t.Fatal(err)
+	}
+	card, err := agentcard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := a2aclient.NewInMemoryCredentialsStore()
+	client, rec := restClient(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+	as := func(session string) context.Context {
+		return a2aclient.AttachSessionID(ctx, a2aclient.SessionID(session))
+	}
+	msg := func() *a2a.SendMessageRequest {
+		return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over rest")),
+			Config: &a2a.SendMessageConfig{ReturnImmediately: true}}
+	}
+	before := countTasks(t, h.Agent.Tasks)
+	if _, err := client.SendMessage(as("nobody"), msg()); !errors.Is(err, a2a.ErrUnauthenticated) {
+		t.Fatalf("a send without a credential: %v, want unauthenticated", err)
+	}
+	creds.Set("wrong", "apiKey", "ahk_not-a-key-this-hub-issued")
+	if _, err := client.ListTasks(as("wrong"), &a2a.ListTasksRequest{}); !errors.Is(err, a2a.ErrUnauthenticated) {
+		t.Fatalf("a list with a wrong key: %v, want unauthenticated", err)
+	}
+	for ev, err := range client.SendStreamingMessage(as("nobody"), msg()) {
+		if ev != nil || !errors.Is(err, a2a.ErrUnauthenticated) {
+			t.Fatalf("a stream without a credential: %v %v", ev, err)
+		}
+	}
+	if after := countTasks(t, h.Agent.Tasks); after != before {
+		t.Fatalf("refused sends stored tasks: %d before, %d after", before, after)
+	}
+
+	creds.Set("alice", "apiKey", a2aclient.AuthCredential(key))
+	creds.Set("carol", "apiKey", a2aclient.AuthCredential(carolKey))
+	res, err := client.SendMessage(as("alice"), msg())
+	if err != nil {
+		t.Fatalf("alice's send: %v", err)
+	}
+	task := res.(*a2a.Task)
+	if got, err := client.GetTask(as("alice"), &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.ID != task.ID {
+		t.Fatalf("alice reads her task: %+v %v", got, err)
+	}
+	if list, err := client.ListTasks(as("alice"), &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 1 {
+		t.Fatalf("alice's list: %+v %v", list, err)
+	}
+	// Carol sees nothing of alice's.
+	if _, err := client.GetTask(as("carol"), &a2a.GetTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("carol reads alice's task: %v", err)
+	}
+	if list, err := client.ListTasks(as("carol"), &a2a.ListTasksRequest{}); err != nil || len(list.Tasks) != 0 {
+		t.Fatalf("carol's list: %+v %v", list, err)
+	}
+	if _, err := client.CancelTask(as("carol"), &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("carol cancels alice's task: %v", err)
+	}
+	if _, err := client.CreateTaskPushConfig(as("carol"), &a2a.PushConfig{TaskID: task.ID, URL: "http://127.0.0.1:9/hook"}); err == nil {
+		t.Fatal("carol set a push config on alice's task")
+	}
+	for _, err := range client.SubscribeToTask(as("carol"), &a2a.SubscribeToTaskRequest{ID: task.ID}) {
+		if !errors.Is(err, a2a.ErrTaskNotFound) {
+			t.Fatalf("carol subscribes to alice's task: %v", err)
+		}
+	}
+	cfg, err := client.CreateTaskPushConfig(as("alice"), &a2a.PushConfig{TaskID: task.ID, ID: "h", URL: "http://127.0.0.1:9/hook"})
+	if err != nil || cfg.ID != "h" {
+		t.Fatalf("alice's push config: %+v %v", cfg, err)
+	}
+	if all, err := client.ListTaskPushConfigs(as("alice"), &a2a.ListTaskPushConfigRequest{TaskID: task.ID}); err != nil || len(all) != 1 {
+		t.Fatalf("alice's push configs: %+v %v", all, err)
+	}
+	if got, err := client.CancelTask(as("alice"), &a2a.CancelTaskRequest{ID: task.ID}); err != nil || got.Status.State != a2a.TaskStateCanceled {
+		t.Fatalf("alice cancels her task: %+v %v", got, err)
+	}
+	for _, p := range rec.seen() {
+		if !strings.HasPrefix(p, server.RESTPath+"/") {
+			t.Errorf("a request went to %s, not the REST binding", p)
+		}
+	}
+}
+
+// countTasks is how many tasks the store holds, whoever owns them.
+func countTasks(t *testing.T, s *tasks.Store) int {
+	t.Helper()
+	res, err := s.List(context.Background(), &a2a.ListTasksRequest{PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.TotalSize
+}
+
+// restErrorBody is the binding's error object (AIP-193's google.rpc.Status, as a2a-go writes it).
+type restErrorBody struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+		Details []struct {
+			Type   string `json:"@type"`
+			Reason string `json:"reason"`
+			Domain string `json:"domain"`
+		} `json:"details"`
+	} `json:"error"`
+}
+
+// rawREST sends one request to the REST binding and decodes its error body, if any.
+func rawREST(t *testing.T, method, url, contentType string, body []byte, headers map[string]string) (*http.Response, restErrorBody) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	if h, ok := headers["Host"]; ok {
+		req.Host = h
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var e restErrorBody
+	if resp.StatusCode != http.StatusOK {
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Fatalf("%s %s: status %d with Content-Type %q, want the binding's JSON error", method, url, resp.StatusCode, ct)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+			t.Fatalf("%s %s: status %d, error body: %v", method, url, resp.StatusCode, err)
+		}
+	}
+	return resp, e
+}
+
+// TestRESTBadInput: each malformed call gets the binding's HTTP error with the A2A reason a2a-go's
+// client maps back, and stores nothing.
+func TestRESTBadInput(t *testing.T) {
+	a := startDemoAgent(t)
+	base := a.BaseURL + server.RESTPath
+	send := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`)
+	deep := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"x"}],"metadata":{"a":` +
+		strings.Repeat("[", server.MaxNestingDepth+10) + strings.Repeat("]", server.MaxNestingDepth+10) + `}}}`)
+	before := countTasks(t, a.Tasks)
+	for _, c := range []struct {
+		name, method, path, contentType string
+		body                            []byte
+		headers                         map[string]string
+		status                          int
+		reason                          string
+	}{
+		{"wrong method on a route", http.MethodGet, "/message:send", "", nil, nil, http.StatusMethodNotAllowed, "INVALID_REQUEST"},
+		{"wrong method on tasks", http.MethodDelete, "/tasks", "", nil, nil, http.StatusMethodNotAllowed, "INVALID_REQUEST"},
+		{"unknown path", http.MethodPost, "/messages:send", "application/json", send, nil, http.StatusNotFound, "METHOD_NOT_FOUND"},
+		{"unknown path below a task", http.MethodGet, "/tasks/x/artifacts", "", nil, nil, http.StatusNotFound, "METHOD_NOT_FOUND"},
+		{"text/plain body", http.MethodPost, "/message:send", "text/plain", send, nil, http.StatusUnsupportedMediaType, "INVALID_REQUEST"},
+		{"form body", http.MethodPost, "/message:stream", "application/x-www-form-urlencoded", send, nil, http.StatusUnsupportedMediaType, "INVALID_REQUEST"},
+		{"no content type", http.MethodPost, "/message:send", "", send, nil, http.StatusUnsupportedMediaType, "INVALID_REQUEST"},
+		{"oversized body", http.MethodPost, "/message:send", "application/json", append(append([]byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"`),
+			bytes.Repeat([]byte("x"), server.DefaultMaxBodyBytes)...), `"}]}}`...), nil, http.StatusRequestEntityTooLarge, "INVALID_REQUEST"},
+		{"too deeply nested", http.MethodPost, "/message:send", "application/json", deep, nil, http.StatusBadRequest, "INVALID_REQUEST"},
+		{"not JSON", http.MethodPost, "/message:send", "application/json", []byte(`{"message":`), nil, http.StatusBadRequest, "PARSE_ERROR"},
+		{"unknown task", http.MethodGet, "/tasks/no-such-task", "", nil, nil, http.StatusNotFound, "TASK_NOT_FOUND"},
+		{"subscribe to an unknown task", http.MethodPost, "/tasks/no-such-task:subscribe", "", nil, nil, http.StatusNotFound, "TASK_NOT_FOUND"},
+		{"message to an unknown task", http.MethodPost, "/message:send", "application/json",
+			[]byte(`{"message":{"messageId":"m2","taskId":"no-such-task","role":"ROLE_USER","parts":[{"text":"x"}]}}`), nil, http.StatusNotFound, "TASK_NOT_FOUND"},
+		{"unsupported version", http.MethodPost, "/message:send", "application/json", send, map[string]string{"A2A-Version": "0.5"}, http.StatusBadRequest, "VERSION_NOT_SUPPORTED"},
+		{"foreign Host", http.MethodPost, "/message:send", "application/json", send, map[string]string{"Host": "evil.example"}, http.StatusForbidden, "UNAUTHORIZED"},
+		{"foreign Origin", http.MethodPost, "/message:send", "application/json", send, map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden, "UNAUTHORIZED"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, e := rawREST(t, c.method, base+c.path, c.contentType, c.body, c.headers)
+			if resp.StatusCode != c.status || e.Error.Code != c.status || len(e.Error.Details) == 0 ||
+				e.Error.Details[0].Reason != c.reason || e.Error.Details[0].Domain != "a2a-protocol.org" || e.Error.Message == "" {
+				t.Fatalf("status %d, body %+v; want %d with reason %s", resp.StatusCode, e, c.status, c.reason)
+			}
+			if c.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
+				t.Fatal("405 without Allow")
+			}
+		})
+	}
+	// A body of unknown length (chunked) is typed too.
+	chunked, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/message:send", io.MultiReader(bytes.NewReader(send)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunked.Header.Set("Content-Type", "text/plain")
+	if resp, err := http.DefaultClient.Do(chunked); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType || resp.ContentLength == 0 {
+		t.Fatalf("a chunked text/plain send: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if after := countTasks(t, a.Tasks); after != before {
+		t.Fatalf("bad calls stored tasks: %d before, %d after", before, after)
+	}
+	// The same body, well sent, is taken: the refusals above were for what they name.
+	if resp, e := rawREST(t, http.MethodPost, base+"/message:send", "application/json", send, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("a good send: %d %+v", resp.StatusCode, e)
+	}
+	if after := countTasks(t, a.Tasks); after != before+1 {
+		t.Fatalf("a good send stored %d tasks", after-before)
+	}
+}
+
+// TestRESTWithoutCredential: the hub with anonymous access off answers every REST route without a
+// credential with 401 in the binding's terms (and the bearer challenge), and stores nothing.
+func TestRESTWithoutCredential(t *testing.T) {
+	h, key, _ := startAuthHub(t, "alice")
+	base := h.Agent.BaseURL + server.RESTPath
+	before := countTasks(t, h.Agent.Tasks)
+	send := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`)
+	for _, c := range []struct {
+		method, path, contentType string
+		body                      []byte
+	}{
+		{http.MethodPost, "/message:send", "application/json", send},
+		{http.MethodPost, "/message:stream", "application/json", send},
+		{http.MethodGet, "/tasks", "", nil},
+		{http.MethodGet, "/tasks/x", "", nil},
+		{http.MethodPost, "/tasks/x:cancel", "", nil},
+		{http.MethodGet, "/tasks/x/pushNotificationConfigs", "", nil},
+		{http.MethodGet, "/extendedAgentCard", "", nil},
+	} {
+		resp, e := rawREST(t, c.method, base+c.path, c.contentType, c.body, nil)
+		if resp.StatusCode != http.StatusUnauthorized || e.Error.Status != "UNAUTHENTICATED" || e.Error.Details[0].Reason != "UNAUTHENTICATED" ||
+			!strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Fatalf("%s %s without a credential: %d %+v", c.method, c.path, resp.StatusCode, e)
+		}
+	}
+	if resp, e := rawREST(t, http.MethodPost, base+"/message:send", "application/json", send, map[string]string{"X-Api-Key": "ahk_wrong"}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a wrong key: %d %+v", resp.StatusCode, e)
+	}
+	if after := countTasks(t, h.Agent.Tasks); after != before {
+		t.Fatalf("refused calls stored tasks: %d before, %d after", before, after)
+	}
+	if resp, e := rawREST(t, http.MethodGet, base+"/tasks", "", nil, map[string]string{"X-Api-Key": key}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the right key: %d %+v", resp.StatusCode, e)
+	}
+}
+
+// TestRESTStreamEndsWhenItsKeyIsRevoked: a REST stream outlives its request's authentication only
+// until its key is revoked; it then ends with an UNAUTHENTICATED error event, as a JSON-RPC stream
+// ends with -32030.
+func TestRESTStreamEndsWhenItsKeyIsRevoked(t *testing.T) {
+	h, key, _ := startAuthHub(t, "alice")
+	ctx := t.Context()
+	card, err := agentcard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := a2aclient.NewInMemoryCredentialsStore()
+	creds.Set("alice", "apiKey", a2aclient.AuthCredential(key))
+	client, _ := restClient(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+	as := a2aclient.AttachSessionID(ctx, a2aclient.SessionID("alice"))
+	res, err := client.SendMessage(as, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello, owner")),
+		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []a2a.Event
+	var last error
+	for ev, err := range client.SubscribeToTask(as, &a2a.SubscribeToTaskRequest{ID: res.(*a2a.Task).ID}) {
+		if err != nil {
+			last = err
+			break
+		}
+		events = append(events, ev)
+		if len(events) == 1 {
+			if err := h.Auth.Principals.Remove(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(events) == 0 || !errors.Is(last, a2a.ErrUnauthenticated) {
+		t.Fatalf("after %d events the stream ended with %v, want unauthenticated", len(events), last)
+	}
+}
