@@ -159,18 +159,8 @@ func TestScenarioRunRefusesBeforeSending(t *testing.T) {
 // --agent names an agent added to a hub by its id: the CLI reads its card (and credentials) from the
 // hub's database while the hub runs, here the demo agent the hub registers as "demo".
 func TestScenarioRunAddedAgent(t *testing.T) {
-	dataDir := t.TempDir()
-	tick := 10 * time.Millisecond
-	cfg := hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick, Version: "test",
-		Logger: slog.New(slog.DiscardHandler)})
-	if cfg.Secrets == "" {
-		cfg.Secrets = "file" // no OS keyring in tests
-	}
-	h, err := hub.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Stop() })
+	_, cfg := startHubWithDemo(t)
+	dataDir := cfg.DataDir
 	file := writeFile(t, t.TempDir(), "demo.yaml", "dialect: \"0.3\"\nsteps:\n  - send: data\n    expect: { artifactNames: [data] }\n")
 	args := append([]string{"scenario", "run", file, "--agent", hub.DemoID, "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)
 	if cfg.Database == "" {
@@ -188,18 +178,8 @@ func TestScenarioRunAddedAgent(t *testing.T) {
 // question answered in its task, a data part) as a scenario that loads and passes against the same
 // agent; without an id it lists the conversations.
 func TestScenarioRecordReplaysAConversation(t *testing.T) {
-	dataDir := t.TempDir()
-	tick := 10 * time.Millisecond
-	cfg := hubtest.Storage(t, hub.Config{DataDir: dataDir, Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick, Version: "test",
-		Logger: slog.New(slog.DiscardHandler)})
-	if cfg.Secrets == "" {
-		cfg.Secrets = "file" // no OS keyring in tests
-	}
-	h, err := hub.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Stop() })
+	h, cfg := startHubWithDemo(t)
+	dataDir := cfg.DataDir
 	ctx := t.Context()
 	conv, err := h.Chats.Start(ctx, hub.DemoID)
 	if err != nil {
@@ -259,4 +239,22 @@ func TestScenarioRecordReplaysAConversation(t *testing.T) {
 	if r := runCLI(t, append([]string{"scenario", "record", "no-such-conversation", "--data", dataDir}, hubtest.ServeFlags(t, dataDir)...)...); r.code != 1 {
 		t.Errorf("an unknown conversation: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// startHubWithDemo starts a hub on a data dir of its own (and PostgreSQL in such a run) with its demo
+// agent, at a quick pace; the config says where its data is.
+func startHubWithDemo(t *testing.T) (*hub.Hub, hub.Config) {
+	t.Helper()
+	tick := 10 * time.Millisecond
+	cfg := hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", DemoAddr: "127.0.0.1:0", DemoTick: &tick, Version: "test",
+		Logger: slog.New(slog.DiscardHandler)})
+	if cfg.Secrets == "" {
+		cfg.Secrets = "file" // no OS keyring in tests
+	}
+	h, err := hub.Start(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Stop() })
+	return h, cfg
 }

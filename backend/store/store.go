@@ -438,20 +438,7 @@ func (db *DB) WriteLeanOn(ctx context.Context, key string, fn func(*sql.Tx) erro
 // must then refuse (NothingWritten) to run after one it builds on failed. An error returned here
 // (ctx ended, the DB closed) means fn was not queued and then is not called.
 func (db *DB) WriteLeanOnQueued(ctx context.Context, key string, fn func(*sql.Tx) error, then func(error)) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	w := &write{ctx: ctx, fn: fn, lean: true, then: func(err error) { then(leanResult(err)) }}
-	l := db.laneOf(key)
-	db.mu.Lock()
-	if db.closed {
-		db.mu.Unlock()
-		return ErrClosed
-	}
-	l.queue = append(l.queue, w)
-	db.mu.Unlock()
-	l.signal()
-	return nil
+	return db.queue(db.laneOf(key), &write{ctx: ctx, fn: fn, lean: true, then: func(err error) { then(leanResult(err)) }})
 }
 
 // laneOf is the lane of key's writes.
@@ -494,6 +481,18 @@ func (e *nothingWritten) Unwrap() error { return e.err }
 
 // enqueue queues w for lane l and waits for its result.
 func (db *DB) enqueue(l *lane, w *write) error {
+	if err := db.queue(l, w); err != nil {
+		return err
+	}
+	r := <-w.done
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
+	return r.err
+}
+
+// queue puts w on lane l's queue and wakes the lane (unless w's ctx ended or the DB is closed).
+func (db *DB) queue(l *lane, w *write) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -505,11 +504,7 @@ func (db *DB) enqueue(l *lane, w *write) error {
 	l.queue = append(l.queue, w)
 	db.mu.Unlock()
 	l.signal()
-	r := <-w.done
-	if r.panicked != nil {
-		panic(r.panicked)
-	}
-	return r.err
+	return nil
 }
 
 // OnAbort registers f to run on the writer goroutine after a batch that did not commit as a whole (its
