@@ -785,6 +785,17 @@ func TestKnowledgeGraphQLWalksThreeHops(t *testing.T) {
 	if s := strings.Join(paths, " "); s != "a>b1>c1 a>b1>c1>d1 a>b2>c2 a>b2>c3 a>b2>c3>d2 a>b2>c3>d3" {
 		t.Fatalf("three hops from ex:a: %s", s)
 	}
+	// Links read for a walk carry their metadata too when asked (read then, not for the walk).
+	data = gql(t, h, alice, `{ node(id: "ex:b2") { out(predicate: "ex:knows") { object author certainty updatedAt } } }`, nil)
+	for _, l := range data["node"].(map[string]any)["out"].([]any) {
+		m := l.(map[string]any)
+		if m["author"] != "agent://alice" || m["certainty"] != 1.0 || m["updatedAt"] == nil {
+			t.Errorf("a link's metadata: %v", m)
+		}
+	}
+	if n := len(data["node"].(map[string]any)["out"].([]any)); n != 2 {
+		t.Errorf("ex:b2 has %d links, want 2", n)
+	}
 	// A literal's objectNode is null; its value stays on the statement.
 	data = gql(t, h, alice, `{ node(id: "ex:a") { attributes { value objectNode { id } } } }`, nil)
 	if s := jsonOf(data["node"]); s != `{"attributes":[{"objectNode":null,"value":"a"}]}` {

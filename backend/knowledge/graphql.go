@@ -40,6 +40,9 @@ func viewOf(ctx context.Context) *view {
 	return &view{}
 }
 
+// hides says whether the view hides any statement at all.
+func (v *view) hides() bool { return v.minCertainty > 0 || !v.since.IsZero() || len(v.authors) > 0 }
+
 func (v *view) sees(r *row) bool {
 	return r != nil && *r.Stmt.Certainty >= v.minCertainty && (v.since.IsZero() || !r.UpdatedAt.Before(v.since)) &&
 		(len(v.authors) == 0 || slices.Contains(v.authors, r.Source))
@@ -111,17 +114,17 @@ func newSchema(s *Service) (graphql.Schema, error) {
 			"object": &graphql.Field{Type: graphql.ID, Description: "The object's id when it is a resource.",
 				Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.ID) })},
 			"value": &graphql.Field{Type: jsonScalar, Description: "The object's value when it is a literal.",
-				Resolve: rowField(func(r *row) any { return r.Stmt.Object.Value })},
-			"datatype": &graphql.Field{Type: graphql.String, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.Type) })},
+				Resolve: metaField(func(r *row) any { return r.Stmt.Object.Value })},
+			"datatype": &graphql.Field{Type: graphql.String, Resolve: metaField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.Type) })},
 			"graph":    &graphql.Field{Type: graphql.ID, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Graph) })},
 			"certainty": &graphql.Field{Type: graphql.NewNonNull(graphql.Float),
-				Resolve: rowField(func(r *row) any { return *r.Stmt.Certainty })},
+				Resolve: metaField(func(r *row) any { return *r.Stmt.Certainty })},
 			"provenance": &graphql.Field{Type: jsonScalar, Description: "What the writer said of where the statement comes from, as given.",
-				Resolve: rowField(func(r *row) any { return r.Stmt.Provenance })},
+				Resolve: metaField(func(r *row) any { return r.Stmt.Provenance })},
 			"author": &graphql.Field{Type: id, Description: "The principal whose credential wrote the statement (never taken from the request).",
-				Resolve: rowField(func(r *row) any { return r.Source })},
+				Resolve: metaField(func(r *row) any { return r.Source })},
 			"updatedAt": &graphql.Field{Type: graphql.NewNonNull(graphql.DateTime),
-				Resolve: rowField(func(r *row) any { return r.UpdatedAt })},
+				Resolve: metaField(func(r *row) any { return r.UpdatedAt })},
 		},
 	})
 	edgeArgs := graphql.FieldConfigArgument{"predicate": {Type: graphql.ID}, "author": {Type: graphql.ID}, "first": {Type: graphql.Int}}
@@ -172,10 +175,11 @@ func newSchema(s *Service) (graphql.Schema, error) {
 					// Only quads whose object is a resource are looked up (a row read each), and no
 					// more than asked: a node's literals and its links past first cost nothing.
 					limit := firstArg(p.Args, defaultFirst)
-					if _, filtered := p.Args["author"]; filtered {
+					_, byAuthors := p.Args["author"]
+					if byAuthors {
 						limit = maxFirst
 					}
-					rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), limit, true)
+					rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), limit, true, !byAuthors)
 					out := rs[:0]
 					for _, r := range rs {
 						if r.Stmt.Object.ID != "" && byAuthor(p.Args, r) && len(out) < firstArg(p.Args, defaultFirst) {
@@ -337,6 +341,19 @@ func rowField(f func(*row) any) graphql.FieldResolveFn {
 	}
 }
 
+// metaField is rowField for a field the statement's quad does not hold (its value, certainty,
+// provenance, author, time): a row edgesOf left unread is read first.
+func metaField(f func(*row) any) graphql.FieldResolveFn {
+	return func(p graphql.ResolveParams) (any, error) {
+		r := p.Source.(*row)
+		if err := r.meta(p.Context); err != nil {
+			return nil, err
+		}
+		v := f(r)
+		return v, budgetOf(p.Context).charge(v)
+	}
+}
+
 // iriOf is an IRI value's text, or "" for a literal or nil.
 func iriOf(v quad.Value) string {
 	if iri, ok := v.(quad.IRI); ok {
@@ -349,12 +366,15 @@ func iriOf(v quad.Value) string {
 // of predicate when given, at most limit (< 0: all), read from the graph and joined with their
 // metadata.
 func (s *Service) edges(ctx context.Context, node string, dir quad.Direction, predicate string, limit int) ([]*row, error) {
-	return s.edgesOf(ctx, node, dir, predicate, limit, false)
+	return s.edgesOf(ctx, node, dir, predicate, limit, false, false)
 }
 
 // edgesOf is edges, of the statements whose object is a resource only when resources is set (those
-// are told from the quad, before the statement's row is read).
-func (s *Service) edgesOf(ctx context.Context, node string, dir quad.Direction, predicate string, limit int, resources bool) ([]*row, error) {
+// are told from the quad, before the statement's row is read). With unread, and a view that hides
+// nothing (every stored statement is seen), links to resources are answered from their quads and
+// their rows are read only if a field asks for what only the row holds (row.meta): a walk through
+// objectNode reads no row at all.
+func (s *Service) edgesOf(ctx context.Context, node string, dir quad.Direction, predicate string, limit int, resources, unread bool) ([]*row, error) {
 	ref := s.qs.ValueOf(quad.IRI(node))
 	if ref == nil {
 		return nil, nil
@@ -390,7 +410,13 @@ func (s *Service) edgesOf(ctx context.Context, node string, dir quad.Direction, 
 		if predicate != "" && p != predicate {
 			continue
 		}
-		r, err := findRow(ctx, s.st.find, key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)})
+		k := key{iriOf(q.Subject), p, objectKey(q.Object), iriOf(q.Label)}
+		if unread && !v.hides() && iriOf(q.Object) != "" {
+			out = append(out, &row{Stmt: Statement{Subject: Subject{ID: k.subject}, Predicate: Predicate{ID: p},
+				Object: Object{ID: iriOf(q.Object)}, Graph: k.graph}, unread: &unreadRow{find: s.st.find, key: k}})
+			continue
+		}
+		r, err := findRow(ctx, s.st.find, k)
 		if err != nil {
 			return nil, err
 		}

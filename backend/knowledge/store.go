@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/agenthub/agenthub/backend/store"
@@ -18,6 +20,36 @@ type row struct {
 	Justification string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+
+	unread *unreadRow // set when only the quad's part (subject, predicate, object, graph) is here yet
+}
+
+// unreadRow is how a row answered from its quad reads the rest of itself, once.
+type unreadRow struct {
+	once sync.Once
+	find *sql.Stmt
+	key  key
+	err  error
+}
+
+// meta reads the rest of a row answered from its quad (see Service.edgesOf); a no-op for a full row.
+func (r *row) meta(ctx context.Context) error {
+	u := r.unread
+	if u == nil {
+		return nil
+	}
+	u.once.Do(func() {
+		full, err := findRow(ctx, u.find, u.key)
+		switch {
+		case err != nil:
+			u.err = err
+		case full == nil:
+			u.err = fmt.Errorf("the statement %s %s %s was removed meanwhile", u.key.subject, u.key.predicate, u.key.object)
+		default:
+			r.ID, r.Stmt, r.Source, r.Justification, r.CreatedAt, r.UpdatedAt = full.ID, full.Stmt, full.Source, full.Justification, full.CreatedAt, full.UpdatedAt
+		}
+	})
+	return u.err
 }
 
 const rowColumns = `id, subject, predicate, object_id, value_json, datatype, graph, certainty, provenance, source, justification, created_at, updated_at`
