@@ -238,7 +238,7 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	}
 	cfg := server.Config{
 		Name: spec.Name, Description: spec.Description, Version: spec.Version, Skills: spec.Skills,
-		Executor: exec, Store: ts, PushConfigs: outbox.Guard(pushConfigs), PushSender: push.Sender{}, BaseURL: base, Logger: spec.Logger,
+		Executor: exec, Store: ts, PushConfigs: outbox.Guard(pushConfigs), BaseURL: base, Logger: spec.Logger,
 		AllowedHosts: spec.AllowedHosts, AllowedOrigins: spec.AllowedOrigins,
 	}
 	if spec.PublicURL != "" { // the name other computers reach the agent by is a Host it answers to

@@ -171,37 +171,9 @@ func newSchema(s *Service) (graphql.Schema, error) {
 					return out, err
 				}},
 			"out": &graphql.Field{Type: stmtList, Args: edgeArgs, Description: "Statements from the node to other resources.",
-				Resolve: func(p graphql.ResolveParams) (any, error) {
-					// Only quads whose object is a resource are looked up (a row read each), and no
-					// more than asked: a node's literals and its links past first cost nothing.
-					limit := firstArg(p.Args, defaultFirst)
-					_, byAuthors := p.Args["author"]
-					if byAuthors {
-						limit = maxFirst
-					}
-					rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, quad.Subject, strArg(p.Args, "predicate"), limit, true, !byAuthors)
-					out := rs[:0]
-					for _, r := range rs {
-						if r.Stmt.Object.ID != "" && byAuthor(p.Args, r) && len(out) < firstArg(p.Args, defaultFirst) {
-							out = append(out, r)
-						}
-					}
-					return out, err
-				}},
+				Resolve: func(p graphql.ResolveParams) (any, error) { return s.links(p, quad.Subject) }},
 			"in": &graphql.Field{Type: stmtList, Args: edgeArgs, Description: "Statements from other resources to the node.",
-				Resolve: func(p graphql.ResolveParams) (any, error) {
-					if _, filtered := p.Args["author"]; !filtered {
-						return s.edges(p.Context, p.Source.(nodeRef).id, quad.Object, strArg(p.Args, "predicate"), firstArg(p.Args, defaultFirst))
-					}
-					rs, err := s.edges(p.Context, p.Source.(nodeRef).id, quad.Object, strArg(p.Args, "predicate"), maxFirst)
-					out := rs[:0]
-					for _, r := range rs {
-						if byAuthor(p.Args, r) && len(out) < firstArg(p.Args, defaultFirst) {
-							out = append(out, r)
-						}
-					}
-					return out, err
-				}},
+				Resolve: func(p graphql.ResolveParams) (any, error) { return s.links(p, quad.Object) }},
 			"degree": &graphql.Field{Type: graphql.NewNonNull(graphql.Int), Description: "How many visible statements link the node to other resources, either way.",
 				Resolve: func(p graphql.ResolveParams) (any, error) {
 					n := p.Source.(nodeRef).id
@@ -319,6 +291,27 @@ func newSchema(s *Service) (graphql.Schema, error) {
 		},
 	})
 	return graphql.NewSchema(graphql.SchemaConfig{Query: query, Subscription: subscription})
+}
+
+// links resolves a node's out (dir quad.Subject) or in (quad.Object): its statements with a resource
+// at the other end, of the predicate and author asked for, at most first. Only those quads are
+// looked up, and no more than asked, so a node's literals and its links past first cost nothing;
+// without an author to check, a link is answered from its quad (see edgesOf).
+func (s *Service) links(p graphql.ResolveParams, dir quad.Direction) ([]*row, error) {
+	first := firstArg(p.Args, defaultFirst)
+	limit := first
+	_, byAuthors := p.Args["author"]
+	if byAuthors {
+		limit = maxFirst
+	}
+	rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, dir, strArg(p.Args, "predicate"), limit, true, !byAuthors)
+	out := rs[:0]
+	for _, r := range rs {
+		if byAuthor(p.Args, r) && len(out) < first {
+			out = append(out, r)
+		}
+	}
+	return out, err
 }
 
 // byAuthor says whether r passes a field's author argument (no argument: every statement does).

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -192,7 +193,7 @@ func (p *parser) fields(n *yaml.Node, what string, known []string, each func(key
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if !contains(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			return p.fail(k, "unknown field %q in %s (known: %s)", k.Value, what, strings.Join(known, ", "))
 		}
 		if seen[k.Value] {
@@ -204,15 +205,6 @@ func (p *parser) fields(n *yaml.Node, what string, known []string, each func(key
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) str(n *yaml.Node, what string) (string, error) {

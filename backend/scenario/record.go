@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -146,7 +147,7 @@ func (t *recordTurn) expect() map[string]any {
 	}
 	var names []string
 	for _, n := range t.answer.artifactNames() {
-		if n != "" && !contains(names, n) {
+		if n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -317,22 +318,12 @@ func (r *runner) step(parent context.Context, st *Step) StepResult {
 	}
 	if len(e.ArtifactNames) > 0 {
 		names := ans.artifactNames()
-		var missing []string
-		for _, n := range e.ArtifactNames {
-			if !contains(names, n) {
-				missing = append(missing, n)
-			}
-		}
+		missing := missingFrom(names, e.ArtifactNames)
 		add("artifactNames: "+strings.Join(e.ArtifactNames, ", "), len(missing) == 0, "missing %s; the artifacts are %q", strings.Join(missing, ", "), names)
 	}
 	if len(e.MediaTypes) > 0 {
 		types := ans.mediaTypes()
-		var missing []string
-		for _, m := range e.MediaTypes {
-			if !contains(types, m) {
-				missing = append(missing, m)
-			}
-		}
+		missing := missingFrom(types, e.MediaTypes)
 		add("mediaTypes: "+strings.Join(e.MediaTypes, ", "), len(missing) == 0, "missing %s; the parts are %q", strings.Join(missing, ", "), types)
 	}
 	if e.Events != nil {
@@ -488,7 +479,7 @@ func (a *answer) mediaTypes() []string {
 					mt = "application/json"
 				}
 			}
-			if mt != "" && !contains(types, mt) {
+			if mt != "" && !slices.Contains(types, mt) {
 				types = append(types, mt)
 			}
 		}
@@ -505,6 +496,17 @@ func (a *answer) mediaTypes() []string {
 		}
 	}
 	return types
+}
+
+// missingFrom is what of want has does not hold.
+func missingFrom(has, want []string) []string {
+	var missing []string
+	for _, w := range want {
+		if !slices.Contains(has, w) {
+			missing = append(missing, w)
+		}
+	}
+	return missing
 }
 
 // stateName spells a task state as the file does: TASK_STATE_INPUT_REQUIRED → input-required.

@@ -14,7 +14,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
-	hubpush "github.com/agenthub/agenthub/backend/push"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
 
@@ -28,8 +27,9 @@ import (
 // never changed once it was written: each event makes a new task value that shares what did not
 // change with the one before (copy on write), so nothing needs copying. What a2a-go does per event
 // is otherwise done the same way, in the same order, with the same errors: the task checked against
-// the execution, stored with its version, push notifications sent, the task failed when an event
-// cannot be applied, and a cancel either handed to the running execution or run on its own.
+// the execution, stored with its version, the task failed when an event cannot be applied, and a
+// cancel either handed to the running execution or run on its own. Push notifications are not sent
+// from here: the task store's write hook records them in the push outbox, in the event's own write.
 //
 // The agent's events are applied on the goroutine that runs the agent, one at a time (a canceler's
 // events take the same lock), and passed to the caller through an unbounded queue, so a caller who
@@ -39,7 +39,6 @@ type executions struct {
 	agent        a2asrv.AgentExecutor
 	store        *tasks.Store
 	pushConfigs  push.ConfigStore
-	pushSender   push.Sender
 	capabilities *a2a.AgentCapabilities
 	panicked     func(r any) error
 	log          *slog.Logger
@@ -49,9 +48,9 @@ type executions struct {
 	canceling map[a2a.TaskID]*cancelation
 }
 
-func newExecutions(sdk a2asrv.RequestHandler, cfg Config, pushSender push.Sender, caps *a2a.AgentCapabilities) *executions {
+func newExecutions(sdk a2asrv.RequestHandler, cfg Config, caps *a2a.AgentCapabilities) *executions {
 	return &executions{RequestHandler: sdk, agent: cfg.Executor, store: cfg.Store, pushConfigs: cfg.PushConfigs,
-		pushSender: pushSender, capabilities: caps, panicked: recoverer(cfg.Logger, "agent executor"), log: cfg.Logger,
+		capabilities: caps, panicked: recoverer(cfg.Logger, "agent executor"), log: cfg.Logger,
 		running: map[a2a.TaskID]*execution{}, canceling: map[a2a.TaskID]*cancelation{}}
 }
 
@@ -267,7 +266,7 @@ func (x *executions) prepare(ctx context.Context, id a2a.TaskID, req *a2a.SendMe
 		execCtx.User, execCtx.ServiceParams, execCtx.Tenant = callCtx.User, callCtx.ServiceParams(), callCtx.Tenant()
 	}
 	if req.Config != nil && req.Config.PushConfig != nil {
-		if x.pushConfigs == nil || x.pushSender == nil {
+		if x.pushConfigs == nil {
 			return nil, fmt.Errorf("message with push config received but push is not configured: %w", a2a.ErrPushNotificationNotSupported)
 		}
 		if _, err := x.pushConfigs.Save(ctx, id, req.Config.PushConfig); err != nil {
@@ -428,7 +427,7 @@ func (run *execution) events(ctx context.Context) iter.Seq2[a2a.Event, error] {
 // could not be applied and the task failed instead) and, when the execution ends with it, the result.
 func (x *executions) step(ctx context.Context, s *taskState, ev a2a.Event) (a2a.Event, a2a.SendMessageResult, error) {
 	err := s.apply(ctx, x.store, ev)
-	var earlier *tasks.ErrEarlierWriteFailed
+	var earlier *tasks.EarlierWriteFailedError
 	if errors.As(err, &earlier) {
 		s.durable(ctx, x.store) // the task as stored again
 		return x.writeFailed(ctx, s, ev, earlier.Err)
@@ -437,13 +436,7 @@ func (x *executions) step(ctx context.Context, s *taskState, ev a2a.Event) (a2a.
 		return x.failedState(ctx, s, ev, err)
 	}
 	if msg, ok := ev.(*a2a.Message); ok {
-		if err := x.sendPush(ctx, s.info.TaskID, ev); err != nil {
-			return nil, nil, fmt.Errorf("failed to send push notification for message response: %w", err)
-		}
 		return msg, msg, nil
-	}
-	if err := x.sendPush(ctx, s.info.TaskID, ev); err != nil {
-		return x.failedState(ctx, s, ev, err)
 	}
 	if endsExecution(ev) {
 		return ev, s.task, nil
@@ -484,27 +477,6 @@ func (x *executions) failedState(ctx context.Context, s *taskState, ev a2a.Event
 	}
 	x.log.Warn("task moved to failed state", "task", s.info.TaskID, "cause", cause)
 	return s.task, s.task, nil
-}
-
-func (x *executions) sendPush(ctx context.Context, id a2a.TaskID, ev a2a.Event) error {
-	if x.pushSender == nil || x.pushConfigs == nil {
-		return nil
-	}
-	if _, outbox := x.pushSender.(hubpush.Sender); outbox {
-		// It sends nothing: the outbox recorded the notifications in the event's own write, and
-		// reading the task's configs for it would be a query per event for nothing.
-		return nil
-	}
-	configs, err := x.pushConfigs.List(ctx, id)
-	if err != nil {
-		return err
-	}
-	for _, c := range configs {
-		if err := x.pushSender.SendPush(ctx, c, ev); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // CancelTask asks the agent to cancel the task. While the task runs, the agent's cancel events are

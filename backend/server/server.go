@@ -41,9 +41,6 @@ type Config struct {
 	Executor    a2asrv.AgentExecutor
 	Store       *tasks.Store
 	PushConfigs push.ConfigStore
-	// PushSender is handed to a2a-go for each event (backend/push's Sender: the outbox was already
-	// filled by the task store's write hook). Nil: notifications are not sent; configs are still kept.
-	PushSender push.Sender
 	// BaseURL is where the agent is reachable, e.g. http://127.0.0.1:7777 (no trailing slash).
 	BaseURL      string
 	MaxBodyBytes int64         // default DefaultMaxBodyBytes
@@ -94,13 +91,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.limitDefaults()
 	card := buildCard(cfg)
-	var pushSender push.Sender = hubpush.Sender{}
-	if cfg.PushSender != nil {
-		pushSender = cfg.PushSender
-	}
 	sdk := a2asrv.NewHandler(cfg.Executor,
 		a2asrv.WithTaskStore(cfg.Store),
-		a2asrv.WithPushNotifications(cfg.PushConfigs, pushSender),
+		// a2a-go offers the push config methods only with a sender; notifications themselves are
+		// recorded in the push outbox by the task store's write hook, so this one sends nothing.
+		a2asrv.WithPushNotifications(cfg.PushConfigs, hubpush.Sender{}),
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
 		a2asrv.WithLogger(cfg.Logger),
 	)
@@ -110,7 +105,7 @@ func New(cfg Config) (*Server, error) {
 	if !ok {
 		return nil, fmt.Errorf("a2a-go's handler is a %T, not the *a2asrv.InterceptedHandler this server wraps", sdk)
 	}
-	intercepted.Handler = newExecutions(intercepted.Handler, cfg, pushSender, &card.Capabilities)
+	intercepted.Handler = newExecutions(intercepted.Handler, cfg, &card.Capabilities)
 	var handler a2asrv.RequestHandler = durableSubscribe{RequestHandler: sdk, store: cfg.Store}
 	followUps, takesFollowUps := cfg.Executor.(FollowUps)
 	if takesFollowUps {

@@ -59,13 +59,13 @@ func (p *Pending) fail(err error) {
 	p.mu.Unlock()
 }
 
-// ErrEarlierWriteFailed wraps the error of a queued write that the write built on did not store.
-type ErrEarlierWriteFailed struct{ Err error }
+// EarlierWriteFailedError wraps the error of a queued write that the write built on did not store.
+type EarlierWriteFailedError struct{ Err error }
 
-func (e *ErrEarlierWriteFailed) Error() string {
+func (e *EarlierWriteFailedError) Error() string {
 	return fmt.Sprintf("an earlier write of the task was not stored: %v", e.Err)
 }
-func (e *ErrEarlierWriteFailed) Unwrap() error { return e.Err }
+func (e *EarlierWriteFailedError) Unwrap() error { return e.Err }
 
 // CreateQueued is Create without waiting for the commit: the task is version 1 once the write is.
 func (s *Store) CreateQueued(ctx context.Context, task *a2a.Task) (*Pending, error) {
@@ -84,7 +84,7 @@ func (s *Store) UpdateQueued(ctx context.Context, req *taskstore.UpdateRequest, 
 		return taskstore.TaskVersionMissing, nil, fmt.Errorf("a queued update names the version it follows: %w", a2a.ErrInvalidParams)
 	}
 	if err := after.failure(); err != nil {
-		return taskstore.TaskVersionMissing, nil, &ErrEarlierWriteFailed{err}
+		return taskstore.TaskVersionMissing, nil, &EarlierWriteFailedError{err}
 	}
 	var version taskstore.TaskVersion
 	w, err := s.update(ctx, req, &version)
@@ -104,7 +104,7 @@ func (s *Store) queue(ctx context.Context, id a2a.TaskID, w *taskWrite, prev *Pe
 	fn := func(tx *sql.Tx) error {
 		// The writes of a task run in the order queued (one lane), so prev's fn has run by now.
 		if err := p.prev.failure(); err != nil {
-			err = &ErrEarlierWriteFailed{err}
+			err = &EarlierWriteFailedError{err}
 			p.fail(err)
 			return store.NothingWritten(err)
 		}

@@ -104,7 +104,7 @@ func TestAQueuedWriteThatFailsRefusesTheOnesAfterIt(t *testing.T) {
 	if err := stale.Wait(ctx); !errors.Is(err, taskstore.ErrConcurrentModification) {
 		t.Fatalf("the stale write: %v", err)
 	}
-	var earlier *tasks.ErrEarlierWriteFailed
+	var earlier *tasks.EarlierWriteFailedError
 	if err := after.Wait(ctx); !errors.As(err, &earlier) || !errors.Is(err, taskstore.ErrConcurrentModification) {
 		t.Fatalf("the write after it: %v", err)
 	}
