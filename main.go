@@ -46,14 +46,14 @@ const usage = `AgentHub %s: a desktop home for A2A agents.
 Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
-  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file|database]
+  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--grpc-addr HOST:PORT] [--demo-grpc-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file|database]
       [--database postgres://USER@HOST/DB] [--secrets-key-file FILE]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
       [--channel-hops 3] [--channel-forwards 16] [--cpuprofile FILE]
       Run the hub headless: its A2A server (and the demo agent, unless --no-demo), and the UI at the
       printed "ui:" URL, which carries the UI's access token. --addr beyond loopback (0.0.0.0:PORT)
       needs anonymous access off (agenthub principals anonymous off).
-  agenthub demo-agent [--addr 127.0.0.1:PORT] [--tick 1s] [--data DIR] [--cpuprofile FILE]
+  agenthub demo-agent [--addr 127.0.0.1:PORT] [--grpc-addr 127.0.0.1:PORT] [--tick 1s] [--data DIR] [--cpuprofile FILE]
       Run only the demo A2A agent.
   agenthub principals add|list|rotate|remove [NAME] [--data DIR | --database URL]
   agenthub principals anonymous [off|read-public|send] [--data DIR | --database URL]
@@ -137,6 +137,8 @@ func hubFlags(fs *flag.FlagSet) *hub.Config {
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate `file`: serve HTTPS (with --tls-key)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key `file` for --tls-cert")
 	fs.StringVar(&cfg.DemoAddr, "demo-addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
+	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", "", "`host:port` of the hub's gRPC binding (e.g. 127.0.0.1:47472; TLS with --tls-cert); same rule as --addr; default: no gRPC")
+	fs.StringVar(&cfg.DemoGRPCAddr, "demo-grpc-addr", "", "loopback `host:port` of the demo agent's gRPC binding; default: no gRPC")
 	fs.BoolVar(&cfg.NoDemo, "no-demo", false, "do not start the demo agent")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
 	fs.DurationVar(&cfg.Push.RetryMax, "push-retry-max", push.DefaultRetryMax, "the longest wait between two attempts to deliver a push notification")
@@ -190,9 +192,15 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if h.Agent.LocalURL != h.Agent.BaseURL { // --public-url names a proxy or another name: where to point it
 		fmt.Fprintf(stdout, "listening: %s\n", h.Agent.LocalURL)
 	}
+	if h.Agent.GRPCAddr != "" {
+		fmt.Fprintf(stdout, "grpc: %s\n", h.Agent.GRPCAddr)
+	}
 	fmt.Fprintf(stdout, "ui: %s\nsecrets: %s\n", h.UIURL(), h.Clients.Secrets().Where())
 	if h.Demo != nil {
 		fmt.Fprintf(stdout, "demo agent: %s\n", h.Demo.BaseURL)
+		if h.Demo.GRPCAddr != "" {
+			fmt.Fprintf(stdout, "demo agent grpc: %s\n", h.Demo.GRPCAddr)
+		}
 	}
 	select {
 	case <-ctx.Done():
@@ -231,6 +239,7 @@ func demoAgent(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	cfg := hub.Config{Version: version}
 	fs.StringVar(&cfg.DemoAddr, "addr", hub.DefaultDemoAddr, "loopback `host:port` of the demo agent")
+	fs.StringVar(&cfg.DemoGRPCAddr, "grpc-addr", "", "loopback `host:port` of its gRPC binding; default: no gRPC")
 	fs.StringVar(&cfg.DataDir, "data", "", "data `directory` (default: the per-user config directory)")
 	cfg.DemoTick = new(time.Duration)
 	fs.DurationVar(cfg.DemoTick, "tick", time.Second, "the pace: `interval` of slow's progress and of echo chunks; 0 sends the same events without pausing (benchmarks)")
@@ -253,6 +262,9 @@ func demoAgent(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "AgentHub %s\ndemo agent: %s\n", version, a.BaseURL)
+	if a.GRPCAddr != "" {
+		fmt.Fprintf(stdout, "grpc: %s\n", a.GRPCAddr)
+	}
 	<-ctx.Done()
 	if err := a.Stop(); err != nil {
 		fmt.Fprintln(stderr, "agenthub:", err)

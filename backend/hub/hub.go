@@ -23,6 +23,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+	grpccreds "google.golang.org/grpc/credentials"
+
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
@@ -79,8 +82,11 @@ type Agent struct {
 	Auth *auth.Service
 	Push *push.Outbox
 
-	http    *http.Server
-	release func()
+	http *http.Server
+	grpc *grpc.Server // nil without a gRPC address
+	// GRPCAddr is where the gRPC binding listens (host:port as bound); empty without one.
+	GRPCAddr string
+	release  func()
 	// extensions are closed (those that are io.Closers) once serving ends, before the store closes.
 	extensions []server.Extension
 	done       chan struct{} // closed when serving ends
@@ -98,6 +104,9 @@ type AgentSpec struct {
 	// database, bus and auth are open and before it accepts a request.
 	Extensions func(context.Context, ExtensionEnv) ([]server.Extension, error)
 	Addr       string // host:port to listen on; loopback unless the agent authenticates with anonymous off
+	// GRPCAddr, when set, is where the agent's gRPC binding listens (same rule as Addr; TLS with
+	// TLSCert). Empty: the agent speaks JSON-RPC and HTTP+JSON only.
+	GRPCAddr string
 	// DBPath is the agent's SQLite file in the data dir; its lock file sits beside it either way.
 	DBPath string
 	// Database, when set, is a PostgreSQL URL the agent keeps its tables in instead of DBPath.
@@ -212,6 +221,27 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s cannot listen on %s: %w", spec.Name, spec.Addr, err)
 	}
+	var grpcLn net.Listener
+	var grpcOpts []grpc.ServerOption
+	if spec.GRPCAddr != "" {
+		if spec.TLSCert != "" {
+			creds, err := grpccreds.NewServerTLSFromFile(spec.TLSCert, spec.TLSKey)
+			if err != nil {
+				ln.Close()
+				return nil, fmt.Errorf("%s's gRPC binding: %w", spec.Name, err)
+			}
+			grpcOpts = append(grpcOpts, grpc.Creds(creds))
+		}
+		if grpcLn, err = net.Listen("tcp", spec.GRPCAddr); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("%s cannot listen for gRPC on %s: %w", spec.Name, spec.GRPCAddr, err)
+		}
+		defer func() {
+			if err != nil {
+				grpcLn.Close()
+			}
+		}()
+	}
 	scheme := "http://"
 	if spec.TLSCert != "" {
 		scheme = "https://"
@@ -231,10 +261,12 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 		ln.Close()
 		return nil, err
 	}
-	if !server.LoopbackHost(spec.Addr) && authSvc.AnonymousPolicy() != auth.AnonymousOff {
-		ln.Close()
-		return nil, fmt.Errorf("refusing to listen on %s while callers without a key may use %s: turn anonymous access off first "+
-			"(Settings → Access → \"Refuse them\", or with the hub stopped: agenthub principals anonymous off)", spec.Addr, spec.Name)
+	for _, addr := range []string{spec.Addr, spec.GRPCAddr} {
+		if addr != "" && !server.LoopbackHost(addr) && authSvc.AnonymousPolicy() != auth.AnonymousOff {
+			ln.Close()
+			return nil, fmt.Errorf("refusing to listen on %s while callers without a key may use %s: turn anonymous access off first "+
+				"(Settings → Access → \"Refuse them\", or with the hub stopped: agenthub principals anonymous off)", addr, spec.Name)
+		}
 	}
 	cfg := server.Config{
 		Name: spec.Name, Description: spec.Description, Version: spec.Version, Skills: spec.Skills,
@@ -248,6 +280,9 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	}
 	if spec.Authenticate {
 		cfg.Auth = authSvc
+	}
+	if grpcLn != nil {
+		cfg.GRPCURL = grpcURL(grpcLn.Addr(), spec.PublicURL)
 	}
 	// Every agent signs its card with its token key; its JWKS (below) is at its own origin.
 	cfg.CardSigner = authSvc
@@ -277,6 +312,14 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 	a = &Agent{Name: spec.Name, BaseURL: base, LocalURL: local, DB: db, Tasks: ts, Server: srv, Bus: b, Auth: authSvc, Push: outbox, release: release, extensions: cfg.Extensions, done: make(chan struct{}),
 		http: &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idle, MaxHeaderBytes: maxHeaderBytes,
 			ErrorLog: slog.NewLogLogger(spec.Logger.Handler(), slog.LevelWarn)}}
+	if grpcLn != nil {
+		a.grpc, a.GRPCAddr = srv.GRPCServer(grpcOpts...), grpcLn.Addr().String()
+		go func() {
+			if err := a.grpc.Serve(grpcLn); err != nil {
+				spec.Logger.Error("gRPC serving ended", "agent", spec.Name, "error", err)
+			}
+		}()
+	}
 	go func() {
 		var err error
 		if spec.TLSCert != "" {
@@ -297,6 +340,15 @@ func StartAgent(ctx context.Context, spec AgentSpec) (a *Agent, err error) {
 func (a *Agent) Stop() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	if a.grpc != nil { // unary calls finish; streams, like SSE's, are cut
+		stopped := make(chan struct{})
+		go func() { a.grpc.GracefulStop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			a.grpc.Stop()
+		}
+	}
 	if err := a.http.Shutdown(ctx); err != nil {
 		a.http.Close()
 	}
@@ -313,6 +365,14 @@ func (a *Agent) Stop() error {
 	return err
 }
 
+// grpcURL is the gRPC interface's address in the card: as bound, or with the public URL's host name.
+func grpcURL(bound net.Addr, publicURL string) string {
+	if u, err := url.Parse(publicURL); publicURL != "" && err == nil && u.Hostname() != "" {
+		return net.JoinHostPort(u.Hostname(), fmt.Sprint(bound.(*net.TCPAddr).Port))
+	}
+	return bound.String()
+}
+
 // checkListen refuses an address beyond loopback for an agent that does not authenticate its callers
 // (whether anonymous access is off is checked once its policy is read), and half a TLS pair.
 func checkListen(spec AgentSpec) error {
@@ -322,10 +382,18 @@ func checkListen(spec AgentSpec) error {
 	if (spec.TLSCert == "") != (spec.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
-	if server.LoopbackHost(spec.Addr) || spec.Authenticate {
-		return nil
+	for _, addr := range []string{spec.Addr, spec.GRPCAddr} {
+		if addr == "" || server.LoopbackHost(addr) || spec.Authenticate {
+			continue
+		}
+		return fmt.Errorf("refusing to listen on %s: %s does not authenticate its callers, so it listens on loopback only (127.0.0.1)", addr, spec.Name)
 	}
-	return fmt.Errorf("refusing to listen on %s: %s does not authenticate its callers, so it listens on loopback only (127.0.0.1)", spec.Addr, spec.Name)
+	if spec.GRPCAddr != "" {
+		if _, _, err := net.SplitHostPort(spec.GRPCAddr); err != nil {
+			return fmt.Errorf("gRPC address %q: %w", spec.GRPCAddr, err)
+		}
+	}
+	return nil
 }
 
 // Config configures Start.
@@ -337,9 +405,12 @@ type Config struct {
 	Database string
 	Addr     string
 	DemoAddr string
-	NoDemo   bool
-	Version  string
-	Logger   *slog.Logger
+	// GRPCAddr and DemoGRPCAddr, when set, are where the hub's and the demo agent's gRPC bindings
+	// listen (--grpc-addr, --demo-grpc-addr). Empty: no gRPC.
+	GRPCAddr, DemoGRPCAddr string
+	NoDemo                 bool
+	Version                string
+	Logger                 *slog.Logger
 
 	// UI is the built frontend served at / (index.html at its root). Nil, or without index.html, and
 	// the hub serves a page saying the frontend is not built.
@@ -566,6 +637,7 @@ func HubSpec(cfg Config, h *Hub) AgentSpec {
 			return h.openExtensions(ctx, env)
 		},
 		Addr:     cfg.Addr,
+		GRPCAddr: cfg.GRPCAddr,
 		DBPath:   HubDBPath(cfg.DataDir),
 		Database: cfg.Database,
 		// The hub is the agent others call: they present its principals' keys or tokens.
@@ -596,6 +668,7 @@ func DemoSpec(cfg Config) AgentSpec {
 			return a, nil
 		},
 		Addr:     cfg.DemoAddr,
+		GRPCAddr: cfg.DemoGRPCAddr,
 		DBPath:   filepath.Join(cfg.DataDir, "demo-agent.db"),
 		Database: store.WithSchema(cfg.Database, "demo"),
 		Logger:   cfg.Logger,

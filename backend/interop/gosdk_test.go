@@ -21,7 +21,7 @@ import (
 // startDemoAgent runs the real demo agent (the binary's code path, real SQLite, real loopback HTTP).
 func startDemoAgent(t *testing.T) *hub.Agent {
 	t.Helper()
-	a, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)}))
+	a, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", DemoGRPCAddr: "127.0.0.1:0", Version: "test", Logger: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -53,6 +54,38 @@ func restClient(t *testing.T, card *a2a.AgentCard, opts ...a2aclient.FactoryOpti
 		t.Fatal(err)
 	}
 	return client, rec
+}
+
+// bindings are the bindings besides JSON-RPC that a2a-go/v2's client is run on against the hub and
+// the demo agent: each makes a client forced onto that binding, and checks afterwards that every
+// call went there.
+var bindings = []struct {
+	name   string
+	client func(t *testing.T, card *a2a.AgentCard, opts ...a2aclient.FactoryOption) (c *a2aclient.Client, check func(t *testing.T))
+}{
+	{"REST", func(t *testing.T, card *a2a.AgentCard, opts ...a2aclient.FactoryOption) (*a2aclient.Client, func(*testing.T)) {
+		c, rec := restClient(t, card, opts...)
+		return c, func(t *testing.T) {
+			for _, p := range rec.seen() {
+				if !strings.HasPrefix(p, server.RESTPath+"/") {
+					t.Errorf("a request went to %s, not the REST binding", p)
+				}
+			}
+		}
+	}},
+	{"gRPC", func(t *testing.T, card *a2a.AgentCard, opts ...a2aclient.FactoryOption) (*a2aclient.Client, func(*testing.T)) {
+		c, rec := grpcClient(t, card, opts...)
+		return c, func(t *testing.T) {
+			for _, m := range rec.seen() {
+				if !strings.HasPrefix(m, "/lf.a2a.v1.A2AService/") {
+					t.Errorf("a call went to %s, not v1.0's gRPC service", m)
+				}
+			}
+			if len(rec.seen()) == 0 {
+				t.Error("no call went over gRPC")
+			}
+		}
+	}},
 }
 
 // TestCardListsRESTAndClientsKeepJSONRPC: the card offers HTTP+JSON after JSON-RPC; a2a-go's client
@@ -134,22 +167,24 @@ func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
 
 // TestGoRESTClientAgainstDemoAgent drives the demo agent over HTTP+JSON with a2a-go/v2's REST
 // client: every operation, and the tasks it creates are v1.0 tasks.
-func TestGoRESTClientAgainstDemoAgent(t *testing.T) {
+func TestGoClientOnEachBindingAgainstDemoAgent(t *testing.T) {
 	a := startDemoAgent(t)
-	ctx := t.Context()
-	card, err := agentcard.DefaultResolver.Resolve(ctx, a.BaseURL)
+	card, err := agentcard.DefaultResolver.Resolve(t.Context(), a.BaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, rec := restClient(t, card)
-	defer func() {
-		for _, p := range rec.seen() {
-			if !strings.HasPrefix(p, server.RESTPath+"/") {
-				t.Errorf("a request went to %s, not the REST binding", p)
-			}
-		}
-	}()
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			client, check := b.client(t, card)
+			defer check(t)
+			driveDemoAgent(t, a, client)
+		})
+	}
+}
 
+// driveDemoAgent runs every operation against the demo agent with client, on whatever binding.
+func driveDemoAgent(t *testing.T, a *hub.Agent, client *a2aclient.Client) {
+	ctx := t.Context()
 	res, err := client.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over rest"))})
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +194,7 @@ func TestGoRESTClientAgainstDemoAgent(t *testing.T) {
 		t.Fatalf("send: %#v", res)
 	}
 	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV1 {
-		t.Fatalf("a task sent over REST is in dialect %v (%v), want v1.0", d, err)
+		t.Fatalf("a task sent over this binding is in dialect %v (%v), want v1.0", d, err)
 	}
 	got, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: task.ID})
 	if err != nil || got.ID != task.ID || artifactText(got) != "hello over rest" {
@@ -250,19 +285,30 @@ func TestGoRESTClientAgainstDemoAgent(t *testing.T) {
 
 // TestGoRESTClientAgainstAuthHub: the hub with anonymous access off takes REST calls with an API key
 // only, and a principal sees only its own tasks over REST as over JSON-RPC.
-func TestGoRESTClientAgainstAuthHub(t *testing.T) {
-	h, key, _ := startAuthHub(t, "alice")
+func TestGoClientOnEachBindingAgainstAuthHub(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			h, key, _ := startAuthHub(t, "alice")
+			card, err := agentcard.DefaultResolver.Resolve(t.Context(), h.Agent.BaseURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			creds := a2aclient.NewInMemoryCredentialsStore()
+			client, check := b.client(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+			defer check(t)
+			driveAuthHub(t, h, key, client, creds)
+		})
+	}
+}
+
+// driveAuthHub checks, with client on whatever binding, that the hub with anonymous access off
+// takes calls with an API key only, and that a principal sees only its own tasks.
+func driveAuthHub(t *testing.T, h *hub.Hub, key string, client *a2aclient.Client, creds *a2aclient.InMemoryCredentialsStore) {
 	ctx := t.Context()
 	_, carolKey, err := h.Auth.Principals.Add(ctx, "carol")
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, err := agentcard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	creds := a2aclient.NewInMemoryCredentialsStore()
-	client, rec := restClient(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
 	as := func(session string) context.Context {
 		return a2aclient.AttachSessionID(ctx, a2aclient.SessionID(session))
 	}
@@ -327,11 +373,6 @@ func TestGoRESTClientAgainstAuthHub(t *testing.T) {
 	}
 	if got, err := client.CancelTask(as("alice"), &a2a.CancelTaskRequest{ID: task.ID}); err != nil || got.Status.State != a2a.TaskStateCanceled {
 		t.Fatalf("alice cancels her task: %+v %v", got, err)
-	}
-	for _, p := range rec.seen() {
-		if !strings.HasPrefix(p, server.RESTPath+"/") {
-			t.Errorf("a request went to %s, not the REST binding", p)
-		}
 	}
 }
 
@@ -503,16 +544,25 @@ func TestRESTWithoutCredential(t *testing.T) {
 // TestRESTStreamEndsWhenItsKeyIsRevoked: a REST stream outlives its request's authentication only
 // until its key is revoked; it then ends with an UNAUTHENTICATED error event, as a JSON-RPC stream
 // ends with -32030.
-func TestRESTStreamEndsWhenItsKeyIsRevoked(t *testing.T) {
-	h, key, _ := startAuthHub(t, "alice")
-	ctx := t.Context()
-	card, err := agentcard.DefaultResolver.Resolve(ctx, h.Agent.BaseURL)
-	if err != nil {
-		t.Fatal(err)
+func TestStreamOnEachBindingEndsWhenItsKeyIsRevoked(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			h, key, _ := startAuthHub(t, "alice")
+			card, err := agentcard.DefaultResolver.Resolve(t.Context(), h.Agent.BaseURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			creds := a2aclient.NewInMemoryCredentialsStore()
+			creds.Set("alice", "apiKey", a2aclient.AuthCredential(key))
+			client, check := b.client(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+			defer check(t)
+			revokeMidStream(t, h, client)
+		})
 	}
-	creds := a2aclient.NewInMemoryCredentialsStore()
-	creds.Set("alice", "apiKey", a2aclient.AuthCredential(key))
-	client, _ := restClient(t, card, a2aclient.WithCallInterceptors(&a2aclient.AuthInterceptor{Service: creds}))
+}
+
+func revokeMidStream(t *testing.T, h *hub.Hub, client *a2aclient.Client) {
+	ctx := t.Context()
 	as := a2aclient.AttachSessionID(ctx, a2aclient.SessionID("alice"))
 	res, err := client.SendMessage(as, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello, owner")),
 		Config: &a2a.SendMessageConfig{ReturnImmediately: true}})

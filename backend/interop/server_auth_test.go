@@ -35,7 +35,7 @@ import (
 func startAuthHub(t *testing.T, name string) (h *hub.Hub, key string, log *serverLogBuffer) {
 	t.Helper()
 	log = &serverLogBuffer{}
-	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
+	h, err := hub.Start(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), Addr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", NoDemo: true, Version: "test", Secrets: "file",
 		Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))}))
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,9 @@ type Config struct {
 	Extensions []Extension
 	// CardSigner, when set, signs the served cards (A2A §8.4) with its current key. Nil: unsigned.
 	CardSigner CardSigner
+	// GRPCURL, when set, is the host:port of the agent's gRPC binding as clients dial it: the card
+	// lists it, and Server.GRPCServer builds the server to serve there.
+	GRPCURL string
 
 	// AllowedHosts are host names (without port) the server answers to besides loopback names, e.g.
 	// the name of a public URL. A request with any other Host is refused with 403 on every route.
@@ -76,6 +79,7 @@ type Server struct {
 	Handler a2asrv.RequestHandler
 	mux     *http.ServeMux
 	guarded http.Handler
+	grpc    *grpcBinding // nil without Config.GRPCURL
 }
 
 // New wires the agent's request handler, dialects, router and cards.
@@ -207,6 +211,11 @@ func New(cfg Config) (*Server, error) {
 		rest = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, restFail, rest)
 	}
 	mux.Handle(RESTPath+"/", rest)
+	var grpcB *grpcBinding
+	if cfg.GRPCURL != "" {
+		grpcB = newGRPCBinding(cfg, rt, handler, grpcChecks{send: sendCheck, subscribe: subscribableTask(cfg.Store)},
+			grpcChecks{send: busy("message", "taskId")})
+	}
 	cards := newSignedCards(cfg.CardSigner, cfg.BaseURL, cardJSON, legacyJSON, cfg.Logger)
 	mux.Handle(a2asrv.WellKnownAgentCardPath, cards.handler(0))
 	mux.Handle(legacyCardPath, cards.handler(1))
@@ -214,7 +223,7 @@ func New(cfg Config) (*Server, error) {
 	for _, h := range cfg.AllowedHosts {
 		g.hosts = append(g.hosts, strings.ToLower(h))
 	}
-	return &Server{Card: card, cards: cards, Handler: handler, mux: mux, guarded: g.wrap(mux)}, nil
+	return &Server{Card: card, cards: cards, Handler: handler, mux: mux, guarded: g.wrap(mux), grpc: grpcB}, nil
 }
 
 // CardJSON is the agent-card.json document exactly as served now (signed with the current key).
@@ -250,6 +259,11 @@ func buildCard(cfg Config) *a2a.AgentCard {
 		DefaultInputModes:  []string{"text/plain", "application/json"},
 		DefaultOutputModes: []string{"text/plain", "application/json"},
 		Skills:             cfg.Skills,
+	}
+	if cfg.GRPCURL != "" { // last: a binding clients pick only when they prefer it
+		card.SupportedInterfaces = append(card.SupportedInterfaces,
+			&a2a.AgentInterface{URL: cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2a.Version},
+			&a2a.AgentInterface{URL: cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2av0.Version})
 	}
 	if cfg.Auth != nil {
 		card.SecuritySchemes, card.SecurityRequirements = securitySchemes(tokenURL(cfg))
