@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/agents/draft"
@@ -32,7 +37,9 @@ type dialectClient interface {
 // for concurrent use.
 //
 // A call that fails with JSON-RPC -32601 (method not found) before anything was yielded moves the
-// Conn to the next of the card's Endpoints, retries the call there, and the Conn stays there.
+// Conn to the next of the card's Endpoints, retries the call there, and the Conn stays there. So does
+// a call whose endpoint cannot be reached at all (nothing was sent), to the next endpoint at another
+// address: JSON-RPC, then REST, then gRPC (A2A v1.0 §5.2).
 type Conn struct {
 	endpoints []Endpoint
 	clients   []dialectClient // one per endpoint, same order
@@ -189,24 +196,65 @@ func (c *Conn) current() (int, dialectClient) {
 	return c.cur, c.clients[c.cur]
 }
 
-// moveOn is called when endpoint i answered method-not-found: the Conn goes to the next endpoint,
-// unless a concurrent call already moved it. It reports whether there is another endpoint to try.
-func (c *Conn) moveOn(i int) bool {
+// moveOn is called when a call to endpoint i failed with err. Method-not-found moves the Conn to the
+// next endpoint; an address that cannot be reached, to the next endpoint at another address (the
+// others at the same one cannot be reached either). Unless a concurrent call already moved it. It
+// reports whether there is another endpoint to try.
+func (c *Conn) moveOn(i int, err error) bool {
+	notFound := isMethodNotFound(err)
+	if !notFound && !unreachable(err) {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cur == i && i+1 < len(c.endpoints) {
-		c.cur = i + 1
+	if c.cur != i {
+		return true
 	}
-	return c.cur != i
+	for j := i + 1; j < len(c.endpoints); j++ {
+		if notFound || address(c.endpoints[j]) != address(c.endpoints[i]) {
+			c.cur = j
+			return true
+		}
+	}
+	return false
 }
 
 func isMethodNotFound(err error) bool { return errors.Is(err, a2a.ErrMethodNotFound) }
+
+// unreachable reports an error that says the call never reached the agent: its connection could not
+// be made (refused, no route, no such host), so nothing was sent and trying elsewhere is safe.
+func unreachable(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	// gRPC reports a connection it could not make as UNAVAILABLE "connection error: …"; a server's
+	// own UNAVAILABLE (its database down) is an answer, and is not a reason to move on.
+	st, ok := status.FromError(err)
+	return ok && st.Code() == codes.Unavailable && strings.Contains(st.Message(), "connection error")
+}
+
+// address is where an endpoint is reached: its URL's scheme and host, or its gRPC target.
+func address(ep Endpoint) string {
+	if ep.Binding == GRPC {
+		target, _ := grpcTarget(ep.URL)
+		return "grpc://" + target
+	}
+	if u, err := url.Parse(ep.URL); err == nil {
+		return u.Scheme + "://" + u.Host
+	}
+	return ep.URL
+}
 
 func withFallback[T any](c *Conn, call func(dialectClient) (T, error)) (T, error) {
 	for {
 		i, dc := c.current()
 		v, err := call(dc)
-		if err != nil && isMethodNotFound(err) && c.moveOn(i) {
+		if err != nil && c.moveOn(i, err) {
 			continue
 		}
 		return v, err
@@ -221,7 +269,7 @@ func (c *Conn) streamWithFallback(yield func(a2a.Event, error) bool, open func(d
 		yielded, retry := false, false
 		for ev, err := range open(dc) {
 			if err != nil {
-				if !yielded && isMethodNotFound(err) && c.moveOn(i) {
+				if !yielded && c.moveOn(i, err) {
 					retry = true
 					break
 				}

@@ -19,18 +19,31 @@ type sdkClient struct {
 }
 
 func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient, error) {
-	iface := &a2a.AgentInterface{URL: ep.URL, ProtocolBinding: a2a.TransportProtocolJSONRPC}
+	iface := &a2a.AgentInterface{URL: ep.URL, ProtocolBinding: a2a.TransportProtocolJSONRPC, Tenant: ep.Tenant}
 	var transport a2aclient.FactoryOption
-	switch ep.Dialect {
-	case V10:
+	switch {
+	case ep.Binding == HTTPJSON && ep.Dialect == V10:
+		iface.ProtocolBinding, iface.ProtocolVersion = a2a.TransportProtocolHTTPJSON, a2a.Version
+		transport = a2aclient.WithRESTTransport(hc)
+	case ep.Binding == GRPC && ep.Dialect == V10:
+		iface.ProtocolBinding, iface.ProtocolVersion = a2a.TransportProtocolGRPC, a2a.Version
+		iface.URL, _ = grpcTarget(ep.URL)
+		transport = grpcTransport(ep, hc)
+	case ep.Binding != JSONRPC:
+		return nil, fmt.Errorf("the hub speaks %s in v1.0 only, not %s", ep.Binding, ep.Dialect)
+	case ep.Dialect == V10:
 		iface.ProtocolVersion = a2a.Version
 		transport = a2aclient.WithJSONRPCTransport(hc)
-	case V03:
+	case ep.Dialect == V03:
 		iface.ProtocolVersion = a2av0.Version
 		transport = a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc})
 	default:
 		return nil, fmt.Errorf("a2a-go has no client for dialect %q", ep.Dialect)
 	}
+	return newSDKClientWith(ctx, ep, iface, transport)
+}
+
+func newSDKClientWith(ctx context.Context, ep Endpoint, iface *a2a.AgentInterface, transport a2aclient.FactoryOption) (*sdkClient, error) {
 	// Defaults disabled: they would add a second JSON-RPC transport with a 3-minute timeout.
 	client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, a2aclient.WithDefaultsDisabled(), transport)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -23,24 +24,38 @@ const (
 // dialectOrder is the order fallbacks are tried in: newest first.
 var dialectOrder = []Dialect{V10, V03, V01}
 
-// Endpoint is one JSON-RPC endpoint an agent card offers, in one dialect.
+// Binding is how an endpoint is spoken (A2A v1.0 §5): JSON-RPC, HTTP+JSON (REST) or gRPC.
+type Binding string
+
+const (
+	JSONRPC  Binding = "" // the zero value: every dialect has it
+	HTTPJSON Binding = "HTTP+JSON"
+	GRPC     Binding = "GRPC"
+)
+
+// Endpoint is one interface an agent card offers, in one dialect and binding. REST and gRPC ones are
+// v1.0's (the hub does not speak v0.3's REST or gRPC as a client).
 type Endpoint struct {
 	Dialect Dialect
-	URL     string
+	URL     string // http(s) for JSON-RPC and REST; for gRPC host:port, or a URL whose scheme says TLS
+	Binding Binding
+	Tenant  string // the interface's tenant, sent in every request (v1.0)
 }
 
 // maxCardInterfaces bounds how many interfaces of one list a card may make us consider: a hostile
 // card with a million interfaces must not become a million endpoints to try.
 const maxCardInterfaces = 32
 
-// ErrNoEndpoint is returned when a card offers no http(s) JSON-RPC URL the hub can talk to.
-var ErrNoEndpoint = errors.New("agent card offers no usable JSON-RPC http(s) URL")
+// ErrNoEndpoint is returned when a card offers no interface the hub can talk to.
+var ErrNoEndpoint = errors.New("agent card offers no usable interface (a JSON-RPC or HTTP+JSON http(s) URL, or a gRPC address)")
 
 // Endpoints reads a card (raw JSON as fetched) and returns where and how to talk to the agent, best
-// first: the card's v1.0 supportedInterfaces (JSONRPC binding only), then its v0.3 url and
+// first: the card's v1.0 supportedInterfaces (JSONRPC binding), then its v0.3 url and
 // additionalInterfaces, or, for a v0.1 draft / AgentVault card (a url and neither protocolVersion
 // nor supportedInterfaces), its url in v0.1. After the detected ones come fallbacks: every URL again
 // in the dialects not yet listed for it (1.0, 0.3, 0.1), so a method-not-found answer can move on.
+// Last come the card's v1.0 HTTP+JSON interfaces, then its v1.0 gRPC ones: JSON-RPC when offered,
+// else REST, else gRPC (a Conn moves on to them when an address cannot be reached).
 // A relative URL is an error: the hub does not guess what a card's URL is relative to.
 func Endpoints(card []byte) ([]Endpoint, error) {
 	if len(card) > MaxCardBytes {
@@ -51,30 +66,49 @@ func Endpoints(card []byte) ([]Endpoint, error) {
 		return nil, fmt.Errorf("agent card is not a JSON object: %w", err)
 	}
 	var found []Endpoint
+	tenants := map[string]string{} // a JSON-RPC URL's tenant, from its v1.0 interface
 	add := func(d Dialect, u string) {
-		if ep := (Endpoint{Dialect: d, URL: u}); !slices.Contains(found, ep) {
+		if ep := (Endpoint{Dialect: d, URL: u, Tenant: tenants[u]}); !slices.Contains(found, ep) {
 			found = append(found, ep)
 		}
 	}
+	var rest, grpc []Endpoint
 
 	// v1.0: the interfaces, in the card's order of preference.
 	for i, iface := range objectList(doc["supportedInterfaces"]) {
 		path := fmt.Sprintf("supportedInterfaces[%d]", i)
-		if binding, _ := stringField(iface, "protocolBinding"); !strings.EqualFold(binding, "JSONRPC") {
-			continue // gRPC and HTTP+JSON are not spoken here
-		}
+		binding, _ := stringField(iface, "protocolBinding")
 		d := V10 // a v1.0 interface that forgot its version is most likely v1.0
 		if v, ok := stringField(iface, "protocolVersion"); ok {
 			if d, ok = dialectOfVersion(v); !ok {
 				continue // a version this hub does not know: nothing to say to it
 			}
 		}
-		u, err := endpointURL(iface, path)
-		if err != nil {
-			return nil, err
-		}
-		if u != "" {
-			add(d, u)
+		tenant, _ := stringField(iface, "tenant")
+		switch {
+		case strings.EqualFold(binding, "JSONRPC"):
+			u, err := endpointURL(iface, path)
+			if err != nil {
+				return nil, err
+			}
+			if u != "" {
+				if _, seen := tenants[u]; !seen {
+					tenants[u] = tenant
+				}
+				add(d, u)
+			}
+		case strings.EqualFold(binding, string(HTTPJSON)) && d == V10:
+			u, err := endpointURL(iface, path)
+			if err != nil {
+				return nil, err
+			}
+			if ep := (Endpoint{Dialect: V10, URL: u, Binding: HTTPJSON, Tenant: tenant}); u != "" && !slices.Contains(rest, ep) {
+				rest = append(rest, ep)
+			}
+		case strings.EqualFold(binding, string(GRPC)) && d == V10:
+			if ep := (Endpoint{Dialect: V10, URL: grpcAddress(iface), Binding: GRPC, Tenant: tenant}); ep.URL != "" && !slices.Contains(grpc, ep) {
+				grpc = append(grpc, ep)
+			}
 		}
 	}
 
@@ -104,11 +138,12 @@ func Endpoints(card []byte) ([]Endpoint, error) {
 	}
 
 	// v0.1 draft and AgentVault: a bare url. Also the last resort for a card whose other fields
-	// are unusable, since the fallbacks below try every dialect there anyway.
-	if len(found) == 0 && mainURL != "" {
+	// are unusable, since the fallbacks below try every dialect there anyway; not for a card with
+	// REST or gRPC interfaces, whose url is one of those.
+	if len(found) == 0 && len(rest)+len(grpc) == 0 && mainURL != "" {
 		add(V01, mainURL)
 	}
-	if len(found) == 0 {
+	if len(found)+len(rest)+len(grpc) == 0 {
 		return nil, ErrNoEndpoint
 	}
 
@@ -123,7 +158,21 @@ func Endpoints(card []byte) ([]Endpoint, error) {
 			add(d, u)
 		}
 	}
-	return found, nil
+	return append(append(found, rest...), grpc...), nil
+}
+
+// grpcAddress reads a gRPC interface's url: host:port, or an http(s) or grpc(s) URL with a host
+// (its scheme says whether to use TLS, see grpcTarget); "" when it is neither.
+func grpcAddress(iface map[string]json.RawMessage) string {
+	s, _ := stringField(iface, "url")
+	s = strings.TrimSpace(s)
+	if u, err := url.Parse(s); err == nil && u.Host != "" && slices.Contains([]string{"http", "https", "grpc", "grpcs"}, u.Scheme) {
+		return s
+	}
+	if host, port, err := net.SplitHostPort(s); err == nil && host != "" && port != "" {
+		return s
+	}
+	return ""
 }
 
 // Streaming reports the card's capabilities.streaming (false when absent or not a boolean).

@@ -105,18 +105,23 @@ func OffersExtension(card []byte, method string) error {
 
 // extEndpoint is the URL extension methods are sent to: the card's first v1.0 or v0.3 JSON-RPC
 // endpoint (the extensions are JSON-RPC methods of their own, the same in every dialect), else its
-// first endpoint of any dialect.
+// first JSON-RPC endpoint of any dialect.
 func extEndpoint(card []byte) (string, error) {
 	eps, err := Endpoints(card)
 	if err != nil {
 		return "", err
 	}
 	for _, ep := range eps {
-		if ep.Dialect == V10 || ep.Dialect == V03 {
+		if ep.Binding == JSONRPC && (ep.Dialect == V10 || ep.Dialect == V03) {
 			return ep.URL, nil
 		}
 	}
-	return eps[0].URL, nil
+	for _, ep := range eps {
+		if ep.Binding == JSONRPC {
+			return ep.URL, nil
+		}
+	}
+	return "", fmt.Errorf("%w: its card offers no JSON-RPC endpoint, where the extensions' methods are", ErrExtensionNotOffered)
 }
 
 // extTarget is where and how one extension call goes.

@@ -40,6 +40,7 @@ type connTarget struct {
 	chunks      int
 	slowInput   string // makes the agent work until canceled
 	fileEcho    bool   // the agent echoes a file part; else it answers "file" with its own file
+	binding     agents.Binding
 }
 
 // executorTarget is what the Go and JS test agents do (see testExecutor and js/server.mjs).
@@ -95,8 +96,8 @@ func runConnScenarios(t *testing.T, target connTarget) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if conn.Dialect() != target.dialect || !conn.Streaming() {
-		t.Fatalf("Dial chose %s (streaming %v), want %s", conn.Dialect(), conn.Streaming(), target.dialect)
+	if conn.Dialect() != target.dialect || conn.Endpoint().Binding != target.binding || !conn.Streaming() {
+		t.Fatalf("Dial chose %+v (streaming %v), want %s %q", conn.Endpoint(), conn.Streaming(), target.dialect, target.binding)
 	}
 	user := func(parts ...*a2a.Part) *a2a.Message { return a2a.NewMessage(a2a.MessageRoleUser, parts...) }
 

@@ -26,6 +26,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/agenthub/agenthub/backend/agents"
+	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -120,11 +121,7 @@ func TestCardListsGRPC(t *testing.T) {
 	if err != nil || len(eps) == 0 {
 		t.Fatalf("the hub's own client reads the card: %v %v", eps, err)
 	}
-	for _, ep := range eps {
-		if ep.URL != a.BaseURL+server.RPCPath {
-			t.Fatalf("the hub's own client would call %s (%v), want JSON-RPC only", ep.URL, ep.Dialect)
-		}
-	}
+	checkOwnClientEndpoints(t, eps, a)
 }
 
 // TestGoV03GRPCClientAgainstDemoAgent: a2a-go's v0.3 gRPC transport (v0.3's a2a.v1.A2AService) is
@@ -341,5 +338,26 @@ func TestGRPCWithoutCredential(t *testing.T) {
 	}
 	if after := countTasks(t, h.Agent.Tasks); after != before+1 {
 		t.Fatalf("a send with the right key stored %d tasks", after-before)
+	}
+}
+
+// checkOwnClientEndpoints: the hub's own client reads an agent's card as JSON-RPC at /a2a first, then
+// REST at /rest, then gRPC at the agent's gRPC address.
+func checkOwnClientEndpoints(t *testing.T, eps []agents.Endpoint, a *hub.Agent) {
+	t.Helper()
+	want := map[agents.Binding]string{agents.JSONRPC: a.BaseURL + server.RPCPath, agents.HTTPJSON: a.BaseURL + server.RESTPath, agents.GRPC: a.GRPCAddr}
+	last := agents.JSONRPC
+	for _, ep := range eps {
+		if ep.URL != want[ep.Binding] || (ep.Binding != agents.JSONRPC && ep.Dialect != agents.V10) {
+			t.Fatalf("the hub's own client would call %s (%v over %q), want %s", ep.URL, ep.Dialect, ep.Binding, want[ep.Binding])
+		}
+		order := []agents.Binding{agents.JSONRPC, agents.HTTPJSON, agents.GRPC}
+		if slices.Index(order, ep.Binding) < slices.Index(order, last) {
+			t.Fatalf("the hub's own client's endpoints are out of order: %+v", eps)
+		}
+		last = ep.Binding
+	}
+	if eps[0].Binding != agents.JSONRPC || eps[len(eps)-1].Binding != agents.GRPC {
+		t.Fatalf("the hub's own client's endpoints: %+v", eps)
 	}
 }

@@ -136,11 +136,7 @@ func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
 	if err != nil || len(eps) == 0 {
 		t.Fatalf("the hub's own client reads the card: %v %v", eps, err)
 	}
-	for _, ep := range eps {
-		if ep.URL != a.BaseURL+server.RPCPath {
-			t.Fatalf("the hub's own client would call %s (%v), want JSON-RPC only", ep.URL, ep.Dialect)
-		}
-	}
+	checkOwnClientEndpoints(t, eps, a)
 
 	send := func(c *a2aclient.Client) {
 		t.Helper()

@@ -83,6 +83,9 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	callID := uuid.NewString()
 	ctx := context.WithValue(req.Context(), callIDKey{}, callID)
 	method := jsonrpcMethodOf(body)
+	if method == "" { // not JSON-RPC: a call of the HTTP+JSON binding, named by its HTTP method and path
+		method = req.Method + " " + req.URL.Path
+	}
 	saved, err := t.load()
 	if err != nil {
 		return nil, err

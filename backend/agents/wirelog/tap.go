@@ -216,3 +216,10 @@ func ClipBody(s string, more int64, limit int) string {
 	}
 	return s
 }
+
+// RecordCall records one entry of a call that is not plain HTTP (a gRPC call), already masked; the
+// agent and, when unset, the time are filled in, and its body is cut at the log's limit.
+func (p *Tap) RecordCall(e Entry) {
+	e.Body = ClipBody(e.Body, 0, maxWireBody)
+	p.record(e)
+}
