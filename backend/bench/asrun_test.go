@@ -21,8 +21,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/grpc"
 
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/server"
@@ -44,19 +47,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// servePeer is the peer process: a2a-go/v2's JSON-RPC server with its default in-memory task store,
-// v1.0 on /v1 and its v0.3 compat handler on /v03, running the same demo executor the hub runs
-// (demo-agent --tick 0). It prints its base URL and serves until SIGTERM.
+// servePeer is the peer process: a2a-go/v2's servers with its default in-memory task store, v1.0
+// JSON-RPC on /v1, its v0.3 compat handler on /v03, its REST handler under /rest and its gRPC
+// handler on the port in $BENCH_GRPC_ADDR, running the same demo executor the hub runs (demo-agent
+// --tick 0). It prints its base URL and serves until SIGTERM.
 func servePeer() int {
 	h := a2asrv.NewHandler(&demoagent.Agent{Tick: 0}, a2asrv.WithLogger(slog.New(slog.DiscardHandler)))
 	mux := http.NewServeMux()
 	mux.Handle("/v1", a2asrv.NewJSONRPCHandler(h))
 	mux.Handle("/v03", a2av0.NewJSONRPCHandler(h))
+	mux.Handle("/rest/", http.StripPrefix("/rest", a2asrv.NewRESTHandler(h)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	grpcLn, err := net.Listen("tcp", os.Getenv("BENCH_GRPC_ADDR"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	grpcSrv := grpc.NewServer()
+	grpcv1.NewHandler(h).RegisterWith(grpcSrv)
+	go grpcSrv.Serve(grpcLn)
+	defer grpcSrv.Stop()
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Printf("a2a-go: http://%s\n", ln.Addr())
@@ -94,7 +108,7 @@ func runLoad() int {
 	}
 	u := os.Getenv("BENCH_URL")
 	start := time.Now()
-	s, err := measure(context.Background(), &endpoint{v1: u, v03: u}, asRunMethods[i], clients, run)
+	s, err := measure(context.Background(), &endpoint{v1: u, v03: u, rest: u, grpc: u}, asRunMethods[i], clients, run)
 	if err != nil {
 		return fail(err)
 	}
@@ -103,14 +117,16 @@ func runLoad() int {
 	return 0
 }
 
-var asRunMethods = []method{sendV1, sendV03}
+// asRunMethods are SendMessage on each binding: JSON-RPC in v1.0 and v0.3, REST, gRPC.
+var asRunMethods = []method{sendV1, sendV03, sendREST, sendGRPC}
 
 // process is a server under test running as its own process: its JSON-RPC URL per dialect and its
 // pid, whose CPU time /proc tells.
 type process struct {
-	name    string
-	v1, v03 string
-	cmd     *exec.Cmd
+	name       string
+	v1, v03    string
+	rest, grpc string
+	cmd        *exec.Cmd
 }
 
 // cpu is the process's user + system CPU time so far (from /proc/PID/stat, in clock ticks of 10 ms).
@@ -243,16 +259,17 @@ func BenchmarkAsRun(b *testing.B) {
 	dir := b.TempDir()
 	bin := buildAgenthub(b, dir)
 
-	args := []string{"demo-agent", "--addr", freeAddr(b), "--tick", "0", "--data", filepath.Join(dir, "hub")}
+	hubGRPC, peerGRPC := freeAddr(b), freeAddr(b)
+	args := []string{"demo-agent", "--addr", freeAddr(b), "--grpc-addr", hubGRPC, "--tick", "0", "--data", filepath.Join(dir, "hub")}
 	if f := os.Getenv("BENCH_PROFILE"); f != "" {
 		args = append(args, "--cpuprofile", f)
 	}
 	hubProc, base := startProcess(b, "hub", exec.Command(bin, args...), "demo agent:")
-	hubProc.v1, hubProc.v03 = base+server.RPCPath, base+server.RPCPath
+	hubProc.v1, hubProc.v03, hubProc.rest, hubProc.grpc = base+server.RPCPath, base+server.RPCPath, base+server.RESTPath, hubGRPC
 	peerCmd := exec.Command(os.Args[0], "-test.run=^$")
-	peerCmd.Env = append(os.Environ(), roleEnv+"=a2a-go")
+	peerCmd.Env = append(os.Environ(), roleEnv+"=a2a-go", "BENCH_GRPC_ADDR="+peerGRPC)
 	peer, peerBase := startProcess(b, "a2a-go", peerCmd, "a2a-go:")
-	peer.v1, peer.v03 = peerBase+"/v1", peerBase+"/v03"
+	peer.v1, peer.v03, peer.rest, peer.grpc = peerBase+"/v1", peerBase+"/v03", peerBase+"/rest", peerGRPC
 	servers := []*process{hubProc, peer}
 	defer func() {
 		for _, p := range servers {
@@ -262,8 +279,13 @@ func BenchmarkAsRun(b *testing.B) {
 		}
 	}()
 	urlOf := func(p *process, m method) string {
-		if m.name == sendV03.name {
+		switch m.name {
+		case sendV03.name:
 			return p.v03
+		case sendREST.name:
+			return p.rest
+		case sendGRPC.name:
+			return p.grpc
 		}
 		return p.v1
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,10 +25,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/agenthub/agenthub/backend/demoagent"
 	"github.com/agenthub/agenthub/backend/hub"
@@ -63,6 +69,8 @@ func (echo4) Cancel(_ context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a
 type endpoint struct {
 	name     string
 	v1, v03  string
+	rest     string // the HTTP+JSON binding's base URL (as-run only)
+	grpc     string // the gRPC binding's host:port (as-run only)
 	shutdown func()
 	db       *store.DB // the hub's database: its writer's commits are counted
 }
@@ -160,6 +168,22 @@ var (
 		res, err := a2av0.NewJSONRPCTransport(a2av0.JSONRPCTransportConfig{URL: e.v03, Client: httpClient}).SendMessage(ctx, nil, newRequest())
 		return completed(res, err)
 	}}
+	sendREST = method{"SendMessage REST", func(ctx context.Context, e *endpoint) error {
+		u, err := url.Parse(e.rest)
+		if err != nil {
+			return err
+		}
+		res, err := a2aclient.NewRESTTransport(u, httpClient).SendMessage(ctx, nil, newRequest())
+		return completed(res, err)
+	}}
+	sendGRPC = method{"SendMessage gRPC", func(ctx context.Context, e *endpoint) error {
+		conn, err := grpcConn(e.grpc)
+		if err != nil {
+			return err
+		}
+		res, err := grpcv1.NewGRPCTransportFromClient(a2apb.NewA2AServiceClient(conn)).SendMessage(ctx, nil, newRequest())
+		return completed(res, err)
+	}}
 	streamV1 = method{"SendStreamingMessage", func(ctx context.Context, e *endpoint) error {
 		var last a2a.Event
 		for ev, err := range a2aclient.NewJSONRPCTransport(e.v1, httpClient).SendStreamingMessage(ctx, nil, newRequest()) {
@@ -174,6 +198,25 @@ var (
 		return nil
 	}}
 )
+
+// grpcConns are the load's gRPC connections, one per address, shared by its clients as HTTP/2
+// multiplexes them (as httpClient shares its pooled connections).
+var grpcConns sync.Map
+
+func grpcConn(addr string) (*grpc.ClientConn, error) {
+	if c, ok := grpcConns.Load(addr); ok {
+		return c.(*grpc.ClientConn), nil
+	}
+	c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := grpcConns.LoadOrStore(addr, c); loaded {
+		c.Close()
+		return prev.(*grpc.ClientConn), nil
+	}
+	return c, nil
+}
 
 func newRequest() *a2a.SendMessageRequest {
 	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("benchmark echo text"))}
