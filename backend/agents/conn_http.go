@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
 )
@@ -39,6 +40,10 @@ func (g streamGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	resp.Body = jsonrpc.CapBody(resp.Body)
+	if resp.StatusCode >= 400 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+		// a2a-go's v0.3 REST server labels its JSON errors so; its client reads them only as JSON.
+		resp.Header.Set("Content-Type", "application/json")
+	}
 	if resp.StatusCode != http.StatusOK || !wantsEventStream(req.Header) {
 		return resp, nil
 	}

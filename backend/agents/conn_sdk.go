@@ -25,12 +25,15 @@ func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient
 	case ep.Binding == HTTPJSON && ep.Dialect == V10:
 		iface.ProtocolBinding, iface.ProtocolVersion = a2a.TransportProtocolHTTPJSON, a2a.Version
 		transport = a2aclient.WithRESTTransport(hc)
+	case ep.Binding == HTTPJSON && ep.Dialect == V03:
+		iface.ProtocolBinding, iface.ProtocolVersion = a2a.TransportProtocolHTTPJSON, a2av0.Version
+		transport = a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc})
 	case ep.Binding == GRPC && ep.Dialect == V10:
 		iface.ProtocolBinding, iface.ProtocolVersion = a2a.TransportProtocolGRPC, a2a.Version
 		iface.URL, _ = grpcTarget(ep.URL)
 		transport = grpcTransport(ep, hc)
 	case ep.Binding != JSONRPC:
-		return nil, fmt.Errorf("the hub speaks %s in v1.0 only, not %s", ep.Binding, ep.Dialect)
+		return nil, fmt.Errorf("the hub does not speak %s in %s", ep.Binding, ep.Dialect)
 	case ep.Dialect == V10:
 		iface.ProtocolVersion = a2a.Version
 		transport = a2aclient.WithJSONRPCTransport(hc)

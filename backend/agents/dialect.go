@@ -33,8 +33,8 @@ const (
 	GRPC     Binding = "GRPC"
 )
 
-// Endpoint is one interface an agent card offers, in one dialect and binding. REST and gRPC ones are
-// v1.0's (the hub does not speak v0.3's REST or gRPC as a client).
+// Endpoint is one interface an agent card offers, in one dialect and binding: JSON-RPC in every
+// dialect, HTTP+JSON in v1.0 and v0.3, gRPC in v1.0 (the hub does not speak v0.3's gRPC as a client).
 type Endpoint struct {
 	Dialect Dialect
 	URL     string // http(s) for JSON-RPC and REST; for gRPC host:port, or a URL whose scheme says TLS
@@ -97,12 +97,12 @@ func Endpoints(card []byte) ([]Endpoint, error) {
 				}
 				add(d, u)
 			}
-		case strings.EqualFold(binding, string(HTTPJSON)) && d == V10:
+		case strings.EqualFold(binding, string(HTTPJSON)) && (d == V10 || d == V03):
 			u, err := endpointURL(iface, path)
 			if err != nil {
 				return nil, err
 			}
-			if ep := (Endpoint{Dialect: V10, URL: u, Binding: HTTPJSON, Tenant: tenant}); u != "" && !slices.Contains(rest, ep) {
+			if ep := (Endpoint{Dialect: d, URL: u, Binding: HTTPJSON, Tenant: tenant}); u != "" && !slices.Contains(rest, ep) {
 				rest = append(rest, ep)
 			}
 		case strings.EqualFold(binding, string(GRPC)) && d == V10:
@@ -119,18 +119,30 @@ func Endpoints(card []byte) ([]Endpoint, error) {
 	}
 	if v, ok := stringField(doc, "protocolVersion"); ok {
 		if d, known := dialectOfVersion(v); known {
-			if t, ok := stringField(doc, "preferredTransport"); mainURL != "" && (!ok || strings.EqualFold(t, "JSONRPC")) {
+			addREST := func(u string) {
+				if ep := (Endpoint{Dialect: d, URL: u, Binding: HTTPJSON}); u != "" && d != V01 && !slices.Contains(rest, ep) {
+					rest = append(rest, ep)
+				}
+			}
+			t, ok := stringField(doc, "preferredTransport")
+			switch {
+			case mainURL != "" && (!ok || strings.EqualFold(t, "JSONRPC")):
 				add(d, mainURL)
+			case strings.EqualFold(t, string(HTTPJSON)):
+				addREST(mainURL)
 			}
 			for i, iface := range objectList(doc["additionalInterfaces"]) {
-				if t, _ := stringField(iface, "transport"); !strings.EqualFold(t, "JSONRPC") {
+				t, _ := stringField(iface, "transport")
+				if !strings.EqualFold(t, "JSONRPC") && !strings.EqualFold(t, string(HTTPJSON)) {
 					continue
 				}
 				u, err := endpointURL(iface, fmt.Sprintf("additionalInterfaces[%d]", i))
 				if err != nil {
 					return nil, err
 				}
-				if u != "" {
+				if strings.EqualFold(t, string(HTTPJSON)) {
+					addREST(u)
+				} else if u != "" {
 					add(d, u)
 				}
 			}

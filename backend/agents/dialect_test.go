@@ -29,14 +29,18 @@ func TestEndpoints(t *testing.T) {
 		{"a v1.0 card with REST only, and its url for v0.3 readers: no JSON-RPC guessed at the REST url",
 			`{"url":"https://agent.example/rest","protocolVersion":"0.3","preferredTransport":"HTTP+JSON","supportedInterfaces":[
 				{"url":"https://agent.example/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}]}`,
-			[]Endpoint{{Dialect: V10, URL: "https://agent.example/rest", Binding: HTTPJSON}}},
+			[]Endpoint{{Dialect: V10, URL: "https://agent.example/rest", Binding: HTTPJSON}, {Dialect: V03, URL: "https://agent.example/rest", Binding: HTTPJSON}}},
 		{"v0.3 url and protocolVersion",
 			`{"url":"` + u1 + `","protocolVersion":"0.3.0","preferredTransport":"JSONRPC"}`,
 			[]Endpoint{{Dialect: V03, URL: u1}, {Dialect: V10, URL: u1}, {Dialect: V01, URL: u1}}},
 		{"v0.3 with a non-JSON-RPC main url and a JSON-RPC additional interface",
 			`{"url":"https://agent.example/rest","protocolVersion":"0.3.0","preferredTransport":"HTTP+JSON",
 			  "additionalInterfaces":[{"url":"` + u2 + `","transport":"JSONRPC"},{"url":"https://agent.example/g","transport":"GRPC"}]}`,
-			[]Endpoint{{Dialect: V03, URL: u2}, {Dialect: V10, URL: u2}, {Dialect: V01, URL: u2}}},
+			[]Endpoint{{Dialect: V03, URL: u2}, {Dialect: V10, URL: u2}, {Dialect: V01, URL: u2}, {Dialect: V03, URL: "https://agent.example/rest", Binding: HTTPJSON}}},
+		{"v0.3 REST only, from the v1.0 interfaces or the v0.3 fields",
+			`{"url":"https://agent.example/rest","protocolVersion":"0.3.0","preferredTransport":"HTTP+JSON","supportedInterfaces":[
+				{"url":"https://agent.example/rest","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}]}`,
+			[]Endpoint{{Dialect: V03, URL: "https://agent.example/rest", Binding: HTTPJSON}}},
 		{"v0.2 cards use v0.3 names",
 			`{"url":"` + u1 + `","protocolVersion":"0.2.5"}`,
 			[]Endpoint{{Dialect: V03, URL: u1}, {Dialect: V10, URL: u1}, {Dialect: V01, URL: u1}}},
@@ -89,7 +93,6 @@ func TestEndpointsRefusesUnusableCards(t *testing.T) {
 		{"url of the wrong type", `{"url":["https://agent.example"]}`, ErrNoEndpoint.Error()},
 		{"only gRPC of v0.3", `{"supportedInterfaces":[{"url":"agent.example:443","protocolBinding":"GRPC","protocolVersion":"0.3"}]}`, ErrNoEndpoint.Error()},
 		{"only a gRPC address that is not one", `{"supportedInterfaces":[{"url":"agent.example","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`, ErrNoEndpoint.Error()},
-		{"only REST of v0.3", `{"supportedInterfaces":[{"url":"https://agent.example/rest","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}]}`, ErrNoEndpoint.Error()},
 		{"not http", `{"url":"ftp://agent.example/a2a"}`, ErrNoEndpoint.Error()},
 		{"huge", `{"url":"https://agent.example/","padding":"` + strings.Repeat("x", MaxCardBytes) + `"}`, "limit"},
 	}

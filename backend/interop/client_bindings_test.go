@@ -3,6 +3,7 @@ package interop
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/grpc"
@@ -49,6 +51,15 @@ func TestClientBindingsGoREST(t *testing.T) {
 	url := serveExecutor(t, a2asrv.NewRESTHandler)
 	card := cardWith("a2a-go REST-only test agent", &a2a.AgentInterface{URL: url, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: a2a.Version})
 	target := executorTarget(card, agents.V10)
+	target.binding = agents.HTTPJSON
+	runConnScenarios(t, target)
+}
+
+func TestClientBindingsGoRESTV03(t *testing.T) {
+	url := serveExecutor(t, a2av0.NewRESTHandler)
+	card := fmt.Appendf(nil, `{"name":"a2a-go v0.3 REST-only test agent","description":"test","version":"1","url":%q,"protocolVersion":"0.3.0",
+		"preferredTransport":"HTTP+JSON","capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`, url)
+	target := executorTarget(card, agents.V03)
 	target.binding = agents.HTTPJSON
 	runConnScenarios(t, target)
 }

@@ -348,7 +348,7 @@ func checkOwnClientEndpoints(t *testing.T, eps []agents.Endpoint, a *hub.Agent) 
 	want := map[agents.Binding]string{agents.JSONRPC: a.BaseURL + server.RPCPath, agents.HTTPJSON: a.BaseURL + server.RESTPath, agents.GRPC: a.GRPCAddr}
 	last := agents.JSONRPC
 	for _, ep := range eps {
-		if ep.URL != want[ep.Binding] || (ep.Binding != agents.JSONRPC && ep.Dialect != agents.V10) {
+		if ep.URL != want[ep.Binding] || (ep.Binding == agents.GRPC && ep.Dialect != agents.V10) {
 			t.Fatalf("the hub's own client would call %s (%v over %q), want %s", ep.URL, ep.Dialect, ep.Binding, want[ep.Binding])
 		}
 		order := []agents.Binding{agents.JSONRPC, agents.HTTPJSON, agents.GRPC}

@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/hub"
@@ -99,8 +100,8 @@ func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
 	}
 	var rest *a2a.AgentInterface
 	for _, iface := range card.SupportedInterfaces {
-		if iface.ProtocolBinding == a2a.TransportProtocolHTTPJSON {
-			rest = iface
+		if iface.ProtocolBinding == a2a.TransportProtocolHTTPJSON && rest == nil {
+			rest = iface // v1.0's comes first, then v0.3's at the same URL
 		}
 	}
 	if rest == nil || rest.URL != a.BaseURL+server.RESTPath || rest.ProtocolVersion != a2a.Version {
@@ -109,8 +110,8 @@ func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
 	if card.SupportedInterfaces[0].ProtocolBinding != a2a.TransportProtocolJSONRPC {
 		t.Fatalf("the first interface is %+v, want JSON-RPC", card.SupportedInterfaces[0])
 	}
-	// The served document: v0.3 readers still see JSON-RPC at /a2a, and REST is not among v0.3's
-	// interfaces (only v1.0 REST is served); the hub's own client finds only JSON-RPC endpoints.
+	// The served document: v0.3 readers still see JSON-RPC at /a2a first, and REST among v0.3's
+	// interfaces (v0.3's REST paths are served below the same URL).
 	resp, err := http.Get(a.BaseURL + "/.well-known/agent-card.json")
 	if err != nil {
 		t.Fatal(err)
@@ -127,10 +128,12 @@ func TestCardListsRESTAndClientsKeepJSONRPC(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil || doc.URL != a.BaseURL+server.RPCPath || doc.PreferredTransport != "JSONRPC" {
 		t.Fatalf("the card's v0.3 fields: %+v %v", doc, err)
 	}
-	for _, iface := range doc.AdditionalInterfaces {
-		if iface.Transport == "HTTP+JSON" {
-			t.Fatalf("v0.3's additionalInterfaces list HTTP+JSON, which is served as v1.0 only: %s", raw)
-		}
+	if !slices.ContainsFunc(doc.AdditionalInterfaces, func(i struct {
+		Transport string `json:"transport"`
+	}) bool {
+		return i.Transport == "HTTP+JSON"
+	}) {
+		t.Fatalf("v0.3's additionalInterfaces do not list HTTP+JSON, which is served in v0.3 too: %s", raw)
 	}
 	eps, err := agents.Endpoints(raw)
 	if err != nil || len(eps) == 0 {
@@ -581,5 +584,86 @@ func revokeMidStream(t *testing.T, h *hub.Hub, client *a2aclient.Client) {
 	}
 	if len(events) == 0 || !errors.Is(last, a2a.ErrUnauthenticated) {
 		t.Fatalf("after %d events the stream ended with %v, want unauthenticated", len(events), last)
+	}
+}
+
+// TestGoV03RESTClientAgainstDemoAgent: a2a-go's v0.3 REST transport (paths under /v1) is served below
+// the same /rest URL as v1.0's; its tasks are v0.3 tasks, and its refusals are the binding's.
+func TestGoV03RESTClientAgainstDemoAgent(t *testing.T) {
+	a := startDemoAgent(t)
+	ctx := t.Context()
+	rec := &pathRecorder{}
+	tr, err := a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: a.BaseURL + server.RESTPath, Client: &http.Client{Transport: rec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.SendMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over v0.3 rest"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok || task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "hello over v0.3 rest" {
+		t.Fatalf("send: %#v", res)
+	}
+	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV03 {
+		t.Fatalf("a task sent over v0.3 REST is in dialect %v (%v), want v0.3", d, err)
+	}
+	var states []a2a.TaskState
+	for ev, err := range tr.SendStreamingMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("streamed"))}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
+			states = append(states, s.Status.State)
+		}
+	}
+	if len(states) == 0 || states[len(states)-1] != a2a.TaskStateCompleted {
+		t.Fatalf("the stream's states: %v", states)
+	}
+	if got, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.ID != task.ID {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	if _, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("get an unknown task: %v", err)
+	}
+	if _, err := tr.CancelTask(ctx, nil, &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotCancelable) {
+		t.Fatalf("cancel a completed task: %v", err)
+	}
+	for _, p := range rec.seen() {
+		if !strings.HasPrefix(p, server.RESTPath+"/v1/") {
+			t.Errorf("a request went to %s, not v0.3's REST paths", p)
+		}
+	}
+	// The binding's own checks hold on v0.3's paths too.
+	base := a.BaseURL + server.RESTPath + "/v1"
+	before := countTasks(t, a.Tasks)
+	send := []byte(`{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"text":"hello"}]}}`)
+	for _, c := range []struct {
+		name, method, path, contentType string
+		body                            []byte
+		status                          int
+	}{
+		{"wrong method", http.MethodGet, "/message:send", "", nil, http.StatusMethodNotAllowed},
+		{"unknown path", http.MethodPost, "/messages:send", "application/json", send, http.StatusNotFound},
+		{"v1.0's card path", http.MethodGet, "/extendedAgentCard", "", nil, http.StatusNotFound},
+		{"text/plain body", http.MethodPost, "/message:send", "text/plain", send, http.StatusUnsupportedMediaType},
+		{"oversized body", http.MethodPost, "/message:send", "application/json", append(append([]byte(`{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"text":"`),
+			bytes.Repeat([]byte("x"), server.DefaultMaxBodyBytes)...), `"}]}}`...), http.StatusRequestEntityTooLarge},
+		{"not JSON", http.MethodPost, "/message:send", "application/json", []byte(`{"message":`), http.StatusBadRequest},
+		{"a foreign Origin", http.MethodPost, "/message:send", "application/json", send, http.StatusForbidden},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			headers := map[string]string{}
+			if c.status == http.StatusForbidden {
+				headers["Origin"] = "http://evil.example"
+			}
+			resp, e := rawREST(t, c.method, base+c.path, c.contentType, c.body, headers)
+			if resp.StatusCode != c.status || e.Error.Code != c.status {
+				t.Fatalf("status %d, body %+v; want %d", resp.StatusCode, e, c.status)
+			}
+		})
+	}
+	if after := countTasks(t, a.Tasks); after != before {
+		t.Fatalf("bad calls stored tasks: %d before, %d after", before, after)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/errordetails"
 
@@ -26,8 +27,12 @@ import (
 
 // RESTPath is where the HTTP+JSON binding (A2A v1.0 §11) lives under an agent's base URL: the card's
 // HTTP+JSON interface URL is BaseURL + RESTPath, and the binding's paths (/message:send, /tasks/{id}…)
-// sit below it.
+// sit below it. v0.3's HTTP+JSON paths, which all start with /v1 (/v1/message:send…), sit below it
+// too, so one interface URL serves both versions.
 const RESTPath = "/rest"
+
+// restV03Prefix starts every path of v0.3's HTTP+JSON binding (a2av0.RESTPathPrefix).
+const restV03Prefix = "/v1"
 
 // The REST binding is a2a-go's REST handler over the same request handler as JSON-RPC. In front of it,
 // restBinding gives every route what the JSON-RPC router gives every method: a known route and method
@@ -36,9 +41,11 @@ const RESTPath = "/rest"
 // v1.0 dialect for the tasks it creates. Its own refusals use the binding's error body
 // ({"error":{"code","status","message","details":[ErrorInfo]}}), as a2a-go's clients parse it.
 type restBinding struct {
-	sdk          http.Handler
-	rt           *router // readBody, streams, writeTimeout and log: shared with JSON-RPC
+	sdk          http.Handler // v1.0's REST handler
+	sdkV03       http.Handler // v0.3's (a2av0), for the paths under restV03Prefix
+	rt           *router      // readBody, streams, writeTimeout and log: shared with JSON-RPC
 	sendCheck    func(ctx context.Context, r *request) error
+	sendCheckV03 func(ctx context.Context, r *request) error
 	subscribable func(ctx context.Context, r *request) error
 }
 
@@ -52,16 +59,21 @@ const (
 	restSubscribe
 )
 
-// restRoute finds the route of path (below RESTPath): the methods it takes and what it does with
-// method m. ok is false for a path the binding does not have.
-func restRoute(path string) (allowed string, kind restKind, ok bool) {
+// restRoute finds the route of path (below RESTPath, and below restV03Prefix for v0.3's): the
+// methods it takes and what it does with method m. ok is false for a path the binding does not have.
+// The routes are the same in both versions but for the extended card's.
+func restRoute(path string, v03 bool) (allowed string, kind restKind, ok bool) {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	card := "/extendedAgentCard"
+	if v03 {
+		card = "/card"
+	}
 	switch {
 	case path == "/message:send":
 		return "POST", restSend, true
 	case path == "/message:stream":
 		return "POST", restStream, true
-	case path == "/tasks", path == "/extendedAgentCard":
+	case path == "/tasks", path == card:
 		return "GET", restOther, true
 	case len(parts) == 2 && parts[0] == "tasks" && parts[1] != "":
 		switch {
@@ -86,7 +98,13 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRESTStatus(w, http.StatusInternalServerError, a2a.ErrInternalError, "internal error")
 		}
 	}()
-	allowed, kind, ok := restRoute(r.URL.Path)
+	route, v03 := strings.CutPrefix(r.URL.Path, restV03Prefix+"/")
+	if v03 {
+		route = "/" + route
+	} else {
+		route = r.URL.Path
+	}
+	allowed, kind, ok := restRoute(route, v03)
 	if !ok {
 		writeRESTStatus(w, http.StatusNotFound, a2a.ErrMethodNotFound, "not found: the HTTP+JSON binding has no route "+r.URL.Path)
 		return
@@ -97,11 +115,15 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("method not allowed: %s takes %s, not %s", r.URL.Path, allowed, r.Method))
 		return
 	}
-	if v := r.Header.Get("A2A-Version"); majorMinor(v) != "" && majorMinor(v) != "1.0" {
-		writeRESTError(w, r, fmt.Errorf("%w: A2A-Version %q (the HTTP+JSON binding speaks 1.0)", a2a.ErrVersionNotSupported, v))
+	dialect, sdk, sendCheck := tasks.DialectV1, b.sdk, b.sendCheck
+	if v03 {
+		dialect, sdk, sendCheck = tasks.DialectV03, b.sdkV03, b.sendCheckV03
+		w = problemAsJSON{w}
+	} else if v := r.Header.Get("A2A-Version"); majorMinor(v) != "" && majorMinor(v) != "1.0" {
+		writeRESTError(w, r, fmt.Errorf("%w: A2A-Version %q (the HTTP+JSON binding speaks 1.0 here, 0.3 under %s)", a2a.ErrVersionNotSupported, v, restV03Prefix))
 		return
 	}
-	ctx := tasks.WithDialect(r.Context(), tasks.DialectV1)
+	ctx := tasks.WithDialect(r.Context(), dialect)
 	req := &request{HTTP: r}
 	if r.Method == http.MethodPost && r.ContentLength != 0 {
 		body, ok := b.readBody(w, r)
@@ -115,7 +137,7 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeRESTError(w, r, err)
 				return
 			}
-			if err := b.sendCheck(ctx, req); err != nil {
+			if err := sendCheck(ctx, req); err != nil {
 				writeRESTError(w, r, err)
 				return
 			}
@@ -123,8 +145,8 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(req.Params))
 		r.ContentLength = int64(len(req.Params))
 	}
-	if kind == restSubscribe {
-		id, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/tasks/"), ":subscribe")
+	if kind == restSubscribe && !v03 { // v0.3 has no such check, as on JSON-RPC
+		id, _, _ := strings.Cut(strings.TrimPrefix(route, "/tasks/"), ":subscribe")
 		if err := b.subscribable(ctx, &request{HTTP: r, Params: mustJSON(map[string]string{"id": id})}); err != nil {
 			writeRESTError(w, r, err)
 			return
@@ -132,7 +154,7 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r = r.WithContext(ctx)
 	if kind != restStream && kind != restSubscribe {
-		b.sdk.ServeHTTP(&internalErrors{ResponseWriter: w, log: b.rt.log, path: r.URL.Path}, r)
+		sdk.ServeHTTP(&internalErrors{ResponseWriter: w, log: b.rt.log, path: r.URL.Path}, r)
 		return
 	}
 	release, rerr := b.rt.streams.acquire(r.RemoteAddr)
@@ -146,11 +168,35 @@ func (b *restBinding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, stop := auth.UntilRevoked(ctx)
 	defer stop()
 	sw := newStreamWriter(w, b.rt.writeTimeout, nil, b.rt.log)
-	b.sdk.ServeHTTP(sw, r.WithContext(ctx))
+	sdk.ServeHTTP(sw, r.WithContext(ctx))
 	if errors.Is(context.Cause(ctx), auth.ErrRevoked) && strings.HasPrefix(sw.Header().Get("Content-Type"), "text/event-stream") {
 		if _, err := fmt.Fprintf(sw, "data: %s\n\n", restErrorBody(http.StatusUnauthorized, a2a.ErrUnauthenticated, auth.ErrRevoked.Error())); err == nil {
 			sw.Flush()
 		}
+	}
+}
+
+// problemAsJSON labels a2av0's REST errors application/json. a2av0's server writes them as
+// application/problem+json, but their body is the binding's error object, not an RFC 9457 problem,
+// and a2a-go's own v0.3 REST client reads a typed error only from application/json (anything else is
+// a bare "server error").
+type problemAsJSON struct{ http.ResponseWriter }
+
+func (w problemAsJSON) WriteHeader(status int) {
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "application/problem+json") {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w problemAsJSON) Write(p []byte) (int, error) { return w.ResponseWriter.Write(p) }
+
+func (w problemAsJSON) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush passes on the stream's flushes.
+func (w problemAsJSON) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
 	}
 }
 
@@ -323,6 +369,7 @@ func jsonRPCFail(w http.ResponseWriter, status int, e *rpcError) {
 	writeJSON(w, status, errorResponse(nil, e))
 }
 
-func newRESTBinding(handler a2asrv.RequestHandler, rt *router, transport []a2asrv.TransportOption, sendCheck, subscribable func(context.Context, *request) error) http.Handler {
-	return &restBinding{sdk: a2asrv.NewRESTHandler(handler, transport...), rt: rt, sendCheck: sendCheck, subscribable: subscribable}
+func newRESTBinding(handler a2asrv.RequestHandler, rt *router, transport []a2asrv.TransportOption, sendCheck, sendCheckV03, subscribable func(context.Context, *request) error) http.Handler {
+	return &restBinding{sdk: a2asrv.NewRESTHandler(handler, transport...), sdkV03: a2av0.NewRESTHandler(handler, transport...), rt: rt,
+		sendCheck: sendCheck, sendCheckV03: sendCheckV03, subscribable: subscribable}
 }

@@ -41,7 +41,7 @@ func TestRESTHidesInternalErrors(t *testing.T) {
 	rt := &router{maxBody: 1 << 20, log: slog.New(slog.NewTextHandler(&logged, nil)), bodyTimeout: time.Second,
 		writeTimeout: time.Second, streams: newStreamLimits(4, 4)}
 	pass := func(context.Context, *request) error { return nil }
-	srv := httptest.NewServer(newRESTBinding(failingHandler{}, rt, nil, pass, pass))
+	srv := httptest.NewServer(newRESTBinding(failingHandler{}, rt, nil, pass, pass, pass))
 	defer srv.Close()
 	get := func(path string) (*http.Response, string) {
 		resp, err := http.Get(srv.URL + path)

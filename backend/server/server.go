@@ -206,7 +206,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	mux.Handle(RPCPath, rpc)
 	// The HTTP+JSON binding: the same handler, principals, limits and prechecks as JSON-RPC's v1.0.
-	var rest http.Handler = callerLocality(http.StripPrefix(RESTPath, newRESTBinding(handler, rt, transport, sendCheck, subscribableTask(cfg.Store))))
+	var rest http.Handler = callerLocality(http.StripPrefix(RESTPath, newRESTBinding(handler, rt, transport, sendCheck, busy("message", "taskId"), subscribableTask(cfg.Store))))
 	if cfg.Auth != nil {
 		rest = authenticate(cfg.Auth, tokenURL(cfg), cfg.Logger, restFail, rest)
 	}
@@ -251,9 +251,10 @@ func buildCard(cfg Config) *a2a.AgentCard {
 		SupportedInterfaces: []*a2a.AgentInterface{
 			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version},
 			{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2av0.Version},
-			// After JSON-RPC, so clients that take the first interface they speak keep JSON-RPC. v1.0
-			// only: v0.3's REST paths and shapes differ, so it is not in v0.3's additionalInterfaces.
+			// After JSON-RPC, so clients that take the first interface they speak keep JSON-RPC. v0.3's
+			// REST paths start with /v1, below the same URL (see RESTPath).
 			{URL: strings.TrimRight(cfg.BaseURL, "/") + RESTPath, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: a2a.Version},
+			{URL: strings.TrimRight(cfg.BaseURL, "/") + RESTPath, ProtocolBinding: a2a.TransportProtocolHTTPJSON, ProtocolVersion: a2av0.Version},
 		},
 		Capabilities:       a2a.AgentCapabilities{Streaming: true, PushNotifications: true},
 		DefaultInputModes:  []string{"text/plain", "application/json"},
