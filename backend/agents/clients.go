@@ -31,6 +31,7 @@ type Clients struct {
 
 type cachedConn struct {
 	fetchedAt time.Time // of the card it was built from
+	binding   Binding   // the owner's choice it was built with
 	conn      *Conn
 	// hc is the HTTP client conn was dialed with (credentials, wire log, OAuth2 token cache),
 	// shared by the agent's extension calls.
@@ -65,11 +66,11 @@ func (c *Clients) cached(ctx context.Context, agentID string) (cachedConn, Remot
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cached, ok := c.conns[agentID]; ok && cached.fetchedAt.Equal(rem.FetchedAt) {
+	if cached, ok := c.conns[agentID]; ok && cached.fetchedAt.Equal(rem.FetchedAt) && cached.binding == rem.Binding {
 		return cached, rem, nil
 	}
 	hc := credentials.NewHTTPClient(agentID, rem.Card, c.secrets, c.wire)
-	conn, err := Dial(ctx, rem.Card, hc)
+	conn, err := DialPreferring(ctx, rem.Card, hc, rem.Binding)
 	if err != nil {
 		return cachedConn{}, Remote{}, err
 	}
@@ -77,7 +78,7 @@ func (c *Clients) cached(ctx context.Context, agentID string) (cachedConn, Remot
 	if old, ok := c.conns[agentID]; ok {
 		old.conn.Close()
 	}
-	cached := cachedConn{fetchedAt: rem.FetchedAt, conn: conn, hc: hc}
+	cached := cachedConn{fetchedAt: rem.FetchedAt, binding: rem.Binding, conn: conn, hc: hc}
 	c.conns[agentID] = cached
 	return cached, rem, nil
 }
@@ -90,6 +91,16 @@ func (c *Clients) Dialect(agentID string) Dialect {
 		return cached.conn.Dialect()
 	}
 	return ""
+}
+
+// Binding is the binding the agent's connection uses now, and whether one was opened.
+func (c *Clients) Binding(agentID string) (Binding, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cached, ok := c.conns[agentID]; ok {
+		return cached.conn.Endpoint().Binding, true
+	}
+	return "", false
 }
 
 // Secrets is where the owner's credentials are kept.

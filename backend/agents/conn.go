@@ -71,10 +71,29 @@ func DialDialect(ctx context.Context, card []byte, hc *http.Client, d Dialect) (
 	return dial(ctx, card, hc, d)
 }
 
+// DialPreferring is Dial with the card's endpoints of binding b tried first (in their order), then
+// the others as Dial orders them: the binding the owner chose for the agent (Automatic: Dial's order).
+func DialPreferring(ctx context.Context, card []byte, hc *http.Client, b Binding) (*Conn, error) {
+	return dialWith(ctx, card, hc, "", b)
+}
+
 func dial(ctx context.Context, card []byte, hc *http.Client, only Dialect) (*Conn, error) {
+	return dialWith(ctx, card, hc, only, Automatic)
+}
+
+func dialWith(ctx context.Context, card []byte, hc *http.Client, only Dialect, prefer Binding) (*Conn, error) {
 	endpoints, err := Endpoints(card)
 	if err != nil {
 		return nil, err
+	}
+	if prefer != Automatic {
+		rank := func(ep Endpoint) int {
+			if ep.Binding == prefer {
+				return 0
+			}
+			return 1
+		}
+		slices.SortStableFunc(endpoints, func(a, b Endpoint) int { return rank(a) - rank(b) })
 	}
 	if only != "" {
 		endpoints = slices.DeleteFunc(endpoints, func(ep Endpoint) bool { return ep.Dialect != only })

@@ -31,7 +31,51 @@ const (
 	JSONRPC  Binding = "" // the zero value: every dialect has it
 	HTTPJSON Binding = "HTTP+JSON"
 	GRPC     Binding = "GRPC"
+	// Automatic is no binding chosen: the hub picks (Remote.Binding, DialPreferring).
+	Automatic Binding = "auto"
 )
+
+// Name is the binding as the A2A specification names it.
+func (b Binding) Name() string {
+	if b == JSONRPC {
+		return "JSONRPC"
+	}
+	return string(b)
+}
+
+// ParseBinding reads a binding by its specification name ("JSONRPC", "HTTP+JSON", "GRPC") or "auto".
+func ParseBinding(s string) (Binding, bool) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "JSONRPC":
+		return JSONRPC, true
+	case "HTTP+JSON":
+		return HTTPJSON, true
+	case "GRPC":
+		return GRPC, true
+	case "AUTO", "":
+		return Automatic, true
+	}
+	return "", false
+}
+
+// ErrBindingNotOffered is a binding chosen for an agent whose card does not offer it.
+var ErrBindingNotOffered = errors.New("binding not offered")
+
+// Bindings are the bindings the hub can speak to the agent a card describes, in the order it picks
+// them (JSON-RPC, REST, gRPC); none for a card it cannot use.
+func Bindings(card []byte) []Binding {
+	eps, err := Endpoints(card)
+	if err != nil {
+		return nil
+	}
+	var out []Binding
+	for _, ep := range eps {
+		if !slices.Contains(out, ep.Binding) {
+			out = append(out, ep.Binding)
+		}
+	}
+	return out
+}
 
 // Endpoint is one interface an agent card offers, in one dialect and binding: JSON-RPC in every
 // dialect, HTTP+JSON in v1.0 and v0.3, gRPC in v1.0 (the hub does not speak v0.3's gRPC as a client).

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,9 @@ type Remote struct {
 	CheckedAt  time.Time // the last attempt to fetch it
 	FetchError string    // why the last attempt failed; "" when it succeeded (the agent is reachable)
 	Trust      Trust     // what its card's signatures say, and the key pinned for it
+	// Binding is the binding the owner chose to talk to it over ("" leaves it to the hub; see
+	// SetBinding); the hub still falls back to the card's others when it cannot be reached.
+	Binding Binding
 }
 
 // Registry keeps the agents the owner added, in SQLite.
@@ -168,19 +172,55 @@ func (r *Registry) Remove(ctx context.Context, id string) error {
 	return nil
 }
 
+// SetBinding records the binding the owner chose for the agent: JSONRPC, HTTPJSON or GRPC, or
+// Automatic to leave it to the hub. One the card does not offer is refused (ErrBindingNotOffered).
+func (r *Registry) SetBinding(ctx context.Context, id string, b Binding) (Remote, error) {
+	rem, err := r.Get(ctx, id)
+	if err != nil {
+		return Remote{}, err
+	}
+	if b != Automatic && !slices.Contains(Bindings(rem.Card), b) {
+		return Remote{}, fmt.Errorf("%w: %s does not offer %s", ErrBindingNotOffered, rem.Name, b.Name())
+	}
+	stored := string(b)
+	if b == JSONRPC {
+		stored = "JSONRPC" // the zero Binding is JSON-RPC; '' in the column is Automatic
+	}
+	if err := r.db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE remote_agents SET binding = ? WHERE id = ?`, stored, id)
+		return err
+	}); err != nil {
+		return Remote{}, err
+	}
+	r.publish(id)
+	return r.Get(ctx, id)
+}
+
+// storedBinding reads the binding column (see SetBinding).
+func storedBinding(s string) Binding {
+	switch s {
+	case "":
+		return Automatic
+	case "JSONRPC":
+		return JSONRPC
+	}
+	return Binding(s)
+}
+
 const remoteColumns = `id, added_url, card_url, card_json, name, added_at, fetched_at, checked_at, fetch_error,
-	sig_state, sig_detail, pinned_key, pinned_jwk, pending_key, pending_jwk, trust_ack`
+	sig_state, sig_detail, pinned_key, pinned_jwk, pending_key, pending_jwk, trust_ack, binding`
 
 func scanRemote(row interface{ Scan(...any) error }) (Remote, error) {
 	var rem Remote
 	var card []byte
 	var added, fetched, checked int64
-	var ack string
+	var ack, binding string
 	t := &rem.Trust
 	if err := row.Scan(&rem.ID, &rem.AddedURL, &rem.CardURL, &card, &rem.Name, &added, &fetched, &checked, &rem.FetchError,
-		&t.State, &t.Detail, &t.PinnedKey, &t.PinnedJWK, &t.PendingKey, &t.PendingJWK, &ack); err != nil {
+		&t.State, &t.Detail, &t.PinnedKey, &t.PinnedJWK, &t.PendingKey, &t.PendingJWK, &ack, &binding); err != nil {
 		return Remote{}, err
 	}
+	rem.Binding = storedBinding(binding)
 	rem.Card = card
 	t.Confirmed = ack != "" && ack == cardHash(card)
 	rem.AddedAt, rem.FetchedAt, rem.CheckedAt = time.Unix(0, added), time.Unix(0, fetched), time.Unix(0, checked)

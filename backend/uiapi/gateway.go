@@ -558,7 +558,7 @@ func errorOf(err error, log *slog.Logger, method string) *Error {
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, inbox.ErrNotWaiting), errors.Is(err, agents.ErrCardUntrusted):
 		return &Error{Code: CodeConflict, Message: err.Error()}
-	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL), errors.Is(err, agents.ErrBadCredential):
+	case isInvalidParams(err), errors.Is(err, agents.ErrBadURL), errors.Is(err, agents.ErrBadCredential), errors.Is(err, agents.ErrBindingNotOffered):
 		return &Error{Code: CodeInvalidParams, Message: err.Error()}
 	}
 	var call *chats.CallError

@@ -71,6 +71,23 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return g.remoteInfo(rem), nil // a failed fetch is in lastError, with the last card kept
+	case "agents.setBinding":
+		var p struct{ ID, Binding string }
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		if _, ok := g.agents[p.ID]; ok {
+			return nil, &Error{Code: CodeConflict, Message: fmt.Sprintf("%q runs on this hub: there is no binding to choose", p.ID)}
+		}
+		b, ok := agents.ParseBinding(p.Binding)
+		if !ok {
+			return nil, &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("binding %q: want auto, JSONRPC, HTTP+JSON or GRPC", p.Binding)}
+		}
+		rem, err := g.cfg.Registry.SetBinding(ctx, p.ID, b)
+		if err != nil {
+			return nil, err
+		}
+		return g.remoteInfo(rem), nil
 	case "agents.trustCard":
 		var p struct{ ID string }
 		if err := decode(params, &p); err != nil {
@@ -193,6 +210,11 @@ type AgentInfo struct {
 	FetchedAt        string           `json:"fetchedAt,omitempty"` // remote: when the card was read
 	LastError        string           `json:"lastError,omitempty"` // remote: why the last read failed
 	Dialect          string           `json:"dialect,omitempty"`   // remote: the protocol the hub speaks to it
+	// Remote: the bindings its card offers that the hub speaks ("JSONRPC", "HTTP+JSON", "GRPC"), the
+	// owner's choice ("auto" or one of them), and the one in use ("" before the first call).
+	Bindings     []string `json:"bindings,omitempty"`
+	Binding      string   `json:"binding,omitempty"`
+	BindingInUse string   `json:"bindingInUse,omitempty"`
 	Streaming        bool             `json:"streaming"`
 	Auth             *authInfo        `json:"auth,omitempty"` // remote: the credentials its card asks for
 	CanChat          bool             `json:"canChat"`        // chats.start accepts it
@@ -276,7 +298,30 @@ func (g *Gateway) remoteInfo(r agents.Remote) AgentInfo {
 	return AgentInfo{ID: r.ID, Name: r.Name, Description: card.Description, Kind: "remote", URL: r.AddedURL,
 		CardURL: r.CardURL, Online: r.FetchError == "", ProtocolVersions: versions, Card: r.Card, Problems: problems,
 		FetchedAt: timeString(r.FetchedAt), LastError: r.FetchError,
-		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r), CanChat: true, Signature: signatureOf(r.Trust)}
+		Dialect: g.dialectOf(r), Streaming: agents.Streaming(r.Card), Auth: g.authOf(r), CanChat: true, Signature: signatureOf(r.Trust),
+		Bindings: bindingNames(agents.Bindings(r.Card)), Binding: bindingName(r.Binding), BindingInUse: g.bindingInUse(r.ID)}
+}
+
+func bindingName(b agents.Binding) string {
+	if b == agents.Automatic {
+		return "auto"
+	}
+	return b.Name()
+}
+
+func bindingNames(bs []agents.Binding) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = b.Name()
+	}
+	return out
+}
+
+func (g *Gateway) bindingInUse(id string) string {
+	if b, ok := g.cfg.Clients.Binding(id); ok {
+		return b.Name()
+	}
+	return ""
 }
 
 // dialectOf is the dialect the hub talks to the agent in: the one in use, else the card's best.

@@ -59,6 +59,12 @@ export interface AgentInfo {
   canChat?: boolean;
   /** What the hub made of the card's signatures (A2A §8.4), and the key it pinned for the agent. */
   signature?: AgentSignature;
+  /** Remote agents: the bindings its card offers that the hub speaks ("JSONRPC", "HTTP+JSON", "GRPC"). */
+  bindings?: string[] | null;
+  /** Remote agents: the owner's choice of binding ("auto" leaves it to the hub; agents.setBinding). */
+  binding?: string;
+  /** Remote agents: the binding in use ("" before the hub first called the agent). */
+  bindingInUse?: string;
 }
 
 export type SignatureState = 'signed' | 'unsigned' | 'invalid' | 'key_changed' | 'unchecked';
@@ -359,6 +365,7 @@ export interface Methods {
   'agents.add': [{ url: string }, AgentInfo];
   'agents.refresh': [{ id: string }, AgentInfo];
   'agents.trustCard': [{ id: string }, AgentInfo];
+  'agents.setBinding': [{ id: string; binding: string }, AgentInfo];
   'agents.remove': [{ id: string }, Record<string, never>];
   'tasks.list': [
     { agent?: string; state?: string; cursor?: string; limit?: number },

@@ -62,6 +62,23 @@ describe('WireLog', () => {
     expect(rows()[0].getAttribute('data-kind')).toBe('event');
   });
 
+  it('shows a gRPC call\'s status, a failed one marked', async () => {
+    const { socket } = await renderWithHub(<WireLog agentId="r1" />);
+    const first = socket.request('wire.list');
+    const grpc = { method: '/lf.a2a.v1.A2AService/GetTask', url: '127.0.0.1:47572', kind: 'response' };
+    await hub(() =>
+      socket.reply(first.id, {
+        entries: [
+          entry(21, { ...grpc, header: { 'grpc-status': 'NotFound' }, body: 'task not found' }),
+          entry(20, { ...grpc, header: { 'grpc-status': 'OK' }, body: '{"id":"t1"}' }),
+        ],
+      }),
+    );
+    const statuses = screen.getAllByTestId('wire-status');
+    expect(statuses.map((s) => s.textContent)).toEqual(['NotFound', 'OK']);
+    expect(statuses.map((s) => s.classList.contains('no'))).toEqual([true, false]);
+  });
+
   it('says when there is nothing yet', async () => {
     const { socket } = await renderWithHub(<WireLog agentId="r1" />);
     await hub(() => socket.replyAll('wire.list', { entries: null }));

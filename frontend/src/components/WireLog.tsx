@@ -9,6 +9,13 @@ import { CopyButton } from './CopyButton';
 
 const PAGE = 100;
 
+/** An answer that failed: an HTTP status of 400 or more, or a gRPC status other than OK. */
+function failed(entry: WireEntry): boolean {
+  if (typeof entry.status === 'number' && entry.status > 0) return entry.status >= 400;
+  const grpc = entry.header?.['grpc-status'];
+  return typeof grpc === 'string' && grpc !== 'OK';
+}
+
 function WireBody({ body }: { body: string }) {
   const pretty = useMemo(() => prettyBody(body), [body]);
   if (pretty.text === '') return <p className="muted small">(empty body)</p>;
@@ -49,8 +56,8 @@ function WireRow({ entry }: { entry: WireEntry }) {
           </span>
         )}
         {said.state && <StateBadge state={said.state} />}
-        <span className={`wire-status ${typeof entry.status === 'number' && entry.status >= 400 ? 'no' : ''}`}>
-          {typeof entry.status === 'number' && entry.status > 0 ? entry.status : ''}
+        <span className={`wire-status ${failed(entry) ? 'no' : ''}`} data-testid="wire-status">
+          {typeof entry.status === 'number' && entry.status > 0 ? entry.status : (entry.header?.['grpc-status'] ?? '')}
         </span>
         <span className="wire-duration muted">{typeof entry.durationMs === 'number' ? formatDuration(entry.durationMs) : ''}</span>
       </button>

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
 import { CopyButton } from '../components/CopyButton';
+import { BindingChoice } from '../components/BindingChoice';
 import { SignatureBadge, SignatureFacts, SignatureWarning } from '../components/CardSignature';
 import { Credentials } from '../components/Credentials';
 import { EmptyState } from '../components/EmptyState';
@@ -421,6 +422,7 @@ function AgentDetail({ agent, view }: { agent: AgentInfo; view?: AgentView }) {
             <>
               <dt>Dialect in use</dt>
               <dd data-testid="agent-dialect">{agent.dialect ? `A2A ${agent.dialect}` : <span className="muted">not chosen yet</span>}</dd>
+              <BindingChoice agent={agent} />
               <dt>Streams</dt>
               <dd data-testid="agent-streaming">
                 <YesNo v={typeof agent.streaming === 'boolean' ? agent.streaming : undefined} />
