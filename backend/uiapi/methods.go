@@ -212,13 +212,13 @@ type AgentInfo struct {
 	Dialect          string           `json:"dialect,omitempty"`   // remote: the protocol the hub speaks to it
 	// Remote: the bindings its card offers that the hub speaks ("JSONRPC", "HTTP+JSON", "GRPC"), the
 	// owner's choice ("auto" or one of them), and the one in use ("" before the first call).
-	Bindings     []string `json:"bindings,omitempty"`
-	Binding      string   `json:"binding,omitempty"`
-	BindingInUse string   `json:"bindingInUse,omitempty"`
-	Streaming        bool             `json:"streaming"`
-	Auth             *authInfo        `json:"auth,omitempty"` // remote: the credentials its card asks for
-	CanChat          bool             `json:"canChat"`        // chats.start accepts it
-	Signature        signatureInfo    `json:"signature"`
+	Bindings     []string      `json:"bindings,omitempty"`
+	Binding      string        `json:"binding,omitempty"`
+	BindingInUse string        `json:"bindingInUse,omitempty"`
+	Streaming    bool          `json:"streaming"`
+	Auth         *authInfo     `json:"auth,omitempty"` // remote: the credentials its card asks for
+	CanChat      bool          `json:"canChat"`        // chats.start accepts it
+	Signature    signatureInfo `json:"signature"`
 }
 
 // signatureInfo is what the hub made of the card's signatures (A2A §8.4) and the key it pinned.
