@@ -138,3 +138,35 @@ func TestStreaming(t *testing.T) {
 		}
 	}
 }
+
+func TestForeignHosts(t *testing.T) {
+	const cardURL = "https://agent.example/.well-known/agent-card.json"
+	tests := []struct {
+		name, card string
+		want       []string
+	}{
+		{"every interface at home", `{"supportedInterfaces":[
+			{"url":"https://agent.example/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+			{"url":"https://AGENT.example:8443/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"},
+			{"url":"agent.example:50051","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`, nil},
+		{"REST and gRPC elsewhere", `{"supportedInterfaces":[
+			{"url":"https://agent.example/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+			{"url":"https://api.other.example/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"},
+			{"url":"grpcs://grpc.other.example","protocolBinding":"GRPC","protocolVersion":"1.0"},
+			{"url":"api.other.example:443","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`, []string{"api.other.example", "grpc.other.example"}},
+		{"a v0.3 url elsewhere", `{"url":"http://10.0.0.9/a2a","protocolVersion":"0.3"}`, []string{"10.0.0.9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := foreignHosts([]byte(tt.card), cardURL); !slices.Equal(got, tt.want) {
+				t.Fatalf("foreignHosts = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Loopback names are one host: a card read from 127.0.0.1 may say localhost or ::1.
+	loop := `{"supportedInterfaces":[{"url":"http://localhost:9/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+		{"url":"[::1]:10","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`
+	if got := foreignHosts([]byte(loop), "http://127.0.0.1:9/.well-known/agent-card.json"); got != nil {
+		t.Fatalf("loopback names: %v", got)
+	}
+}

@@ -221,6 +221,7 @@ func scanRemote(row interface{ Scan(...any) error }) (Remote, error) {
 		return Remote{}, err
 	}
 	rem.Binding = storedBinding(binding)
+	t.ForeignHosts = foreignHosts(card, rem.CardURL)
 	rem.Card = card
 	t.Confirmed = ack != "" && ack == cardHash(card)
 	rem.AddedAt, rem.FetchedAt, rem.CheckedAt = time.Unix(0, added), time.Unix(0, fetched), time.Unix(0, checked)

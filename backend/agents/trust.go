@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/agenthub/agenthub/backend/cardsig"
@@ -36,23 +39,67 @@ type Trust struct {
 	PinnedJWK  string
 	PendingKey string // TrustKeyChanged: the key the new card verified with, pinned when confirmed
 	PendingJWK string
+	// ForeignHosts are the hosts the card's interfaces are on besides the host its card was read
+	// from (loopback names count as one): the hub would send the agent's messages and credentials
+	// there, so it waits for the owner to confirm the card first.
+	ForeignHosts []string
 	// Confirmed: the owner confirmed this very card (its bytes) in spite of its state.
 	Confirmed bool
 }
 
 // Usable says the hub may talk to the agent.
 func (t Trust) Usable() bool {
-	return t.Confirmed || (t.State != TrustInvalid && t.State != TrustKeyChanged)
+	return t.Confirmed || (t.State != TrustInvalid && t.State != TrustKeyChanged && len(t.ForeignHosts) == 0)
 }
 
 // untrusted is the error of a call refused because of t.
 func (t Trust) untrusted(name string) error {
-	what := "signature is invalid"
-	if t.State == TrustKeyChanged {
-		what = "signing key changed"
+	what := "signature is invalid (" + t.Detail + ")"
+	switch {
+	case t.State == TrustKeyChanged:
+		what = "signing key changed (" + t.Detail + ")"
+	case t.State != TrustInvalid:
+		what = "lists interfaces on other hosts than its own: " + strings.Join(t.ForeignHosts, ", ")
 	}
-	return fmt.Errorf("%w: %s's card %s (%s); the hub will not talk to it until you confirm the card in the agent's settings",
-		ErrCardUntrusted, name, what, t.Detail)
+	return fmt.Errorf("%w: %s's card %s; the hub will not talk to it until you confirm the card in the agent's settings",
+		ErrCardUntrusted, name, what)
+}
+
+// foreignHosts are the hosts of the card's interfaces (those the hub would call) other than the
+// host of cardURL, where the card was read; loopback names (localhost, 127.0.0.0/8, ::1) are one.
+func foreignHosts(card []byte, cardURL string) []string {
+	u, err := url.Parse(cardURL)
+	if err != nil {
+		return nil
+	}
+	home := hostKey(u.Hostname())
+	eps, err := Endpoints(card)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ep := range eps {
+		var host string
+		if ep.Binding == GRPC {
+			target, _ := grpcTarget(ep.URL)
+			host, _, _ = net.SplitHostPort(target)
+		} else if eu, err := url.Parse(ep.URL); err == nil {
+			host = eu.Hostname()
+		}
+		if host != "" && hostKey(host) != home && !slices.Contains(out, host) {
+			out = append(out, host)
+		}
+	}
+	return out
+}
+
+// hostKey is a host name compared case-blind, every loopback name as one.
+func hostKey(host string) string {
+	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "loopback"
+	}
+	return host
 }
 
 func cardHash(card []byte) string {
@@ -150,6 +197,10 @@ func (r *Registry) TrustCard(ctx context.Context, id string) (Remote, error) {
 				pending_key = '', pending_jwk = '', trust_ack = ? WHERE id = ?`, TrustSigned, detail, cardHash(rem.Card), id)
 		case TrustInvalid:
 			_, err = tx.ExecContext(ctx, `UPDATE remote_agents SET trust_ack = ? WHERE id = ?`, cardHash(rem.Card), id)
+		default:
+			if len(t.ForeignHosts) > 0 { // the owner agrees to its other hosts, for this card
+				_, err = tx.ExecContext(ctx, `UPDATE remote_agents SET trust_ack = ? WHERE id = ?`, cardHash(rem.Card), id)
+			}
 		}
 		return err
 	})

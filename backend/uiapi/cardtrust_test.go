@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -297,4 +298,58 @@ func TestBadCardSignaturesAreFlaggedUntilConfirmed(t *testing.T) {
 	if f := c.call("agents.trustCard", map[string]any{"id": hub.DemoID}); f.Error == nil || f.Error.Code != "conflict" {
 		t.Errorf("trustCard on a local agent: %+v, want conflict", f.Error)
 	}
+}
+
+// A card read from one host whose interfaces are on another is held back, like a bad signature,
+// until the owner agrees to those hosts (agents.trustCard); the agreement is for that card only.
+func TestACardListingOtherHostsWaitsForTheOwner(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	// The card is served on loopback; its JSON-RPC interface is the demo agent's (loopback too), its
+	// REST one on a host of its own.
+	var served atomic.Value
+	cardFor := func(restHost string) []byte {
+		var doc map[string]any
+		if err := json.Unmarshal(h.Demo.Server.CardJSON(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		delete(doc, "signatures")
+		doc["name"] = "Agent with another host"
+		doc["supportedInterfaces"] = []any{
+			map[string]any{"url": h.Demo.BaseURL + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+			map[string]any{"url": "http://" + restHost + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+		}
+		b, _ := json.Marshal(doc)
+		return b
+	}
+	served.Store(cardFor("api.other.example"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(served.Load().([]byte))
+	}))
+	t.Cleanup(srv.Close)
+
+	var added struct {
+		ID        string
+		Signature struct {
+			State        string
+			Blocked      bool
+			ForeignHosts []string
+		}
+	}
+	c.result("agents.add", map[string]any{"url": srv.URL}, &added)
+	if s := added.Signature; !s.Blocked || !slices.Equal(s.ForeignHosts, []string{"api.other.example"}) {
+		t.Fatalf("a card with an interface on another host: %+v, want blocked naming it", s)
+	}
+	c.chatRefused(added.ID, "", "api.other.example")
+	if s := c.sig("agents.trustCard", added.ID); s.Blocked {
+		t.Fatalf("after the owner agreed: %+v", s)
+	}
+	c.chatWorks(added.ID)
+	// Another card with yet another host asks again.
+	served.Store(cardFor("evil.example"))
+	if s := c.sig("agents.refresh", added.ID); !s.Blocked {
+		t.Fatalf("a new card with another host: %+v, want blocked again", s)
+	}
+	c.chatRefused(added.ID, "", "evil.example")
 }

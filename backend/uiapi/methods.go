@@ -234,8 +234,10 @@ type signatureInfo struct {
 	PendingKey string `json:"pendingKey,omitempty"`
 	// Blocked: the hub refuses to talk to the agent until the owner confirms (agents.trustCard).
 	Blocked bool `json:"blocked"`
-	// Confirmed: the owner confirmed this card in spite of an invalid signature.
+	// Confirmed: the owner confirmed this card in spite of an invalid signature or its other hosts.
 	Confirmed bool `json:"confirmed,omitempty"`
+	// ForeignHosts are the hosts the card's interfaces are on besides its own (see agents.Trust).
+	ForeignHosts []string `json:"foreignHosts,omitempty"`
 }
 
 func signatureOf(t agents.Trust) signatureInfo {
@@ -244,7 +246,7 @@ func signatureOf(t agents.Trust) signatureInfo {
 		state = "unchecked"
 	}
 	return signatureInfo{State: state, Detail: t.Detail, PinnedKey: t.PinnedKey, PendingKey: t.PendingKey,
-		Blocked: !t.Usable(), Confirmed: t.Confirmed}
+		Blocked: !t.Usable(), Confirmed: t.Confirmed, ForeignHosts: t.ForeignHosts}
 }
 
 // localSignature is the signature state of a card this hub serves itself: signed with the agent's

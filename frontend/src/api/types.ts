@@ -78,8 +78,10 @@ export interface AgentSignature {
   pendingKey?: string;
   /** The hub will not talk to the agent until the owner confirms the card (agents.trustCard). */
   blocked: boolean;
-  /** The owner confirmed this card in spite of its invalid signature. */
+  /** The owner confirmed this card in spite of its invalid signature or its other hosts. */
   confirmed?: boolean;
+  /** Hosts the card's interfaces are on besides the one its card was read from. */
+  foreignHosts?: string[] | null;
 }
 
 export type AuthSchemeKind = 'apiKey' | 'bearer' | 'oauth2' | 'unsupported';

@@ -41,7 +41,12 @@ async function setup(a: AgentInfo) {
 
 describe('BindingChoice', () => {
   it('offers automatic and the card’s bindings, and sends the choice', async () => {
-    const { socket } = await setup(agent);
+    const { socket } = await setup({ ...agent, bindingInUse: '' });
+    // Shown, the agent is read afresh once: which binding is in use changes with calls.
+    const get = socket.request('agents.get');
+    expect(get.params).toEqual({ id: 'g' });
+    await hub(() => socket.reply(get.id, agent));
+    expect(socket.sent.filter((f) => f.method === 'agents.get')).toHaveLength(1);
     const select = screen.getByLabelText('Binding') as HTMLSelectElement;
     expect([...select.options].map((o) => o.textContent)).toEqual(['Automatic (JSON-RPC)', 'JSON-RPC', 'HTTP+JSON (REST)', 'gRPC']);
     expect(select.value).toBe('auto');

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { AgentInfo } from '../api/types';
 import { useHub } from '../state/hub';
 
@@ -20,6 +20,21 @@ export function BindingChoice({ agent }: { agent: AgentInfo }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const offered = agent.bindings ?? [];
+  // Which binding is in use changes with calls (a fallback, a first chat), not with the agent's
+  // record: read it afresh each time the agent is shown.
+  // (updateAgent changes with every change of the agent list, this one included: not a dependency.)
+  const update = useRef(updateAgent);
+  update.current = updateAgent;
+  useEffect(() => {
+    let live = true;
+    client
+      .call('agents.get', { id: agent.id })
+      .then((a) => live && update.current(a))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [client, agent.id]);
   const choose = async (binding: string) => {
     setBusy(true);
     setError('');

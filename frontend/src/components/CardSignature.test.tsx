@@ -43,6 +43,19 @@ async function setup(agent: AgentInfo) {
 }
 
 describe('CardSignature', () => {
+  it('holds back a card whose interfaces are on other hosts until the owner agrees', async () => {
+    const elsewhere: AgentInfo = { ...base, signature: { state: 'unsigned', blocked: true, foreignHosts: ['api.other.example'] } };
+    const { socket } = await setup(elsewhere);
+    const warning = screen.getByTestId('signature-warning');
+    expect(warning.textContent).toContain('sends the hub to other hosts');
+    expect(warning.textContent).toContain('api.other.example');
+    await userEvent.click(screen.getByRole('button', { name: 'Use these hosts' }));
+    const req = socket.request('agents.trustCard');
+    expect(req.params).toEqual({ id: 'w' });
+    await hub(() => socket.reply(req.id, { ...base, signature: { state: 'unsigned', blocked: false, confirmed: true, foreignHosts: ['api.other.example'] } }));
+    expect(screen.queryByTestId('signature-warning')).toBeNull();
+  });
+
   it('warns of a changed key, shows both keys, and trusts the new one on confirm', async () => {
     const { socket } = await setup(changed);
     expect(screen.getByTestId('signature-badge').textContent).toBe('⚠ Signing key changed');

@@ -42,6 +42,12 @@ export function SignatureFacts({ signature }: { signature?: AgentSignature }) {
             Pinned key <code className="break">{signature.pinnedKey}</code>
           </div>
         )}
+        {signature.foreignHosts && signature.foreignHosts.length > 0 && (
+          <div className="small" data-testid="signature-foreign-hosts">
+            ⚠ Interfaces on other hosts: {signature.foreignHosts.join(', ')}
+            {signature.confirmed ? ' (accepted)' : ''}
+          </div>
+        )}
       </dd>
     </>
   );
@@ -58,6 +64,8 @@ export function SignatureWarning({ agent }: { agent: AgentInfo }) {
   const s = agent.signature;
   if (!s || !s.blocked) return null;
   const changed = s.state === 'key_changed';
+  // Blocked only for its other hosts: the signature itself is fine (or absent).
+  const hostsOnly = s.state !== 'key_changed' && s.state !== 'invalid' && (s.foreignHosts?.length ?? 0) > 0;
   const trust = async () => {
     setBusy(true);
     setError('');
@@ -71,9 +79,13 @@ export function SignatureWarning({ agent }: { agent: AgentInfo }) {
   };
   return (
     <section className="problems signature-warning" aria-labelledby="sig-warn-h" data-testid="signature-warning" role="alert">
-      <h3 id="sig-warn-h">⚠ {changed ? 'This agent’s signing key changed' : 'This agent’s card signature is invalid'}</h3>
+      <h3 id="sig-warn-h">
+        ⚠ {hostsOnly ? 'This agent’s card sends the hub to other hosts' : changed ? 'This agent’s signing key changed' : 'This agent’s card signature is invalid'}
+      </h3>
       <p className="small">
-        {changed
+        {hostsOnly
+          ? `Its card was read from one host, but it lists interfaces on ${(s.foreignHosts ?? []).join(', ')}: the hub would send your messages and this agent’s credentials there. That is normal when an agent’s API lives on another name than its card — or a sign that the card was changed.`
+          : changed
           ? 'Its card is now signed with a key other than the one the hub pinned when you added it. That happens when the agent rotates its key — or when someone else answers in its place.'
           : 'The card does not carry a signature the hub could verify with the agent’s own keys, so it may have been changed on the way or published by someone else.'}{' '}
         The hub will not talk to this agent until you confirm the card.
@@ -92,7 +104,7 @@ export function SignatureWarning({ agent }: { agent: AgentInfo }) {
         </dl>
       )}
       <button type="button" className="btn btn-danger" disabled={busy} onClick={() => void trust()}>
-        {busy ? 'Confirming…' : changed ? 'Trust the new key' : 'Trust this card anyway'}
+        {busy ? 'Confirming…' : hostsOnly ? 'Use these hosts' : changed ? 'Trust the new key' : 'Trust this card anyway'}
       </button>
       {error && (
         <p className="small" role="status">
