@@ -24,6 +24,14 @@ import (
 	"testing"
 	"time"
 
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -89,6 +97,12 @@ func TestLeavingLoopback(t *testing.T) {
 	if _, err := hub.Start(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "refusing to listen") || !strings.Contains(err.Error(), "anonymous access off") {
 		t.Fatalf("start on 0.0.0.0 with anonymous access on: %v", err)
 	}
+	// The gRPC binding follows the same rule: loopback HTTP with gRPC beyond it is refused too.
+	grpcOut := cfg
+	grpcOut.Addr, grpcOut.GRPCAddr = "127.0.0.1:0", "0.0.0.0:0"
+	if _, err := hub.Start(t.Context(), grpcOut); err == nil || !strings.Contains(err.Error(), "refusing to listen on 0.0.0.0:0") {
+		t.Fatalf("gRPC on 0.0.0.0 with anonymous access on: %v", err)
+	}
 
 	// As `agenthub principals anonymous off` and `principals add` do, with the hub stopped.
 	db, err := store.Open(hubtest.Target(t, dir))
@@ -112,6 +126,8 @@ func TestLeavingLoopback(t *testing.T) {
 	public := fmt.Sprintf("https://%s:%d", name, port)
 	certFile, keyFile, pool := selfSigned(t, t.TempDir(), name)
 	cfg.TLSCert, cfg.TLSKey, cfg.PublicURL = certFile, keyFile, public
+	grpcPort := freePort(t)
+	cfg.GRPCAddr = fmt.Sprintf("0.0.0.0:%d", grpcPort)
 	h, err := hub.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("start on 0.0.0.0 with anonymous access off: %v", err)
@@ -188,6 +204,33 @@ func TestLeavingLoopback(t *testing.T) {
 	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(tok.AccessToken, ".")[1])
 	if json.Unmarshal(payload, &claims) != nil || claims.Iss != public {
 		t.Fatalf("the token's issuer is %q, want %q", claims.Iss, public)
+	}
+
+	// gRPC, over TLS with the same certificate, under the public name: the card lists it there, a call
+	// without a credential is refused, one with the token is taken; a plaintext client gets nothing.
+	if !strings.Contains(body, fmt.Sprintf(`"url":"%s:%d"`, name, grpcPort)) {
+		t.Fatalf("the card does not list gRPC at %s:%d: %s", name, grpcPort, body)
+	}
+	grpcCall := func(creds credentials.TransportCredentials, md metadata.MD) error {
+		conn, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", grpcPort), grpc.WithTransportCredentials(creds), grpc.WithAuthority(fmt.Sprintf("%s:%d", name, grpcPort)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(t.Context(), md), 10*time.Second)
+		defer cancel()
+		_, err = a2apb.NewA2AServiceClient(conn).ListTasks(ctx, &a2apb.ListTasksRequest{})
+		return err
+	}
+	tlsCreds := credentials.NewTLS(&tls.Config{RootCAs: pool})
+	if err := grpcCall(tlsCreds, nil); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("gRPC without a credential from another computer: %v", err)
+	}
+	if err := grpcCall(tlsCreds, metadata.Pairs("authorization", "Bearer "+tok.AccessToken)); err != nil {
+		t.Fatalf("gRPC with a token: %v", err)
+	}
+	if err := grpcCall(insecure.NewCredentials(), metadata.Pairs("authorization", "Bearer "+tok.AccessToken)); err == nil {
+		t.Fatal("a plaintext gRPC call to the TLS port was answered")
 	}
 
 	if u, _ := url.Parse(h.UIURL()); u.Hostname() != "127.0.0.1" || u.Scheme != "https" {
