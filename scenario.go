@@ -92,11 +92,11 @@ func scenarioCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	added := &addedAgents{dataDir: *dataDir, database: *database, mode: *secretsMode, keyFile: *keyFile}
 	defer added.close()
-	opt := scenario.Options{Agent: *agent, Key: *key, Connect: func(ctx context.Context, a, dialect, key string) (*agents.Conn, error) {
+	opt := scenario.Options{Agent: *agent, Key: *key, Connect: func(ctx context.Context, a string, force scenario.Force, key string) (*agents.Conn, error) {
 		if isURL(a) {
-			return scenario.ConnectURL(ctx, a, dialect, key)
+			return scenario.ConnectURL(ctx, a, force, key)
 		}
-		return added.connect(ctx, a, dialect, key)
+		return added.connect(ctx, a, force, key)
 	}}
 	var results []*scenario.Result
 	for _, s := range scenarios {
@@ -175,7 +175,7 @@ func (a *addedAgents) open(ctx context.Context) error {
 	return nil
 }
 
-func (a *addedAgents) connect(ctx context.Context, id, dialect, key string) (*agents.Conn, error) {
+func (a *addedAgents) connect(ctx context.Context, id string, force scenario.Force, key string) (*agents.Conn, error) {
 	if err := a.open(ctx); err != nil {
 		return nil, fmt.Errorf("agent %q is not a URL, and the hub's added agents cannot be read: %w", id, err)
 	}
@@ -190,7 +190,7 @@ func (a *addedAgents) connect(ctx context.Context, id, dialect, key string) (*ag
 	if key != "" {
 		sec = scenario.KeyStore(id, rem.Card, key)
 	}
-	return scenario.DialCard(ctx, rem.Card, dialect, credentials.NewHTTPClient(id, rem.Card, sec, nil))
+	return scenario.DialCard(ctx, rem.Card, force, credentials.NewHTTPClient(id, rem.Card, sec, nil))
 }
 
 func (a *addedAgents) close() {

@@ -65,26 +65,41 @@ func Dial(ctx context.Context, card []byte, hc *http.Client) (*Conn, error) {
 }
 
 // DialDialect is Dial keeping only the card's endpoints in dialect d (fallbacks included): for a
-// caller that must talk one protocol version and never fall back to another (agenthub scenario run's
-// binding). ErrNoEndpoint when there is none.
+// caller that must talk one protocol version and never fall back to another. ErrNoEndpoint when
+// there is none.
 func DialDialect(ctx context.Context, card []byte, hc *http.Client, d Dialect) (*Conn, error) {
-	return dial(ctx, card, hc, d)
+	return DialOnly(ctx, card, hc, d, Automatic)
+}
+
+// DialOnly is Dial keeping only the card's endpoints in dialect d ("" for any) over binding b
+// (Automatic for any): for a caller that must not fall back to another (agenthub scenario run's
+// dialect: and binding:). ErrNoEndpoint when there is none.
+func DialOnly(ctx context.Context, card []byte, hc *http.Client, d Dialect, b Binding) (*Conn, error) {
+	return dialWith(ctx, card, hc, d, b, true)
 }
 
 // DialPreferring is Dial with the card's endpoints of binding b tried first (in their order), then
 // the others as Dial orders them: the binding the owner chose for the agent (Automatic: Dial's order).
 func DialPreferring(ctx context.Context, card []byte, hc *http.Client, b Binding) (*Conn, error) {
-	return dialWith(ctx, card, hc, "", b)
+	return dialWith(ctx, card, hc, "", b, false)
 }
 
 func dial(ctx context.Context, card []byte, hc *http.Client, only Dialect) (*Conn, error) {
-	return dialWith(ctx, card, hc, only, Automatic)
+	return dialWith(ctx, card, hc, only, Automatic, false)
 }
 
-func dialWith(ctx context.Context, card []byte, hc *http.Client, only Dialect, prefer Binding) (*Conn, error) {
+// dialWith keeps the card's endpoints in dialect only ("" for all), and puts those over binding
+// prefer first, or with onlyPrefer keeps only those.
+func dialWith(ctx context.Context, card []byte, hc *http.Client, only Dialect, prefer Binding, onlyPrefer bool) (*Conn, error) {
 	endpoints, err := Endpoints(card)
 	if err != nil {
 		return nil, err
+	}
+	if onlyPrefer && prefer != Automatic {
+		endpoints = slices.DeleteFunc(endpoints, func(ep Endpoint) bool { return ep.Binding != prefer })
+		if len(endpoints) == 0 {
+			return nil, fmt.Errorf("%w over %s", ErrNoEndpoint, prefer.Name())
+		}
 	}
 	if prefer != Automatic {
 		rank := func(ep Endpoint) int {

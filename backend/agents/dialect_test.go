@@ -170,3 +170,35 @@ func TestForeignHosts(t *testing.T) {
 		t.Fatalf("loopback names: %v", got)
 	}
 }
+
+// DialOnly keeps the endpoints of the forced dialect and binding, and refuses a card without any;
+// DialPreferring puts the chosen binding first and keeps the others after it.
+func TestDialOnlyAndPreferring(t *testing.T) {
+	card := []byte(`{"supportedInterfaces":[
+		{"url":"https://agent.example/a2a","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+		{"url":"https://agent.example/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"},
+		{"url":"https://agent.example/rest","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}]}`)
+	c, err := DialOnly(t.Context(), card, nil, V03, HTTPJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eps := c.endpoints; len(eps) != 1 || eps[0] != (Endpoint{Dialect: V03, URL: "https://agent.example/rest", Binding: HTTPJSON}) {
+		t.Fatalf("forced 0.3 over REST: %+v", eps)
+	}
+	c.Close()
+	if _, err := DialOnly(t.Context(), card, nil, "", GRPC); !errors.Is(err, ErrNoEndpoint) || !strings.Contains(err.Error(), "GRPC") {
+		t.Fatalf("forced gRPC on a card without it: %v", err)
+	}
+	c, err = DialPreferring(t.Context(), card, nil, HTTPJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var order []Binding
+	for _, ep := range c.endpoints {
+		order = append(order, ep.Binding)
+	}
+	if order[0] != HTTPJSON || order[1] != HTTPJSON || order[len(order)-1] != JSONRPC {
+		t.Fatalf("preferring REST: %+v", c.endpoints)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/theory/jsonpath"
 	"go.yaml.in/yaml/v3"
 )
@@ -36,6 +37,7 @@ type Scenario struct {
 	Name    string // the file's name: key, else the file name
 	Agent   string // a card URL, a base URL or an added agent's id; --agent overrides it
 	Dialect string // "", "1.0", "0.3" or "0.1": force the protocol version
+	Binding string // "", "JSONRPC", "HTTP+JSON" or "GRPC": force the binding
 	Steps   []*Step
 }
 
@@ -313,12 +315,26 @@ func (p *parser) scenario(n *yaml.Node) (*Scenario, error) {
 		case "agent":
 			s.Agent, err = p.str(v, "agent")
 		case "binding", "dialect":
+			val, err := p.str(v, key)
+			if err != nil {
+				return err
+			}
+			isVersion := val == "1.0" || val == "0.3" || val == "0.1"
+			if b, ok := agents.ParseBinding(val); key == "binding" && ok && b != agents.Automatic {
+				s.Binding = b.Name()
+				return nil
+			}
+			// A version under binding: is what binding: meant before the hub spoke other bindings.
+			if !isVersion {
+				if key == "binding" {
+					return p.fail(v, "binding must be \"JSONRPC\", \"HTTP+JSON\" or \"GRPC\", not %q", val)
+				}
+				return p.fail(v, "dialect must be \"1.0\", \"0.3\" or \"0.1\", not %q", val)
+			}
 			if s.Dialect != "" {
-				return p.fail(k, "binding and dialect say the same thing; give one")
+				return p.fail(k, "the protocol version is given twice; give it once, as dialect:")
 			}
-			if s.Dialect, err = p.str(v, key); err == nil && s.Dialect != "1.0" && s.Dialect != "0.3" && s.Dialect != "0.1" {
-				return p.fail(v, "%s must be \"1.0\", \"0.3\" or \"0.1\", not %q", key, s.Dialect)
-			}
+			s.Dialect = val
 		case "steps":
 			stepsNode = v
 		}

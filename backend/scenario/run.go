@@ -19,9 +19,13 @@ import (
 	"github.com/agenthub/agenthub/backend/agents/credentials"
 )
 
-// Connect opens the hub's client to the agent a scenario names, in dialect ("" for the card's
-// choice, with the hub's fallbacks), with key (may be "") applied as the card's schemes ask.
-type Connect func(ctx context.Context, agent, dialect, key string) (*agents.Conn, error)
+// Connect opens the hub's client to the agent a scenario names, in the dialect and over the binding
+// force names (each "" for the card's choice, with the hub's fallbacks), with key (may be "")
+// applied as the card's schemes ask.
+type Connect func(ctx context.Context, agent string, force Force, key string) (*agents.Conn, error)
+
+// Force is what a scenario forces: a protocol version and a binding, each "" for none.
+type Force struct{ Dialect, Binding string }
 
 // Options are a run's settings.
 type Options struct {
@@ -32,20 +36,27 @@ type Options struct {
 
 // ConnectURL resolves the agent's card from a card or base URL as the hub does when an agent is
 // added, and dials it with the hub's client (agents.Dial): every dialect the hub speaks.
-func ConnectURL(ctx context.Context, agent, dialect, key string) (*agents.Conn, error) {
+func ConnectURL(ctx context.Context, agent string, force Force, key string) (*agents.Conn, error) {
 	_, card, err := agents.FetchCard(ctx, nil, agent)
 	if err != nil {
 		return nil, err
 	}
-	return DialCard(ctx, card, dialect, credentials.NewHTTPClient("scenario", card, KeyStore("scenario", card, key), nil))
+	return DialCard(ctx, card, force, credentials.NewHTTPClient("scenario", card, KeyStore("scenario", card, key), nil))
 }
 
-// DialCard dials a card with hc, forcing dialect when it is not "".
-func DialCard(ctx context.Context, card []byte, dialect string, hc *http.Client) (*agents.Conn, error) {
-	if dialect != "" {
-		return agents.DialDialect(ctx, card, hc, agents.Dialect(dialect))
+// DialCard dials a card with hc, forcing the dialect and the binding force names.
+func DialCard(ctx context.Context, card []byte, force Force, hc *http.Client) (*agents.Conn, error) {
+	if force == (Force{}) {
+		return agents.Dial(ctx, card, hc)
 	}
-	return agents.Dial(ctx, card, hc)
+	b := agents.Automatic
+	if force.Binding != "" {
+		var ok bool
+		if b, ok = agents.ParseBinding(force.Binding); !ok {
+			return nil, fmt.Errorf("binding %q: want JSONRPC, HTTP+JSON or GRPC", force.Binding)
+		}
+	}
+	return agents.DialOnly(ctx, card, hc, agents.Dialect(force.Dialect), b)
 }
 
 // KeyStore is a credential store in memory holding key for every API key and bearer scheme the card
@@ -98,6 +109,7 @@ type Result struct {
 	Name     string        `json:"name"`
 	Agent    string        `json:"agent"`
 	Dialect  string        `json:"dialect,omitempty"` // the one the client used last
+	Binding  string        `json:"binding,omitempty"` // the one the client used last
 	Error    string        `json:"error,omitempty"`   // the run could not start
 	Passed   bool          `json:"passed"`
 	Duration time.Duration `json:"durationNs"`
@@ -146,7 +158,7 @@ func Run(ctx context.Context, s *Scenario, opt Options) *Result {
 	if res.Agent == "" {
 		err = errors.New("no agent: give agent: in the file or --agent")
 	} else {
-		conn, err = connect(ctx, res.Agent, s.Dialect, opt.Key)
+		conn, err = connect(ctx, res.Agent, Force{Dialect: s.Dialect, Binding: s.Binding}, opt.Key)
 	}
 	if err != nil {
 		res.Error = err.Error()
@@ -165,7 +177,7 @@ func Run(ctx context.Context, s *Scenario, opt Options) *Result {
 		res.Passed = res.Passed && sr.Passed
 		res.Steps = append(res.Steps, sr)
 	}
-	res.Dialect = string(conn.Dialect())
+	res.Dialect, res.Binding = string(conn.Dialect()), conn.Endpoint().Binding.Name()
 	res.Duration = time.Since(start)
 	return res
 }

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,12 +23,13 @@ import (
 	"github.com/agenthub/agenthub/backend/scenario"
 )
 
-// startDemo runs the demo agent as the hub does, over a database of this test run's engine.
+// startDemo runs the demo agent as the hub does, over a database of this test run's engine, with its
+// gRPC binding on: its card offers JSON-RPC (1.0, 0.3), HTTP+JSON (1.0, 0.3) and gRPC.
 func startDemo(t *testing.T) string {
 	t.Helper()
 	tick := 10 * time.Millisecond
-	a, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", Version: "test",
-		DemoTick: &tick, Logger: slog.New(slog.DiscardHandler)}))
+	a, err := hub.StartDemo(t.Context(), hubtest.Storage(t, hub.Config{DataDir: t.TempDir(), DemoAddr: "127.0.0.1:0", DemoGRPCAddr: "127.0.0.1:0",
+		Version: "test", DemoTick: &tick, Logger: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,11 +110,19 @@ steps:
 
 func TestDemoAgentAssertions(t *testing.T) {
 	base := startDemo(t)
-	for _, dialect := range []string{"1.0", "0.3"} {
-		t.Run(dialect, func(t *testing.T) {
+	for _, c := range []struct{ dialect, binding string }{{"1.0", ""}, {"0.3", ""}, {"1.0", "HTTP+JSON"}, {"0.3", "HTTP+JSON"}, {"1.0", "GRPC"}} {
+		t.Run(c.dialect+" "+c.binding, func(t *testing.T) {
+			dialect := c.dialect
+			force := func(src string) string {
+				if c.binding == "" {
+					return src
+				}
+				return "binding: " + c.binding + "\n" + src
+			}
+			passing, failing := force(passing), force(failing)
 			res := run(t, base, fmt.Sprintf(passing, dialect))
-			if res.Error != "" || res.Dialect != dialect {
-				t.Fatalf("run: error %q, dialect %q", res.Error, res.Dialect)
+			if res.Error != "" || res.Dialect != dialect || res.Binding != cmp.Or(c.binding, "JSONRPC") {
+				t.Fatalf("run: error %q, dialect %q, binding %q", res.Error, res.Dialect, res.Binding)
 			}
 			asserted := 0
 			for _, s := range res.Steps {
@@ -286,6 +296,9 @@ func TestRefusals(t *testing.T) {
 		{"two actions", "steps:\n  - send: hi\n    reply: there\n", 3, "a step does one thing"},
 		{"no action", "steps:\n  - expect: { state: completed }\n", 2, "does nothing"},
 		{"bad dialect", "dialect: \"2.0\"\nsteps:\n  - send: hi\n", 1, "must be \"1.0\", \"0.3\" or \"0.1\""},
+		{"a binding as dialect", "dialect: GRPC\nsteps:\n  - send: hi\n", 1, "dialect must be \"1.0\""},
+		{"bad binding", "binding: SOAP\nsteps:\n  - send: hi\n", 1, "binding must be \"JSONRPC\", \"HTTP+JSON\" or \"GRPC\""},
+		{"the version twice", "binding: \"1.0\"\ndialect: \"0.3\"\nsteps:\n  - send: hi\n", 2, "given twice"},
 		{"no steps", "agent: x\n", 1, "no steps"},
 		{"yaml syntax", "steps:\n  - send: [\n", 2, "did not find expected node content"},
 		{"json unknown field", "{\n  \"steps\": [\n    {\"send\": \"hi\",\n     \"stream\": true, \"bogus\": 1}\n  ]\n}\n", 4, `unknown field "bogus"`},
