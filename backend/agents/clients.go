@@ -93,6 +93,24 @@ func (c *Clients) Dialect(agentID string) Dialect {
 	return ""
 }
 
+// DialOnly opens a connection of its own to the added agent, with its saved credentials and the wire
+// log, kept to dialect d ("" for any) and binding b (Automatic: any, the owner's choice first): for a
+// scenario run, which must neither share nor move the conversations' connection. The caller closes it.
+func (c *Clients) DialOnly(ctx context.Context, agentID string, d Dialect, b Binding) (*Conn, error) {
+	rem, err := c.registry.Get(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	if !rem.Trust.Usable() {
+		return nil, rem.Trust.untrusted(rem.Name)
+	}
+	hc := credentials.NewHTTPClient(agentID, rem.Card, c.secrets, c.wire)
+	if b == Automatic {
+		return dialWith(ctx, rem.Card, hc, d, rem.Binding, false)
+	}
+	return DialOnly(ctx, rem.Card, hc, d, b)
+}
+
 // Binding is the binding the agent's connection uses now, and whether one was opened.
 func (c *Clients) Binding(agentID string) (Binding, bool) {
 	c.mu.Lock()

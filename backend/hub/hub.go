@@ -41,6 +41,7 @@ import (
 	"github.com/agenthub/agenthub/backend/inbox"
 	"github.com/agenthub/agenthub/backend/knowledge"
 	"github.com/agenthub/agenthub/backend/push"
+	"github.com/agenthub/agenthub/backend/scenario"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
@@ -474,6 +475,8 @@ type Hub struct {
 	Knowledge *knowledge.Service
 	// Bridge brings added agents into channels (members remote://AGENT-ID).
 	Bridge *bridge.Bridge
+	// Scenarios are the scenarios the owner saved in the app, and their runs.
+	Scenarios *scenario.Store
 
 	gateway *uiapi.Gateway
 	routes  *pendingMux // what the hub serves beside A2A: the UI, its gateway, token and push endpoints
@@ -512,6 +515,9 @@ func (h *Hub) openClients(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	h.routes.mux.Handle(push.InPath, receiver)
+	if h.Scenarios, err = scenario.OpenStore(ctx, db, h.Bus); err != nil {
+		return err
+	}
 	h.Chats, err = chats.Open(ctx, chats.Config{
 		DB: db, Bus: h.Bus, Logger: cfg.Logger, Push: receiver, PushFallback: cfg.PushFallback,
 		Dial: func(ctx context.Context, id string) (chats.Remote, error) { return h.Clients.Conn(ctx, id) },
@@ -782,7 +788,7 @@ func Start(ctx context.Context, cfg Config) (*Hub, error) {
 		Origins: cfg.UIOrigins, Version: cfg.Version, DataDir: cfg.DataDir,
 		Agents: local, Inbox: h.Inbox, InboxAgent: HubID, Registry: h.Agents, Bus: h.Bus, Logger: cfg.Logger,
 		Chats: h.Chats, Clients: h.Clients, Wire: h.wire, Auth: h.Auth, Bridge: h.Bridge, Channels: h.Channels,
-		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients},
+		Extensions: extensionMethods(agent.extensions), RemoteExtensions: remoteExtensions{h.Clients}, Scenarios: h.Scenarios,
 	})
 	// A token regenerated on another replica: the gateway takes it and ends the connections opened
 	// with the old one (on the notes' goroutine: one read). Once now too, for a note sent before this.

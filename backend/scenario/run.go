@@ -32,6 +32,8 @@ type Options struct {
 	Agent   string  // overrides the file's agent
 	Key     string  // an API key or bearer token for the agent; never reported
 	Connect Connect // nil: ConnectURL
+	// OnStep, when set, is called with the result so far after each step (the app's live run view).
+	OnStep func(*Result)
 }
 
 // ConnectURL resolves the agent's card from a card or base URL as the hub does when an agent is
@@ -176,6 +178,10 @@ func Run(ctx context.Context, s *Scenario, opt Options) *Result {
 		sr.Index, sr.Name, sr.Line = i+1, st.Name, st.Line
 		res.Passed = res.Passed && sr.Passed
 		res.Steps = append(res.Steps, sr)
+		if opt.OnStep != nil {
+			res.Dialect, res.Binding, res.Duration = string(conn.Dialect()), conn.Endpoint().Binding.Name(), time.Since(start)
+			opt.OnStep(res)
+		}
 	}
 	res.Dialect, res.Binding = string(conn.Dialect()), conn.Endpoint().Binding.Name()
 	res.Duration = time.Since(start)

@@ -25,6 +25,7 @@ import (
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
 	pushout "github.com/agenthub/agenthub/backend/push"
+	"github.com/agenthub/agenthub/backend/scenario"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/tasks"
 )
@@ -101,8 +102,10 @@ type Config struct {
 	RemoteExtensions RemoteExtensions
 	// InboxAgent is the ID of the agent whose tasks are the owner's inbox.
 	InboxAgent string
-	Bus        *bus.Bus
-	Logger     *slog.Logger
+	// Scenarios are the scenarios saved in the hub and their runs (nil: none).
+	Scenarios *scenario.Store
+	Bus       *bus.Bus
+	Logger    *slog.Logger
 }
 
 // Gateway serves the UI websocket.
@@ -115,6 +118,7 @@ type Gateway struct {
 	ctx   context.Context // cancelled by Close: ends every connection
 	close context.CancelFunc
 	conns sync.WaitGroup
+	runs  sync.WaitGroup // scenario runs in flight
 
 	changing sync.Mutex // one change of the token at a time: regenerate here, or Reload
 	mu       sync.Mutex
@@ -252,6 +256,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) Close() {
 	g.close()
 	g.conns.Wait()
+	g.runs.Wait() // scenario runs end with the gateway's context, and record how far they got
 	g.refusals.flush()
 }
 
@@ -312,7 +317,7 @@ func (c *conn) serve(parent context.Context) {
 		c.g.mu.Unlock()
 	}()
 	sub := c.g.cfg.Bus.Subscribe(func(e bus.Event) bool {
-		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic ||
+		return e.Topic == tasks.Topic || e.Topic == seenTopic || e.Topic == agents.Topic || e.Topic == auth.Topic || e.Topic == scenario.Topic ||
 			e.Topic == chats.Topic || e.Topic == wirelog.Topic || e.Topic == pushout.Topic || e.Topic == bridge.Topic ||
 			(e.Topic == channels.Topic && c.g.cfg.Channels != nil)
 	}, queueFrames)
@@ -470,6 +475,9 @@ func (c *conn) forward(ctx context.Context, sub *bus.Subscription) {
 				if up, ok := c.g.taskUpdate(ctx, e); ok {
 					c.pushFrame(push{Topic: "task", Data: up})
 				}
+			}
+			if e.Topic == scenario.Topic {
+				c.pushFrame(push{Topic: "scenario", Data: map[string]string{"id": e.Key}})
 			}
 			if e.Topic == agents.Topic {
 				c.pushFrame(push{Topic: "agents", Data: map[string]string{"id": e.Key}})

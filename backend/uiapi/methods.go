@@ -171,6 +171,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 	if result, err, ok := g.bridgeCall(ctx, method, params); ok {
 		return result, err
 	}
+	if result, err, ok := g.scenarioCall(ctx, method, params); ok {
+		return result, err
+	}
 	return nil, &Error{Code: CodeUnknownMethod, Message: fmt.Sprintf("unknown method %q", method)}
 }
 
