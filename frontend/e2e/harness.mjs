@@ -173,9 +173,10 @@ export const nav = (page, name) => page.getByRole('navigation', { name: 'Main' }
 
 // otherAgent runs `agenthub demo-agent` on its own data dir and port: an agent independent of the
 // hub, for tests that add an agent by URL. Stopped (its data dir removed) by stop().
-export async function otherAgent({ port = 0, dataDir = tempDataDir(), grpc = false } = {}) {
+export async function otherAgent({ port = 0, dataDir = tempDataDir(), grpc = false, tick = '' } = {}) {
   const args = ['demo-agent', '--addr', `127.0.0.1:${port}`, '--data', dataDir];
   if (grpc) args.push('--grpc-addr', '127.0.0.1:0'); // its card then offers gRPC too
+  if (tick) args.push('--tick', tick); // its pace (default 1s)
   const proc = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr.on('data', (d) => (err += d));

@@ -12,6 +12,7 @@ import { AgentsPage } from './pages/AgentsPage';
 import { ChatsPage } from './pages/ChatsPage';
 import { InboxPage } from './pages/InboxPage';
 import { KnowledgePage } from './pages/KnowledgePage';
+import { ScenariosPage } from './pages/ScenariosPage';
 import { SettingsPage } from './pages/SettingsPage';
 import { TasksPage } from './pages/TasksPage';
 import { HubProvider, useHub } from './state/hub';
@@ -91,10 +92,11 @@ const NAV: { area: Area; label: string; icon: string }[] = [
   { area: 'tasks', label: 'Tasks', icon: '≡' },
   { area: 'inbox', label: 'Inbox', icon: '✉' },
   { area: 'knowledge', label: 'Knowledge', icon: '⬡' },
+  { area: 'scenarios', label: 'Scenarios', icon: '▷' },
 ];
 
 /** The shortcut of each area, shown in the navigation's tooltips (the labels hide in a narrow window). */
-const NAV_KEYS: Record<Area, string> = { agents: 'g a', chats: 'g c', tasks: 'g t', inbox: 'g i', knowledge: 'g k', settings: 'g s' };
+const NAV_KEYS: Record<Area, string> = { agents: 'g a', chats: 'g c', tasks: 'g t', inbox: 'g i', knowledge: 'g k', scenarios: 'g r', settings: 'g s' };
 
 function Shell() {
   const route = useRoute();
@@ -143,7 +145,15 @@ function Shell() {
   );
 
   useEffect(() => {
-    const names: Record<Area, string> = { agents: 'Agents', chats: 'Chats', tasks: 'Tasks', inbox: 'Inbox', knowledge: 'Knowledge', settings: 'Settings' };
+    const names: Record<Area, string> = {
+      agents: 'Agents',
+      chats: 'Chats',
+      tasks: 'Tasks',
+      inbox: 'Inbox',
+      knowledge: 'Knowledge',
+      scenarios: 'Scenarios',
+      settings: 'Settings',
+    };
     const unread = inbox?.unread ? `(${inbox.unread}) ` : '';
     document.title = `${unread}${names[route.area]} · AgentHub`;
   }, [route.area, inbox?.unread]);
@@ -167,6 +177,9 @@ function Shell() {
       break;
     case 'knowledge':
       page = null; // kept mounted below, once visited
+      break;
+    case 'scenarios':
+      page = <ScenariosPage scenarioId={route.scenarioId} />;
       break;
     case 'settings':
       page = <SettingsPage theme={theme} setTheme={setTheme} onShowShortcuts={() => setHelp(true)} section={route.section} />;

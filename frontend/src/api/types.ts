@@ -390,6 +390,13 @@ export interface Methods {
   'chats.delete': [{ id: string }, Record<string, never>];
   'agents.setCredential': [CredentialParams, AgentInfo];
   'agents.clearCredential': [{ id: string; scheme: string }, AgentInfo];
+  'scenarios.list': [Record<string, never>, { scenarios: ScenarioSummary[] | null }];
+  'scenarios.get': [{ id: string }, { scenario: SavedScenario; runs: RunSummary[] | null }];
+  'scenarios.save': [{ id?: string; source: string }, SavedScenario];
+  'scenarios.delete': [{ id: string }, Record<string, never>];
+  'scenarios.fromConversation': [{ conversationId: string }, SavedScenario];
+  'scenarios.run': [{ id: string; agent?: string }, StoredRun];
+  'scenarios.getRun': [{ id: string }, StoredRun];
   'wire.list': [{ agentId: string; before?: number; limit?: number }, { entries: WireEntry[] | null; next?: number }];
   'access.list': [Record<string, never>, { principals: AccessKey[] | null }];
   'access.add': [{ name: string }, IssuedKey];
@@ -429,6 +436,75 @@ export interface Topics {
   channel: ChannelPush;
   /** a frame of an ext.stream stream */
   ext: ExtFrame;
+  /** a saved scenario changed, or one of its runs advanced */
+  scenario: { id: string };
 }
 
 export type TopicName = keyof Topics;
+
+/** A scenario saved in the hub: a file as `agenthub scenario run` reads it. */
+export interface SavedScenario {
+  id: string;
+  name: string;
+  agent: string;
+  source: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RunSummary {
+  id: string;
+  agent: string;
+  startedAt: string;
+  status: 'running' | 'passed' | 'failed' | string;
+  steps: number;
+  failed: number;
+  binding?: string;
+  dialect?: string;
+}
+
+export interface ScenarioSummary extends SavedScenario {
+  lastRun?: RunSummary;
+}
+
+export interface ScenarioAssertion {
+  name: string;
+  passed: boolean;
+  detail?: string;
+}
+
+export interface ScenarioStep {
+  index: number;
+  name: string;
+  line: number;
+  passed: boolean;
+  skipped?: boolean;
+  state?: string;
+  taskId?: string;
+  events: number;
+  error?: string;
+  durationNs: number;
+  assertions: ScenarioAssertion[] | null;
+}
+
+export interface ScenarioResult {
+  name: string;
+  agent: string;
+  dialect?: string;
+  binding?: string;
+  error?: string;
+  passed: boolean;
+  durationNs: number;
+  steps: ScenarioStep[] | null;
+}
+
+/** One run of a saved scenario: the file as it ran and its result (the steps so far while it runs). */
+export interface StoredRun {
+  id: string;
+  scenarioId: string;
+  agent: string;
+  source: string;
+  startedAt: string;
+  status: 'running' | 'passed' | 'failed' | string;
+  result: ScenarioResult | null;
+}

@@ -22,6 +22,8 @@ describe('router', () => {
     ['#/knowledge', { area: 'knowledge' }],
     ['#/knowledge?agent=a1', { area: 'knowledge', agent: 'a1' }],
     ['#/knowledge?other=1', { area: 'knowledge' }],
+    ['#/scenarios', { area: 'scenarios' }],
+    ['#/scenarios/s%2F1', { area: 'scenarios', scenarioId: 's/1' }],
     ['#/nonsense', { area: 'agents' }],
     ['#token=abc', { area: 'agents' }],
   ])('%s', (hash, route) => {

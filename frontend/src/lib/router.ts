@@ -3,10 +3,11 @@
 //   #/chats  #/chats/<conversationId>  #/chats/channel/<channelId>[?agent=<agentId>] (a channel, on
 //   an added agent's hub with ?agent)  #/tasks  #/tasks/<agent>/<id>  #/inbox  #/inbox/<id>  #/settings
 //   #/settings/access  #/knowledge  #/knowledge?agent=<id> (an added agent's knowledge graph)
+//   #/scenarios  #/scenarios/<id>
 
 import { useEffect, useState } from 'react';
 
-export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'knowledge' | 'settings';
+export type Area = 'agents' | 'chats' | 'tasks' | 'inbox' | 'knowledge' | 'scenarios' | 'settings';
 
 /** A view of one agent: its card (default), its raw wire log, or its card scrolled to the credentials. */
 export type AgentView = 'log' | 'credentials';
@@ -17,6 +18,7 @@ export type Route =
   | { area: 'tasks'; agent?: string; taskId?: string }
   | { area: 'inbox'; taskId?: string }
   | { area: 'knowledge'; agent?: string }
+  | { area: 'scenarios'; scenarioId?: string }
   | { area: 'settings'; section?: SettingsSection };
 
 /** A section of Settings with a deep link of its own (the page scrolls to it). */
@@ -52,6 +54,8 @@ export function parseHash(hash: string): Route {
       return seg.length >= 2 ? { area: 'chats', conversationId: dec(seg.slice(1).join('/')) } : { area: 'chats' };
     case 'inbox':
       return seg.length >= 2 ? { area: 'inbox', taskId: dec(seg.slice(1).join('/')) } : { area: 'inbox' };
+    case 'scenarios':
+      return seg.length >= 2 ? { area: 'scenarios', scenarioId: dec(seg.slice(1).join('/')) } : { area: 'scenarios' };
     case 'settings':
       return seg[1] === 'access' ? { area: 'settings', section: 'access' } : { area: 'settings' };
     case 'agents':
@@ -80,6 +84,8 @@ export function hrefOf(r: Route): string {
       return r.taskId ? `#/inbox/${enc(r.taskId)}` : '#/inbox';
     case 'knowledge':
       return r.agent ? `#/knowledge?agent=${enc(r.agent)}` : '#/knowledge';
+    case 'scenarios':
+      return r.scenarioId ? `#/scenarios/${enc(r.scenarioId)}` : '#/scenarios';
     case 'settings':
       return r.section ? `#/settings/${r.section}` : '#/settings';
   }

@@ -16,6 +16,7 @@ export const SHORTCUTS: { keys: string[]; label: string }[] = [
   { keys: ['g', 't'], label: 'Go to Tasks (or Alt+3)' },
   { keys: ['g', 'i'], label: 'Go to Inbox (or Alt+4)' },
   { keys: ['g', 'k'], label: 'Go to Knowledge' },
+  { keys: ['g', 'r'], label: 'Go to Scenarios (runs)' },
   { keys: ['g', 's'], label: 'Go to Settings (or Alt+5)' },
   { keys: ['/'], label: 'Focus the filter' },
   { keys: ['j', 'k'], label: 'Next / previous item in a list' },
@@ -25,7 +26,7 @@ export const SHORTCUTS: { keys: string[]; label: string }[] = [
   { keys: ['Esc'], label: 'Close a dialog or the open item' },
 ];
 
-const G_AREAS: Record<string, Area> = { a: 'agents', c: 'chats', t: 'tasks', i: 'inbox', k: 'knowledge', s: 'settings' };
+const G_AREAS: Record<string, Area> = { a: 'agents', c: 'chats', t: 'tasks', i: 'inbox', k: 'knowledge', r: 'scenarios', s: 'settings' };
 const ALT_AREAS: Record<string, Area> = { '1': 'agents', '2': 'chats', '3': 'tasks', '4': 'inbox', '5': 'settings' };
 
 export function isTyping(target: EventTarget | null): boolean {

@@ -11,7 +11,7 @@ import { ErrorBox } from '../../components/ErrorBox';
 import { StateBadge } from '../../components/StateBadge';
 import { buildTranscript, isActiveState, taskStateText } from '../../lib/chat';
 import { formatRelative } from '../../lib/format';
-import { hrefOf } from '../../lib/router';
+import { hrefOf, navigate } from '../../lib/router';
 import { useHub } from '../../state/hub';
 import { useConversation, useStartChat } from '../../state/useChat';
 import { titleOf } from './titles';
@@ -87,6 +87,7 @@ export function ChatView({
   const [renaming, setRenaming] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setDeleteError] = useState('');
+  const [scenarioError, setScenarioError] = useState('');
   const transcript = useMemo(() => buildTranscript(entries), [entries]);
   const endedTasks = useMemo(() => endedTasksOf(entries, transcript.tasks), [entries, transcript]);
   // A question the owner chose to answer from its task line (an older one, or one set aside).
@@ -225,6 +226,19 @@ export function ChatView({
               Raw log
             </button>
           )}
+          <button
+            type="button"
+            className="btn btn-small"
+            title="Keep this conversation as a test you can run again, against this agent or another"
+            onClick={() =>
+              void client
+                .call('scenarios.fromConversation', { conversationId: conversation.id })
+                .then((sv) => navigate({ area: 'scenarios', scenarioId: sv.id }))
+                .catch((e) => setScenarioError((e as Error).message))
+            }
+          >
+            Save as scenario
+          </button>
           <button type="button" className="btn btn-small" onClick={() => setRenaming(true)} disabled={renaming}>
             Rename
           </button>
@@ -233,6 +247,7 @@ export function ChatView({
           </button>
         </div>
         {startError && <ErrorBox message={startError} context="agent" />}
+        {scenarioError && <ErrorBox message={scenarioError} />}
       </header>
 
       <ol className="conversation chat-transcript" aria-label="Transcript" ref={scrollRef} onScroll={onScroll} tabIndex={0}>
