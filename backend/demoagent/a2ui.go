@@ -74,13 +74,9 @@ func isA2UIPart(p *a2a.Part) bool {
 	return mt == A2UIMediaType || mt == a2uiLegacyMediaType
 }
 
-func surfaceIDOf(id a2a.TaskID) string {
-	s := string(id)
-	if len(s) > 8 {
-		s = s[:8]
-	}
-	return "release-plan-" + s
-}
+// surfaceIDOf is the form's surface id: one per task, whole (task ids made close together may share
+// a prefix).
+func surfaceIDOf(id a2a.TaskID) string { return "release-plan-" + string(id) }
 
 func msg(kind string, body map[string]any) map[string]any {
 	return map[string]any{"version": a2uiVersion, kind: body}

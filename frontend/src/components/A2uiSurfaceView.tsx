@@ -119,12 +119,14 @@ export function A2uiSurfaceView({
         <Guard onError={(message) => handlers.current.onError?.({ code: 'RENDER_FAILED', message })}>{surface ? <A2uiSurface surface={surface} /> : null}</Guard>
       </fieldset>
       {(checked.notes.length > 0 || problem) && (
-        <ul className="a2ui-note small" role="note" data-testid="a2ui-notes">
-          {checked.notes.map((n) => (
-            <li key={n}>{n}</li>
-          ))}
-          {problem && <li>part of this form could not be shown: {problem}</li>}
-        </ul>
+        <div role="note" data-testid="a2ui-notes">
+          <ul className="a2ui-note small">
+            {checked.notes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+            {problem && <li>part of this form could not be shown: {problem}</li>}
+          </ul>
+        </div>
       )}
       {readOnly && <p className="muted small a2ui-readonly">This form is closed: its task has ended.</p>}
     </div>

@@ -61,3 +61,14 @@ describe('buildTranscript with A2UI', () => {
     expect(buildTranscript([start, msg]).items.map((i) => i.type)).toEqual(['message', 'surface']);
   });
 });
+
+describe('buildTranscript: surfaces of several tasks', () => {
+  it('gives a surface id reused by another task a bubble of its own', () => {
+    const ask = (seq: number, task: string): ChatEntry => ({ ...status(seq, 'input-required', [a2ui(planForm)]), taskId: task });
+    const t = buildTranscript([start, ask(2, 'T'), { ...status(3, 'completed', [a2ui(planConfirmed)]), taskId: 'T' }, ask(4, 'U')]);
+    const surfaces = t.items.filter((i) => i.type === 'surface');
+    expect(surfaces).toHaveLength(2);
+    expect(surfaces[0].type === 'surface' && surfaces[0].messages).toEqual([...planForm, ...planConfirmed]);
+    expect(surfaces[1].type === 'surface' && surfaces[1].messages).toEqual(planForm);
+  });
+});

@@ -171,23 +171,31 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
     return true;
   };
 
-  // A2UI: the surfaces drawn so far, by id → index in items
+  // A2UI: the surfaces drawn so far → index in items, by task and id (a surface id is unique only
+  // among a renderer's live surfaces: another task of the conversation may reuse it), and the newest
+  // by id alone, for an update sent from another task of the context.
   const surfaces = new Map<string, number>();
+  const newestSurface = new Map<string, number>();
   const applySurfaces = (msgs: A2uiMessage[], t: TaskAcc | undefined, at: string, seq: number) => {
     for (const m of msgs) {
       const id = surfaceIdOf(m);
       const kind = messageKind(m);
-      const idx = surfaces.get(id);
+      const scoped = `${t?.taskId ?? ''}\u0000${id}`;
+      const idx = surfaces.get(scoped) ?? (kind === 'createSurface' ? undefined : newestSurface.get(id));
       const item = idx !== undefined ? (items[idx] as Extract<ChatItem, { type: 'surface' }>) : undefined;
       if (kind === 'deleteSurface') {
-        if (idx !== undefined && item) items[idx] = { ...item, deleted: true };
-        surfaces.delete(id);
-      } else if (item && idx !== undefined) {
+        if (idx !== undefined && item) {
+          items[idx] = { ...item, deleted: true };
+          for (const [k, v] of surfaces) if (v === idx) surfaces.delete(k);
+          if (newestSurface.get(id) === idx) newestSurface.delete(id);
+        }
+      } else if (item && idx !== undefined && !item.deleted) {
         items[idx] = { ...item, messages: [...item.messages, m], at: at || item.at };
         anchorAt(t, idx);
       } else if (kind === 'createSurface' || m.version !== 'v0.9') {
         // a new surface (a v0.8 one starts with any message: its bubble says it is not rendered)
-        surfaces.set(id, items.length);
+        surfaces.set(scoped, items.length);
+        newestSurface.set(id, items.length);
         pushItem(t, { type: 'surface', key: `u:${seq}:${id}`, from: 'agent', taskId: t?.taskId, surfaceId: id, messages: [m], at, seq });
       }
       // an update of a surface never created is dropped
