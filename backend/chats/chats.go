@@ -252,6 +252,9 @@ func (s *Service) Send(ctx context.Context, id string, out Outgoing) (Entry, err
 	if err != nil {
 		return Entry{}, err
 	}
+	if err := s.checkA2UI(ctx, id, out); err != nil {
+		return Entry{}, err
+	}
 	remote, err := s.dial(ctx, c.AgentID)
 	if err != nil {
 		return Entry{}, err

@@ -219,7 +219,7 @@ func (g *Gateway) chatsSend(ctx context.Context, params json.RawMessage) (any, e
 	}
 	e, err := g.cfg.Chats.Send(ctx, p.ID, out)
 	if err != nil {
-		if errors.Is(err, chats.ErrEmpty) || errors.Is(err, chats.ErrTooLarge) || errors.Is(err, chats.ErrEmptyFile) {
+		if errors.Is(err, chats.ErrEmpty) || errors.Is(err, chats.ErrTooLarge) || errors.Is(err, chats.ErrEmptyFile) || errors.Is(err, chats.ErrA2UI) {
 			return nil, invalid("%v", err)
 		}
 		return nil, err

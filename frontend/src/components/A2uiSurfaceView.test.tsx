@@ -84,3 +84,17 @@ describe('A2uiSurfaceView', () => {
     expect(screen.getByTestId('a2ui-notes').textContent).toMatch(/could not be shown/);
   });
 });
+
+describe('A2uiSurfaceView at size', () => {
+  it('renders a 200-component surface (and prints how long it took)', async () => {
+    const ids = Array.from({ length: 199 }, (_, i) => `t${i}`);
+    const messages = surfaceOf([{ id: 'root', component: 'Column', children: ids }, ...ids.map((id, i) => ({ id, component: 'Text', text: `line ${i}` }))]);
+    const t0 = performance.now();
+    const { container } = render(<A2uiSurfaceView surfaceId="s1" messages={messages} />);
+    await screen.findByText('line 198');
+    const ms = performance.now() - t0;
+    expect(screen.getAllByText(/^line \d+$/)).toHaveLength(199);
+    expect(container.querySelector('[data-testid="a2ui-notes"]')).toBeNull();
+    console.log(`A2UI render of a 200-component surface (jsdom): ${ms.toFixed(1)} ms`);
+  });
+});
