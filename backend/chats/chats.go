@@ -240,7 +240,6 @@ type Outgoing struct {
 // A2UIMediaType marks a data part whose data is a list of A2UI messages.
 const A2UIMediaType = "application/a2ui+json"
 
-
 // Send records the owner's message and delivers it on its own goroutine; what the agent answers is
 // recorded and published as it arrives. The returned entry is the message as recorded.
 func (s *Service) Send(ctx context.Context, id string, out Outgoing) (Entry, error) {
