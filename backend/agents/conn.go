@@ -52,6 +52,8 @@ type Conn struct {
 	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it
 	// before the first call.
 	ReturnImmediately bool
+	// a2ui: the card declares the A2UI extension; each message carries the UI's capabilities (a2ui.go)
+	a2ui bool
 
 	mu  sync.Mutex
 	cur int // index into endpoints of the one in use
@@ -120,6 +122,10 @@ func dialWith(ctx context.Context, card []byte, hc *http.Client, only Dialect, p
 	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault, push: PushNotifications(card)}
 	c.masker = credentials.MaskerOf(hc)
 	hc = guardedClient(hc)
+	if uris := A2UIExtensions(card); len(uris) > 0 {
+		c.a2ui = true
+		hc = extensionHeaders(hc, uris)
+	}
 	for _, ep := range endpoints {
 		var dc dialectClient
 		if ep.Dialect == V01 {
@@ -167,6 +173,9 @@ func (c *Conn) send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq
 		}
 		if m.Role == a2a.MessageRoleUnspecified {
 			m.Role = a2a.MessageRoleUser
+		}
+		if c.a2ui {
+			m.Metadata = withA2UICapabilities(m.Metadata)
 		}
 		if stream && c.streaming {
 			c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.Stream(ctx, &m) })

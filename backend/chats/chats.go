@@ -229,17 +229,29 @@ type Outgoing struct {
 	Files []File
 	Data  any        // a data part, when not nil
 	Task  a2a.TaskID // answer this task (input-required) rather than start a new one
+	// A2UI, when not empty, is a list of A2UI client messages (an action, an error) sent as one data
+	// part of media type application/a2ui+json (A2UIMediaType).
+	A2UI []any
+	// A2UIDataModel, when not nil, goes in the message's metadata as a2uiClientDataModel: the data
+	// models of the surfaces of this conversation's agent that asked for them (sendDataModel).
+	A2UIDataModel map[string]any
 }
+
+// A2UIMediaType marks a data part whose data is a list of A2UI messages.
+const A2UIMediaType = "application/a2ui+json"
 
 // Send records the owner's message and delivers it on its own goroutine; what the agent answers is
 // recorded and published as it arrives. The returned entry is the message as recorded.
 func (s *Service) Send(ctx context.Context, id string, out Outgoing) (Entry, error) {
-	msg, err := s.message(out)
+	msg, err := MessageOf(out)
 	if err != nil {
 		return Entry{}, err
 	}
 	c, err := s.conversation(ctx, id)
 	if err != nil {
+		return Entry{}, err
+	}
+	if err := s.checkA2UI(ctx, id, out); err != nil {
 		return Entry{}, err
 	}
 	remote, err := s.dial(ctx, c.AgentID)
@@ -259,7 +271,8 @@ func (s *Service) Send(ctx context.Context, id string, out Outgoing) (Entry, err
 	return e, nil
 }
 
-func (s *Service) message(out Outgoing) (*a2a.Message, error) {
+// MessageOf is the A2A message the owner's out becomes (no context yet: Send sets the conversation's).
+func MessageOf(out Outgoing) (*a2a.Message, error) {
 	var parts []*a2a.Part
 	if strings.TrimSpace(out.Text) != "" {
 		parts = append(parts, a2a.NewTextPart(out.Text))
@@ -283,11 +296,21 @@ func (s *Service) message(out Outgoing) (*a2a.Message, error) {
 	if out.Data != nil {
 		parts = append(parts, a2a.NewDataPart(out.Data))
 	}
+	if len(out.A2UI) > 0 {
+		// the media type in the part's field (A2A v1.0) and in metadata.mimeType, where the A2UI
+		// extension's text (and v0.3 agents) look for it
+		p := a2a.NewDataPart(out.A2UI)
+		p.MediaType, p.Metadata = A2UIMediaType, map[string]any{"mimeType": A2UIMediaType}
+		parts = append(parts, p)
+	}
 	if len(parts) == 0 {
 		return nil, ErrEmpty
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, parts...)
 	msg.TaskID = out.Task
+	if out.A2UIDataModel != nil {
+		msg.Metadata = map[string]any{"a2uiClientDataModel": out.A2UIDataModel}
+	}
 	return msg, nil
 }
 

@@ -28,6 +28,8 @@ var Skills = []a2a.AgentSkill{
 		Tags: []string{"demo", "file"}, Examples: []string{"file"}, OutputModes: []string{"text/plain"}},
 	{ID: "data", Name: "Data", Description: "Returns a structured data part.",
 		Tags: []string{"demo", "data"}, Examples: []string{"data"}, OutputModes: []string{"application/json"}},
+	{ID: "plan", Name: "Plan a release (A2UI)", Description: "Answers with a form drawn in A2UI v0.9 (version, date, channel); submitting it updates the same form with a confirmation.",
+		Tags: []string{"demo", "a2ui", "ui"}, Examples: []string{"plan a release"}, OutputModes: []string{A2UIMediaType, "text/plain"}},
 	{ID: "echo", Name: "Echo", Description: "Anything else is echoed back, streamed in several chunks.",
 		Tags: []string{"demo", "streaming"}, Examples: []string{"hello there, demo agent"}},
 }
@@ -69,11 +71,15 @@ func (a *Agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 				return
 			}
 		} else if ec.StoredTask.Status.State == a2a.TaskStateInputRequired {
-			a.answered(ec, text, yield)
+			if !a.a2uiAction(ec, yield) {
+				a.answered(ec, text, yield)
+			}
 			return
 		}
 		cmd, arg, _ := strings.Cut(text, " ")
 		switch strings.ToLower(cmd) {
+		case "plan":
+			a.planForm(ec, yield)
 		case "slow":
 			a.slow(ctx, ec, strings.TrimSpace(arg), yield)
 		case "ask":

@@ -673,6 +673,10 @@ func DemoSpec(cfg Config) AgentSpec {
 			}
 			return a, nil
 		},
+		// the demo agent draws A2UI surfaces: its card declares the extension (it serves no methods)
+		Extensions: func(context.Context, ExtensionEnv) ([]server.Extension, error) {
+			return []server.Extension{cardOnly{demoagent.A2UIExtensionCard()}}, nil
+		},
 		Addr:     cfg.DemoAddr,
 		GRPCAddr: cfg.DemoGRPCAddr,
 		DBPath:   filepath.Join(cfg.DataDir, "demo-agent.db"),
@@ -965,3 +969,10 @@ func (p *pendingMux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mux.ServeHTTP(w, r)
 }
+
+// cardOnly is an extension that only declares itself on the card (A2UI: a protocol over messages,
+// with no JSON-RPC methods of its own).
+type cardOnly struct{ ext a2a.AgentExtension }
+
+func (c cardOnly) Methods() map[string]server.ExtensionMethod { return nil }
+func (c cardOnly) Card() server.ExtensionCard                 { return server.ExtensionCard{Extension: c.ext} }

@@ -206,17 +206,20 @@ func (g *Gateway) chatsSend(ctx context.Context, params json.RawMessage) (any, e
 		Files  []File
 		Data   any
 		TaskID string
+		// A2UI client messages (an action, an error) and the data models the surfaces asked to send
+		A2UI          []any
+		A2UIDataModel map[string]any
 	}
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	out := chats.Outgoing{Text: p.Text, Data: p.Data, Task: a2a.TaskID(p.TaskID)}
+	out := chats.Outgoing{Text: p.Text, Data: p.Data, Task: a2a.TaskID(p.TaskID), A2UI: p.A2UI, A2UIDataModel: p.A2UIDataModel}
 	for _, f := range p.Files {
 		out.Files = append(out.Files, chats.File{Name: f.Name, MediaType: f.MediaType, Bytes: f.Bytes})
 	}
 	e, err := g.cfg.Chats.Send(ctx, p.ID, out)
 	if err != nil {
-		if errors.Is(err, chats.ErrEmpty) || errors.Is(err, chats.ErrTooLarge) || errors.Is(err, chats.ErrEmptyFile) {
+		if errors.Is(err, chats.ErrEmpty) || errors.Is(err, chats.ErrTooLarge) || errors.Is(err, chats.ErrEmptyFile) || errors.Is(err, chats.ErrA2UI) {
 			return nil, invalid("%v", err)
 		}
 		return nil, err

@@ -174,7 +174,13 @@ func partsOf(ps a2a.ContentParts) []Part {
 		case a2a.URL:
 			out = append(out, Part{Kind: "file", Name: filename.Clean(p.Filename), MediaType: p.MediaType, URL: string(c)})
 		case a2a.Data:
-			out = append(out, Part{Kind: "data", Data: c.Value})
+			// the media type says what the data is (application/a2ui+json: A2UI messages the UI
+			// renders); agents of the A2UI extension's text, and v0.3 ones, put it in metadata.mimeType
+			mt := p.MediaType
+			if mt == "" {
+				mt, _ = p.Metadata["mimeType"].(string)
+			}
+			out = append(out, Part{Kind: "data", MediaType: mt, Data: c.Value})
 		}
 	}
 	return out

@@ -150,6 +150,8 @@ export interface FilePart {
 export interface DataPart {
   kind: 'data';
   data: unknown;
+  /** what the data is: application/a2ui+json is a list of A2UI messages (lib/a2ui.ts) */
+  mediaType?: string;
 }
 export type Part = TextPart | FilePart | DataPart;
 
@@ -294,6 +296,10 @@ export interface ChatSendParams {
   data?: unknown;
   /** answer that task in place (input-required): same task, same context */
   taskId?: string;
+  /** A2UI client messages (an action, an error), sent as one application/a2ui+json data part */
+  a2ui?: unknown[];
+  /** the data model of the surface that asked for it (sendDataModel): a2uiClientDataModel */
+  a2uiDataModel?: unknown;
 }
 
 // ---- the raw wire log of the hub's calls to a remote agent

@@ -21,6 +21,7 @@
 
 import type { Artifact, ChatEntry, ChatError, Message, Part } from '../api/types';
 import { isTerminal } from '../api/types';
+import { a2uiMessagesOf, describeAction, isA2uiPart, messageKind, surfaceIdOf, type A2uiMessage } from './a2ui';
 import { joinParts, partsOf } from './parts';
 
 export type Side = 'owner' | 'agent';
@@ -42,6 +43,13 @@ export type ChatItem =
       seq: number;
     }
   | { type: 'error'; key: string; taskId?: string; error: ChatError; at: string; seq: number }
+  /**
+   * An A2UI surface the agent drew: one bubble per surface, at the place it was created; later
+   * messages about it are appended (the bubble changes in place), deleteSurface removes it.
+   */
+  | { type: 'surface'; key: string; from: 'agent'; taskId?: string; surfaceId: string; messages: A2uiMessage[]; deleted?: boolean; at: string; seq: number }
+  /** what the owner did on a surface (an A2UI action or error they sent), as one compact line */
+  | { type: 'action'; key: string; from: 'owner'; taskId?: string; text: string; at: string; seq: number }
   | { type: 'task'; key: string; taskId: string; state: string; ended: boolean; at: string };
 
 export interface ChatTask {
@@ -163,6 +171,39 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
     return true;
   };
 
+  // A2UI: the surfaces drawn so far → index in items, by task and id (a surface id is unique only
+  // among a renderer's live surfaces: another task of the conversation may reuse it), and the newest
+  // by id alone, for an update sent from another task of the context.
+  const surfaces = new Map<string, number>();
+  const newestSurface = new Map<string, number>();
+  const applySurfaces = (msgs: A2uiMessage[], t: TaskAcc | undefined, at: string, seq: number) => {
+    for (const m of msgs) {
+      const id = surfaceIdOf(m);
+      const kind = messageKind(m);
+      const scoped = `${t?.taskId ?? ''}\u0000${id}`;
+      const idx = surfaces.get(scoped) ?? (kind === 'createSurface' ? undefined : newestSurface.get(id));
+      const item = idx !== undefined ? (items[idx] as Extract<ChatItem, { type: 'surface' }>) : undefined;
+      if (kind === 'deleteSurface') {
+        if (idx !== undefined && item) {
+          items[idx] = { ...item, deleted: true };
+          for (const [k, v] of surfaces) if (v === idx) surfaces.delete(k);
+          if (newestSurface.get(id) === idx) newestSurface.delete(id);
+        }
+      } else if (item && idx !== undefined && !item.deleted) {
+        items[idx] = { ...item, messages: [...item.messages, m], at: at || item.at };
+        anchorAt(t, idx);
+      } else if (kind === 'createSurface' || m.version !== 'v0.9') {
+        // a new surface (a v0.8 one starts with any message: its bubble says it is not rendered)
+        surfaces.set(scoped, items.length);
+        newestSurface.set(id, items.length);
+        pushItem(t, { type: 'surface', key: `u:${seq}:${id}`, from: 'agent', taskId: t?.taskId, surfaceId: id, messages: [m], at, seq });
+      }
+      // an update of a surface never created is dropped
+    }
+  };
+  /** parts without their A2UI parts */
+  const plainParts = (parts: Part[] | null | undefined): Part[] => (Array.isArray(parts) ? parts.filter((p) => !isA2uiPart(p)) : []);
+
   for (const e of list) {
     const at = str(e.at) ?? '';
     // a failed call is kind "error"; one that says so only by its error object is one too
@@ -174,7 +215,19 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
         if (e.direction === 'out' && !t) lastFreshOut = e.seq;
         if (!validMessage(m) || !firstSight(m)) break;
         const from: Side = e.direction === 'out' ? 'owner' : e.direction === 'in' ? 'agent' : m.role === 'user' ? 'owner' : 'agent';
-        pushItem(t, { type: 'message', key: `m:${e.seq}`, from, taskId: t?.taskId, message: m, at, seq: e.seq });
+        const a2 = a2uiMessagesOf(m.parts);
+        if (a2.length === 0) {
+          pushItem(t, { type: 'message', key: `m:${e.seq}`, from, taskId: t?.taskId, message: m, at, seq: e.seq });
+          break;
+        }
+        const rest = plainParts(m.parts);
+        if (from === 'owner') {
+          a2.forEach((x, i) => pushItem(t, { type: 'action', key: `ua:${e.seq}:${i}`, from: 'owner', taskId: t?.taskId, text: describeAction(x), at, seq: e.seq }));
+          if (rest.length) pushItem(t, { type: 'message', key: `m:${e.seq}`, from, taskId: t?.taskId, message: { ...m, parts: rest }, at, seq: e.seq });
+        } else {
+          if (rest.length) pushItem(t, { type: 'message', key: `m:${e.seq}`, from, taskId: t?.taskId, message: { ...m, parts: rest }, at, seq: e.seq });
+          applySurfaces(a2, t, at, e.seq);
+        }
         break;
       }
       case 'task':
@@ -192,12 +245,20 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
         if (isObj(e.status) && validMessage(e.status.message)) candidates.push(e.status.message);
         // the task as first reported may carry the owner's own message back: that one is shown already
         if (validMessage(e.message) && !(e.kind === 'task' && e.message.role === 'user')) candidates.push(e.message);
-        for (const m of candidates) {
+        for (const full of candidates) {
           const progress = !state || PROGRESS.has(state);
           if (wasEnded && progress) continue; // a stale progress report of a task that has ended
           // the question may have been shown already, as the agent's message (AgentVault asks that way)
-          if (t && state === 'input-required' && !wasEnded) t.question = m;
-          if (!firstSight(m)) continue;
+          if (t && state === 'input-required' && !wasEnded) t.question = full;
+          if (!firstSight(full)) continue;
+          // A2UI parts draw (or change) surfaces; the rest of the message is a bubble as usual
+          const a2 = a2uiMessagesOf(full.parts);
+          const m = a2.length ? { ...full, parts: plainParts(full.parts) } : full;
+          if (a2.length) {
+            if ((m.parts ?? []).length) pushItem(t, { type: 'status', key: `s:${e.seq}:${candidates.indexOf(full)}`, from: 'agent', taskId: t?.taskId, state: state ?? 'unknown', message: m, at, seq: e.seq });
+            applySurfaces(a2, t, at, e.seq);
+            continue;
+          }
           const last = items[items.length - 1];
           if (progress && t && last?.type === 'status' && last.taskId === t.taskId && PROGRESS.has(last.state)) {
             // one progress bubble per run of progress reports: it shows the latest
@@ -205,7 +266,7 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
             anchorAt(t, items.length - 1);
             continue;
           }
-          pushItem(t, { type: 'status', key: `s:${e.seq}:${candidates.indexOf(m)}`, from: 'agent', taskId: t?.taskId, state: state ?? 'unknown', message: m, at, seq: e.seq });
+          pushItem(t, { type: 'status', key: `s:${e.seq}:${candidates.indexOf(full)}`, from: 'agent', taskId: t?.taskId, state: state ?? 'unknown', message: m, at, seq: e.seq });
         }
         break;
       }
@@ -216,7 +277,11 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
         const id = str(a.id);
         const key = id ? `${t?.taskId ?? ''}\u0000${id}` : undefined;
         const idx = key !== undefined ? artifactIndex.get(key) : undefined;
-        const parts: Part[] = partsOf(a);
+        const all: Part[] = partsOf(a);
+        const a2 = a2uiMessagesOf(all);
+        const parts = a2.length ? plainParts(all) : all;
+        if (a2.length) applySurfaces(a2, t, at, e.seq);
+        if (a2.length && parts.length === 0 && idx === undefined) break; // an artifact that only draws
         if (idx !== undefined) {
           const prev = items[idx] as Extract<ChatItem, { type: 'artifact' }>;
           const merged = a.append ? joinParts(partsOf(prev.artifact), parts) : parts;
@@ -273,9 +338,11 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
   const resulted = new Set<string>();
   for (const i of items) {
     if (!i.taskId) continue;
-    if (i.type === 'artifact' || (i.type === 'message' && i.from === 'agent') || (i.type === 'status' && !PROGRESS.has(i.state))) resulted.add(i.taskId);
+    if (i.type === 'artifact' || i.type === 'surface' || (i.type === 'message' && i.from === 'agent') || (i.type === 'status' && !PROGRESS.has(i.state))) resulted.add(i.taskId);
   }
-  const folds = (i: ChatItem) => i.type === 'status' && PROGRESS.has(i.state) && !!i.taskId && !!tasks.get(i.taskId)?.ended && resulted.has(i.taskId);
+  // a deleted surface goes too
+  const folds = (i: ChatItem) =>
+    (i.type === 'surface' && !!i.deleted) || (i.type === 'status' && PROGRESS.has(i.state) && !!i.taskId && !!tasks.get(i.taskId)?.ended && resulted.has(i.taskId));
   if (items.some(folds)) {
     // the state lines go after their task's newest item: count it among what is left
     const kept: ChatItem[] = [];

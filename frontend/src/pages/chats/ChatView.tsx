@@ -15,7 +15,8 @@ import { hrefOf, navigate } from '../../lib/router';
 import { useHub } from '../../state/hub';
 import { useConversation, useStartChat } from '../../state/useChat';
 import { titleOf } from './titles';
-import { Bubble, endedTasksOf, ErrorNotice, failedSend, TaskLine } from './transcript';
+import { actionMessage, errorMessage } from '../../lib/a2ui';
+import { ActionLine, Bubble, endedTasksOf, ErrorNotice, failedSend, SurfaceBubble, TaskLine } from './transcript';
 
 function TitleEditor({ conversation, onDone }: { conversation: Conversation; onDone: (c?: Conversation) => void }) {
   const { client } = useHub();
@@ -130,6 +131,36 @@ export function ChatView({
       if (entry && typeof entry === 'object') view.addEntry(entry);
       if (taskId) setTarget(null);
       stick.current = true;
+    },
+    [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+  // A2UI: the person acted on a surface: a new message in the same context and task, carrying the
+  // action (and the surface's data model when it asked for it; a conversation has one agent, the
+  // surface's creator, so it goes nowhere else).
+  const surfaceAction = useCallback(
+    async (item: { taskId?: string }, action: Parameters<typeof actionMessage>[0], dataModel?: Record<string, unknown>) => {
+      const entry = await client.call('chats.send', {
+        id,
+        ...(item.taskId ? { taskId: item.taskId } : {}),
+        a2ui: [actionMessage(action)],
+        ...(dataModel ? { a2uiDataModel: dataModel } : {}),
+      });
+      if (entry && typeof entry === 'object') view.addEntry(entry);
+      stick.current = true;
+    },
+    [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+  // Renderer errors go back to the agent as A2UI error messages, once per surface and problem.
+  const reported = useRef(new Set<string>());
+  const surfaceError = useCallback(
+    (item: { taskId?: string; surfaceId: string }, err: { code: string; message: string; path?: string }) => {
+      const key = `${item.surfaceId}\u0000${err.code}\u0000${err.message}`;
+      if (reported.current.has(key)) return;
+      reported.current.add(key);
+      void client
+        .call('chats.send', { id, ...(item.taskId ? { taskId: item.taskId } : {}), a2ui: [errorMessage(item.surfaceId, err.message, err.code, err.path)] })
+        .then((entry) => entry && typeof entry === 'object' && view.addEntry(entry))
+        .catch(() => undefined);
     },
     [client, id, view.addEntry], // eslint-disable-line react-hooks/exhaustive-deps
   );
@@ -278,6 +309,20 @@ export function ChatView({
               agentName={agentName}
               onRetry={retryOf(it.seq)}
             />
+          ) : it.type === 'surface' ? (
+            <SurfaceBubble
+              key={it.key}
+              item={it}
+              agentName={agentName}
+              readOnly={!!blocked || (!!it.taskId && !!transcript.tasks.find((t) => t.taskId === it.taskId)?.ended)}
+              onAction={surfaceAction}
+              onError={(item, err) => {
+                // a closed form reports nothing: its task is over
+                if (!blocked && !(item.taskId && transcript.tasks.find((t) => t.taskId === item.taskId)?.ended)) surfaceError(item, err);
+              }}
+            />
+          ) : it.type === 'action' ? (
+            <ActionLine key={it.key} item={it} />
           ) : (
             <Bubble key={it.key} item={it} agentName={agentName} endedTasks={endedTasks} />
           ),

@@ -2,11 +2,12 @@
 // line with its actions (TaskLine), and a failed call (ErrorNotice), with the pure helpers they
 // rest on. They only render what ChatView hands them and call back; they hold no conversation state.
 
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { ChatEntry, ChatError, TimelineEvent } from '../../api/types';
 import { TASK_STATES } from '../../api/types';
 import type { ComposerSend } from '../../components/Composer';
 import { ErrorBox } from '../../components/ErrorBox';
+import type { SurfaceAction } from '../../components/A2uiSurfaceView';
 import { Parts } from '../../components/Parts';
 import { Timeline } from '../../components/Timeline';
 import { isActiveState, taskStateText, type ChatItem } from '../../lib/chat';
@@ -15,6 +16,9 @@ import { formatChatTime, formatDateTime, formatDuration, parseTime } from '../..
 import { hrefOf } from '../../lib/router';
 
 const KNOWN_STATES = new Set<string>(TASK_STATES);
+
+// The A2UI renderer (@a2ui/react and its core, ~200 kB) loads with the first surface a chat shows.
+const A2uiSurfaceView = lazy(() => import('../../components/A2uiSurfaceView').then((m) => ({ default: m.A2uiSurfaceView })));
 
 function errorLead(err: ChatError, agentName: string): string {
   switch (err.kind) {
@@ -221,7 +225,69 @@ export function endedTasksOf(entries: ChatEntry[], tasks: { taskId: string; stat
   return out;
 }
 
-export function Bubble({ item, agentName, endedTasks }: { item: Exclude<ChatItem, { type: 'task' } | { type: 'error' }>; agentName: string; endedTasks: Ended }) {
+/** An agent's A2UI surface as a bubble; read-only once its task ended. */
+export function SurfaceBubble({
+  item,
+  agentName,
+  readOnly,
+  onAction,
+  onError,
+}: {
+  item: Extract<ChatItem, { type: 'surface' }>;
+  agentName: string;
+  readOnly: boolean;
+  onAction?: (item: Extract<ChatItem, { type: 'surface' }>, action: SurfaceAction, dataModel?: Record<string, unknown>) => Promise<unknown>;
+  onError?: (item: Extract<ChatItem, { type: 'surface' }>, error: { code: string; message: string; path?: string }) => void;
+}) {
+  return (
+    <li className="bubble from-agent is-surface" data-testid="chat-surface" data-from="agent" data-task-id={item.taskId} data-surface-id={item.surfaceId}>
+      <div className="bubble-head">
+        <span className="bubble-who">{agentName}</span>
+        <span className="tag">form</span>
+        {item.at && (
+          <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
+            {formatChatTime(item.at)}
+          </time>
+        )}
+      </div>
+      <Suspense fallback={<p className="muted small">Loading the form…</p>}>
+        <A2uiSurfaceView
+          surfaceId={item.surfaceId}
+          messages={item.messages}
+          readOnly={readOnly}
+          onAction={onAction ? (a, dm) => onAction(item, a, dm) : undefined}
+          onError={onError ? (e) => onError(item, e) : undefined}
+        />
+      </Suspense>
+    </li>
+  );
+}
+
+/** What the owner did on a form, as one compact line: "You chose plan release (version: 2.0 · …)". */
+export function ActionLine({ item }: { item: Extract<ChatItem, { type: 'action' }> }) {
+  return (
+    <li className="action-line muted small" data-testid="chat-action" data-task-id={item.taskId}>
+      <span aria-hidden="true">↳ </span>
+      {item.text}
+      {item.at && (
+        <time className="muted small" dateTime={item.at} title={formatDateTime(item.at)}>
+          {' '}
+          {formatChatTime(item.at)}
+        </time>
+      )}
+    </li>
+  );
+}
+
+export function Bubble({
+  item,
+  agentName,
+  endedTasks,
+}: {
+  item: Exclude<ChatItem, { type: 'task' } | { type: 'error' } | { type: 'surface' } | { type: 'action' }>;
+  agentName: string;
+  endedTasks: Ended;
+}) {
   const from = item.from;
   // A progress bubble ("Working… 4/5") of a task that ended without a result (one with a result folds
   // away, see lib/chat.ts) is muted: its state line below says how it ended, once.

@@ -1,0 +1,129 @@
+// An A2UI agent built only from the official JavaScript SDK's server pieces (@a2a-js/sdk/server and
+// its express app), for the browser test ../../../frontend/e2e/a2ui.test.mjs: something we did not
+// write, drawing a surface with every kind of hostile content next to a working form.
+//
+//   node a2ui-agent.mjs
+//
+// It listens on 127.0.0.1 on a free port and prints its base URL on stdout. Its card declares the
+// A2UI extension v0.9.1. Any new message gets a surface (input-required): text with HTML, an image
+// served by this agent (GET /pixel.png counts the fetches), an unknown component, a button whose
+// openUrl is a javascript: URL, a data model with a javascript: URL in it, and a note field with a
+// "Confirm" button. The action (a later turn, an A2UI data part) updates the same surface. GET /seen
+// answers what it saw: each JSON-RPC request's extension headers, each message's metadata and A2UI
+// parts, and the image fetches.
+
+import { randomUUID } from 'node:crypto';
+
+import express from 'express';
+import { AGENT_CARD_PATH, TaskState, Role } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+
+const EXT = 'https://a2ui.org/a2a-extension/a2ui/v0.9.1';
+const MT = 'application/a2ui+json';
+const CATALOG = 'https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json';
+const now = () => new Date().toISOString();
+const seen = { requests: [], messages: [], pixel: 0 };
+
+const textPart = (value) => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const a2uiPart = (messages) => ({ content: { $case: 'data', value: messages }, metadata: { mimeType: MT }, filename: '', mediaType: MT });
+const a2uiOf = (parts = []) =>
+  parts.filter((p) => p.content?.$case === 'data' && (p.mediaType === MT || p.metadata?.mimeType === MT)).flatMap((p) => (Array.isArray(p.content.value) ? p.content.value : []));
+
+function surface(id, base) {
+  return [
+    { version: 'v0.9', createSurface: { surfaceId: id, catalogId: CATALOG, sendDataModel: true } },
+    {
+      version: 'v0.9',
+      updateComponents: {
+        surfaceId: id,
+        components: [
+          { id: 'root', component: 'Column', children: ['html', 'pic', 'frame', 'evil', 'note', 'confirm'] },
+          { id: 'html', component: 'Text', text: 'Hello <img src=x onerror="alert(1)"><b>bold</b>' },
+          { id: 'pic', component: 'Image', url: `${base}/pixel.png`, description: 'a tracking pixel' },
+          { id: 'frame', component: 'IFrame', src: base },
+          { id: 'evil', component: 'Button', child: 'evil-label', action: { functionCall: { call: 'openUrl', args: { url: 'javascript:alert(1)' }, returnType: 'void' } } },
+          { id: 'evil-label', component: 'Text', text: 'Open' },
+          { id: 'note', component: 'TextField', label: 'Note', value: { path: '/note' } },
+          { id: 'confirm', component: 'Button', child: 'confirm-label', variant: 'primary', action: { event: { name: 'confirm', context: { note: { path: '/note' } } } } },
+          { id: 'confirm-label', component: 'Text', text: 'Confirm' },
+        ],
+      },
+    },
+    { version: 'v0.9', updateDataModel: { surfaceId: id, path: '/', value: { note: '', link: 'javascript:alert(2)' } } },
+  ];
+}
+
+class Executor {
+  constructor(base) {
+    this.base = base;
+  }
+
+  async execute(ctx, bus) {
+    const { taskId, contextId, userMessage: msg, task } = ctx;
+    seen.messages.push({ taskId, metadata: msg.metadata ?? null, a2ui: a2uiOf(msg.parts) });
+    const status = (state, parts) =>
+      bus.publish(AgentEvent.statusUpdate({
+        taskId, contextId, metadata: undefined,
+        status: { state, timestamp: now(), message: parts && { messageId: randomUUID(), taskId, contextId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] } },
+      }));
+    bus.publish(AgentEvent.task(task ?? {
+      id: taskId, contextId, artifacts: [], history: [msg], metadata: undefined,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+    }));
+    const id = `js-${taskId}`;
+    const action = a2uiOf(msg.parts).find((m) => m.action?.surfaceId === id)?.action;
+    if (task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && action) {
+      status(TaskState.TASK_STATE_COMPLETED, [a2uiPart([{ version: 'v0.9', updateComponents: { surfaceId: id, components: [
+        { id: 'root', component: 'Column', children: ['done'] },
+        { id: 'done', component: 'Text', text: `Confirmed: ${action.context?.note ?? ''}` },
+      ] } }])]);
+      return;
+    }
+    if (task) {
+      // a later turn without an action (an A2UI error the renderer reported, or text): noted, still asking
+      status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('Noted.')]);
+      return;
+    }
+    status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('A form from an @a2a-js/sdk agent.'), a2uiPart(surface(id, this.base))]);
+  }
+
+  async cancelTask(taskId, bus) {
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', metadata: undefined, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() } }));
+  }
+}
+
+const app = express();
+app.use((req, _res, next) => {
+  if (req.method === 'POST') seen.requests.push({ ext: req.get('A2A-Extensions') ?? null, xext: req.get('X-A2A-Extensions') ?? null });
+  next();
+});
+app.get('/pixel.png', (_req, res) => {
+  seen.pixel++;
+  res.type('image/png').send(Buffer.from('89504e470d0a1a0a', 'hex'));
+});
+app.get('/seen', (_req, res) => res.json(seen));
+const server = app.listen(0, '127.0.0.1', () => {
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const card = {
+    name: 'a2a-js A2UI agent',
+    description: 'An @a2a-js/sdk server drawing A2UI surfaces, hostile ones included.',
+    supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+    provider: undefined,
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false, extensions: [{ uri: EXT, description: 'A2UI v0.9.1', required: false, params: { supportedCatalogIds: [CATALOG] } }] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain', MT],
+    skills: [{ id: 'form', name: 'Form', description: 'Any message gets an A2UI form', tags: ['a2ui'], examples: ['show me'], inputModes: [], outputModes: [], securityRequirements: [] }],
+    signatures: [],
+  };
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new Executor(base));
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
+  app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  process.stdout.write(`${base}\n`);
+});
+
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();

@@ -1,0 +1,178 @@
+// End-to-end: the demo agent draws an A2UI form in a chat; the person fills it in and submits it, the
+// same bubble turns into the agent's confirmation, and after the hub restarts the form is still there,
+// closed (its task ended). The surface passes axe in both themes.
+
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { SHOTS, axeViolations, nav, openUI, otherAgent, suite } from './harness.mjs';
+
+const WAIT = { timeout: 20_000 };
+
+const s = suite();
+
+// The interop packages (the official @a2a-js/sdk server, the A2UI schemas and ajv) live in
+// backend/interop/js: `npm ci --prefix backend/interop/js`.
+const INTEROP = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'backend', 'interop', 'js');
+
+// sdkA2uiAgent runs backend/interop/js/a2ui-agent.mjs: an A2UI agent on @a2a-js/sdk's server.
+async function sdkA2uiAgent() {
+  const proc = spawn(process.execPath, ['a2ui-agent.mjs'], { cwd: INTEROP, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr.on('data', (d) => (err += d));
+  const url = await new Promise((ok, fail) => {
+    let out = '';
+    proc.on('exit', (code) => fail(new Error(`a2ui-agent.mjs exited with ${code}: ${err}`)));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) ok(out.trim());
+    });
+  });
+  return { url, seen: () => fetch(`${url}/seen`).then((r) => r.json()), stop: () => proc.stdin.end() };
+}
+
+// validate checks documents against the official A2UI v0.9 schemas (backend/interop/js/a2ui-validate.mjs).
+function validate(checks) {
+  const r = spawnSync(process.execPath, ['a2ui-validate.mjs'], { cwd: INTEROP, input: JSON.stringify(checks), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+describe('A2UI', () => {
+  test('the demo agent’s form: filled, submitted, updated in place, still there after a restart', async (t) => {
+    const other = await otherAgent();
+    t.after(() => other.stop());
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    await page.getByLabel('Agent URL').fill(other.url);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const detail = page.getByTestId('agent-detail');
+    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    await detail.getByRole('button', { name: 'Chat', exact: true }).click();
+
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('plan a release');
+    await box.press('Enter');
+
+    // The form, inline as one bubble, while the task waits for the person.
+    const bubble = page.getByTestId('chat-surface');
+    await bubble.getByText('Plan a release').waitFor(WAIT);
+    await page.getByTestId('task-state').filter({ hasText: 'Waiting for your answer' }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'a2ui-form.png') });
+
+    // Filled in with the keyboard and submitted.
+    const version = bubble.getByLabel('Version');
+    await version.fill('4.2.0');
+    await bubble.getByLabel('Release date').fill('2026-12-24');
+    await bubble.getByText('Beta', { exact: true }).click();
+    await bubble.getByRole('button', { name: 'Plan it' }).focus();
+    await page.keyboard.press('Enter');
+
+    // "You chose …", and the same bubble becomes the confirmation; the task completes.
+    await page.getByTestId('chat-action').filter({ hasText: 'You chose plan release' }).waitFor(WAIT);
+    await bubble.getByText('Release planned').waitFor(WAIT);
+    const summary = 'Version 4.2.0 goes out on the beta channel, on 2026-12-24.';
+    await bubble.getByText(summary).waitFor(WAIT);
+    await page.getByTestId('task-state').filter({ hasText: 'Completed' }).waitFor(WAIT);
+    assert.equal(await page.getByTestId('chat-surface').count(), 1, 'the update made a new bubble instead of changing the form');
+    assert.equal(await bubble.getByRole('button', { name: 'Plan it' }).count(), 0);
+    const chose = await page.getByTestId('chat-action').innerText();
+    assert.match(chose, /version: 4\.2\.0/);
+    assert.match(chose, /channel: beta/);
+    await page.screenshot({ path: join(SHOTS, 'a2ui-confirmed.png') });
+    const conversationURL = new URL(page.url()).hash;
+
+    // A restart: the surface is drawn again from what was recorded, closed now.
+    await s.hub.stop();
+    await s.hub.start();
+    await page.goto(s.hub.uiURL);
+    await nav(page, 'Chats').click();
+    await page.getByTestId('chat-item').filter({ hasText: 'plan a release' }).first().click(WAIT);
+    assert.equal(new URL(page.url()).hash, conversationURL);
+    const again = page.getByTestId('chat-surface');
+    await again.getByText(summary).waitFor(WAIT);
+    await again.getByText('This form is closed').waitFor(WAIT);
+    assert.equal(await page.getByTestId('chat-surface').count(), 1);
+    await page.getByTestId('chat-action').filter({ hasText: 'You chose plan release' }).waitFor(WAIT);
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);
+    await page.context().close();
+
+    // axe on a live form, in both themes: no serious or critical violations.
+    for (const colorScheme of ['light', 'dark']) {
+      const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme, bypassCSP: true });
+      const p = await context.newPage();
+      await p.goto(s.hub.uiURL);
+      await nav(p, 'Chats').click();
+      await p.getByTestId('chat-item').filter({ hasText: 'plan a release' }).first().click(WAIT);
+      // a new conversation each time: a live form, not the earlier (closed or waiting) ones
+      await p.getByRole('button', { name: 'New conversation' }).click();
+      await p.getByText(/Say hello to/).waitFor(WAIT);
+      const composer = p.getByRole('textbox', { name: 'Message' });
+      await composer.fill('plan a release');
+      await composer.press('Enter');
+      const live = p.getByTestId('chat-surface');
+      await live.getByLabel('Version').waitFor(WAIT);
+      assert.equal(await live.count(), 1);
+      assert.ok(await live.getByRole('button', { name: 'Plan it' }).isEnabled(), 'the new form is not live');
+      await p.screenshot({ path: join(SHOTS, `a2ui-${colorScheme}.png`) });
+      assert.deepEqual(await axeViolations(p), [], `axe (${colorScheme})`);
+      await context.close();
+    }
+  });
+
+  test('an @a2a-js/sdk agent’s hostile surface is inert, and its form’s action goes back schema-valid with the extension headers', async (t) => {
+    const agent = await sdkA2uiAgent();
+    t.after(() => agent.stop());
+    const page = await openUI(s.browser, s.hub);
+    const fetched = [];
+    page.on('request', (r) => fetched.push(r.url()));
+    await nav(page, 'Agents').click();
+    await page.getByLabel('Agent URL').fill(agent.url);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const detail = page.getByTestId('agent-detail');
+    await detail.getByRole('heading', { name: 'a2a-js A2UI agent', exact: true }).waitFor(WAIT);
+    await detail.getByRole('button', { name: 'Chat', exact: true }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('show me');
+    await box.press('Enter');
+
+    const bubble = page.getByTestId('chat-surface');
+    await bubble.getByLabel('Note').waitFor(WAIT);
+    // rendered inert, each with a visible note
+    await bubble.getByText('Hello <img src=x onerror="alert(1)"><b>bold</b>').waitFor(WAIT);
+    assert.equal(await bubble.locator('img, iframe, b, script').count(), 0);
+    assert.doesNotMatch(await bubble.locator('fieldset').innerHTML(), /javascript:|pixel\.png/);
+    const notes = await bubble.getByTestId('a2ui-notes').innerText();
+    for (const want of [/HTML in text/, /image was not loaded/, /unknown component type “IFrame”/, /javascript:, data: or file: URL/]) assert.match(notes, want);
+    await page.screenshot({ path: join(SHOTS, 'a2ui-hostile.png') });
+
+    await bubble.getByLabel('Note').fill('ship it');
+    await bubble.getByRole('button', { name: 'Confirm' }).click();
+    await bubble.getByText('Confirmed: ship it').waitFor(WAIT);
+    await page.getByTestId('chat-action').filter({ hasText: 'You chose confirm (note: ship it)' }).waitFor(WAIT);
+
+    const seen = await agent.seen();
+    assert.equal(seen.pixel, 0, 'the browser fetched the image from the agent');
+    assert.ok(!fetched.some((u) => u.startsWith(agent.url)), `the browser reached the agent: ${fetched.filter((u) => u.startsWith(agent.url))}`);
+    assert.ok(seen.requests.length >= 2);
+    for (const r of seen.requests) assert.deepEqual(r, { ext: 'https://a2ui.org/a2a-extension/a2ui/v0.9.1', xext: 'https://a2ui.org/a2a-extension/a2ui/v0.9.1' });
+    const turn = seen.messages.find((m) => m.a2ui.some((x) => x.action));
+    assert.ok(turn, `no action reached the agent: ${JSON.stringify(seen.messages)}`);
+    const [act] = turn.a2ui.filter((x) => x.action);
+    assert.equal(act.action.name, 'confirm');
+    assert.deepEqual(act.action.context, { note: 'ship it' });
+    assert.deepEqual(Object.keys(turn.metadata.a2uiClientDataModel.surfaces), [act.action.surfaceId], 'the data model of that surface only');
+    const results = validate([
+      { schema: 'client_to_server_list', data: turn.a2ui },
+      { schema: 'client_capabilities', data: turn.metadata.a2uiClientCapabilities },
+      { schema: 'client_data_model', data: turn.metadata.a2uiClientDataModel },
+      ...seen.messages.map((m) => ({ schema: 'client_capabilities', data: m.metadata?.a2uiClientCapabilities })),
+    ]);
+    assert.deepEqual(results.filter((r) => !r.ok), [], 'schema-invalid A2UI from the hub');
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+});
