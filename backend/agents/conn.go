@@ -121,16 +121,20 @@ func dialWith(ctx context.Context, card []byte, hc *http.Client, only Dialect, p
 	vault := AgentVault(card)
 	c := &Conn{endpoints: endpoints, streaming: Streaming(card) || vault, push: PushNotifications(card)}
 	c.masker = credentials.MaskerOf(hc)
+	// gRPC calls carry what hc carries over HTTP (credentials, wire log, extension headers) as
+	// metadata of their own: its dial options are made from hc as given.
+	g := grpcSetup{hc: hc}
 	hc = guardedClient(hc)
 	if uris := A2UIExtensions(card); len(uris) > 0 {
 		c.a2ui = true
 		hc = extensionHeaders(hc, uris)
+		g.extensions = uris
 	}
 	for _, ep := range endpoints {
 		var dc dialectClient
 		if ep.Dialect == V01 {
 			dc = draft.New(ep.URL, hc, vault)
-		} else if dc, err = newSDKClient(ctx, ep, hc); err != nil {
+		} else if dc, err = newSDKClient(ctx, ep, hc, g); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("%s endpoint %s: %w", ep.Dialect, ep.URL, err)
 		}

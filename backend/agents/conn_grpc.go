@@ -1,16 +1,19 @@
 package agents
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"google.golang.org/grpc"
 	grpccreds "google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/agents/jsonrpc"
@@ -33,19 +36,37 @@ func grpcTarget(address string) (target string, secure bool) {
 	return address, !(host == "localhost" || (ip != nil && ip.IsLoopback()))
 }
 
-// grpcTransport is a2a-go/v2's v1.0 gRPC transport to ep's target, carrying what hc carries over HTTP
-// (its credentials, its wire log: see credentials.GRPCDialOptions) and the same cap on what one
-// message may be.
-func grpcTransport(ep Endpoint, hc *http.Client) a2aclient.FactoryOption {
+// grpcSetup is what a gRPC connection to the agent carries that its HTTP client carries over HTTP:
+// hc is the client as dialed (credentials.NewHTTPClient's: credentials and wire log), extensions the
+// extension URIs every request activates.
+type grpcSetup struct {
+	hc         *http.Client
+	extensions []string
+}
+
+// grpcTransport is a2a-go/v2's v1.0 gRPC transport to ep's target, with g's credentials and wire log
+// (credentials.GRPCDialOptions), its extensions in both activation headers as metadata, and the same
+// cap on what one message may be.
+func grpcTransport(ep Endpoint, g grpcSetup) a2aclient.FactoryOption {
 	_, secure := grpcTarget(ep.URL)
 	creds := insecure.NewCredentials()
 	if secure {
 		creds = grpccreds.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	}
-	if g, ok := hc.Transport.(streamGuard); ok { // the guard is for HTTP bodies; gRPC caps its messages itself
-		hc = &http.Client{Transport: g.base}
-	}
 	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(creds),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(jsonrpc.MaxJSONBody))}, credentials.GRPCDialOptions(hc)...)
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(jsonrpc.MaxJSONBody))}, credentials.GRPCDialOptions(g.hc)...)
+	if len(g.extensions) > 0 {
+		value := strings.Join(g.extensions, ", ")
+		md := func(ctx context.Context) context.Context {
+			return metadata.AppendToOutgoingContext(ctx, "a2a-extensions", value, "x-a2a-extensions", value)
+		}
+		opts = append(opts,
+			grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, o ...grpc.CallOption) error {
+				return invoker(md(ctx), method, req, reply, cc, o...)
+			}),
+			grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, o ...grpc.CallOption) (grpc.ClientStream, error) {
+				return streamer(md(ctx), desc, cc, method, o...)
+			}))
+	}
 	return grpcv1.WithGRPCTransport(opts...)
 }

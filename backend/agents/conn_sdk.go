@@ -18,7 +18,7 @@ type sdkClient struct {
 	dialect Dialect
 }
 
-func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient, error) {
+func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client, g grpcSetup) (*sdkClient, error) {
 	iface := &a2a.AgentInterface{URL: ep.URL, ProtocolBinding: a2a.TransportProtocolJSONRPC, Tenant: ep.Tenant}
 	var transport a2aclient.FactoryOption
 	switch {
@@ -31,7 +31,7 @@ func newSDKClient(ctx context.Context, ep Endpoint, hc *http.Client) (*sdkClient
 	case ep.Binding == GRPC && ep.Dialect == V10:
 		iface.ProtocolBinding, iface.ProtocolVersion = a2a.TransportProtocolGRPC, a2a.Version
 		iface.URL, _ = grpcTarget(ep.URL)
-		transport = grpcTransport(ep, hc)
+		transport = grpcTransport(ep, g)
 	case ep.Binding != JSONRPC:
 		return nil, fmt.Errorf("the hub does not speak %s in %s", ep.Binding, ep.Dialect)
 	case ep.Dialect == V10:
