@@ -46,7 +46,8 @@ const usage = `AgentHub %s: a desktop home for A2A agents.
 Usage:
   agenthub [--data DIR]
       Open the desktop window; the hub and the demo agent run while it is open.
-  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--grpc-addr HOST:PORT] [--demo-grpc-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file|database]
+  agenthub serve [--addr 127.0.0.1:PORT] [--demo-addr 127.0.0.1:PORT] [--no-demo] [--demo-tick 1s] [--data DIR] [--secrets auto|keyring|file|database]
+      [--grpc-addr HOST:PORT] [--demo-grpc-addr 127.0.0.1:PORT]
       [--database postgres://USER@HOST/DB] [--secrets-key-file FILE]
       [--push-retry-max 5m] [--push-give-up 24h] [--public-url URL] [--tls-cert FILE --tls-key FILE]
       [--channel-hops 3] [--channel-forwards 16] [--cpuprofile FILE]
