@@ -2,57 +2,26 @@ package chats
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/agenthub/agenthub/backend/a2ui"
 )
 
 // A2UI (a2ui-project/a2ui): what the owner sends back about a surface an agent drew. The UI builds
-// the action or error; the hub checks it before it goes: each message is an A2UI v0.9 action or
-// error, and every surface it names (and every surface whose data model goes along) was created in
-// this conversation, by its agent. So a surface's data model goes only to the agent that created it.
+// the action or error; the hub checks it before it goes (a2ui.CheckClient): every surface it names,
+// and every surface whose data model goes along, was created in this conversation by its agent.
 
 // ErrA2UI means A2UI messages or a data model the conversation cannot send.
-var ErrA2UI = errors.New("A2UI")
-
-// a2uiLegacyMediaType is how older agents mark A2UI data parts.
-const a2uiLegacyMediaType = "application/json+a2ui"
-
-func isA2UIPart(p *a2a.Part) bool {
-	if p == nil {
-		return false
-	}
-	mt := p.MediaType
-	if mt == "" {
-		mt, _ = p.Metadata["mimeType"].(string)
-	}
-	return mt == A2UIMediaType || mt == a2uiLegacyMediaType
-}
+var ErrA2UI = a2ui.ErrRefused
 
 // surfacesCreated are the ids of the surfaces the agent created in these entries (createSurface in
 // an A2UI part of anything it sent).
 func surfacesCreated(entries []Entry) map[string]bool {
 	out := map[string]bool{}
-	scan := func(parts a2a.ContentParts) {
-		for _, p := range parts {
-			d, ok := p.Content.(a2a.Data)
-			if !ok || !isA2UIPart(p) {
-				continue
-			}
-			list, _ := d.Value.([]any)
-			for _, m := range list {
-				obj, _ := m.(map[string]any)
-				cs, _ := obj["createSurface"].(map[string]any)
-				if id, _ := cs["surfaceId"].(string); id != "" {
-					out[id] = true
-				}
-			}
-		}
-	}
 	msg := func(m *a2a.Message) {
 		if m != nil {
-			scan(m.Parts)
+			a2ui.AddCreated(out, m.Parts)
 		}
 	}
 	for _, e := range entries {
@@ -73,12 +42,12 @@ func surfacesCreated(entries []Entry) map[string]bool {
 			}
 			for _, a := range v.Artifacts {
 				if a != nil {
-					scan(a.Parts)
+					a2ui.AddCreated(out, a.Parts)
 				}
 			}
 		case *a2a.TaskArtifactUpdateEvent:
 			if v.Artifact != nil {
-				scan(v.Artifact.Parts)
+				a2ui.AddCreated(out, v.Artifact.Parts)
 			}
 		}
 	}
@@ -94,34 +63,5 @@ func (s *Service) checkA2UI(ctx context.Context, id string, out Outgoing) error 
 	if err != nil {
 		return err
 	}
-	created := surfacesCreated(entries)
-	for i, m := range out.A2UI {
-		obj, _ := m.(map[string]any)
-		if obj == nil || obj["version"] != "v0.9" || len(obj) != 2 {
-			return fmt.Errorf("%w: message %d is not an A2UI v0.9 action or error", ErrA2UI, i)
-		}
-		body, _ := obj["action"].(map[string]any)
-		if body == nil {
-			body, _ = obj["error"].(map[string]any)
-		}
-		if body == nil {
-			return fmt.Errorf("%w: message %d is neither an action nor an error", ErrA2UI, i)
-		}
-		if sid, _ := body["surfaceId"].(string); !created[sid] {
-			return fmt.Errorf("%w: message %d is about surface %q, which this conversation's agent did not create", ErrA2UI, i, sid)
-		}
-	}
-	if out.A2UIDataModel != nil {
-		surfaces, _ := out.A2UIDataModel["surfaces"].(map[string]any)
-		if out.A2UIDataModel["version"] != "v0.9" || surfaces == nil || len(out.A2UIDataModel) != 2 {
-			return fmt.Errorf("%w: the data model is not an a2uiClientDataModel of v0.9", ErrA2UI)
-		}
-		for sid := range surfaces {
-			if !created[sid] {
-				// the data model of another agent's surface never goes here
-				return fmt.Errorf("%w: the data model of surface %q goes only to the agent that created it, not this conversation's", ErrA2UI, sid)
-			}
-		}
-	}
-	return nil
+	return a2ui.CheckClient(out.A2UI, out.A2UIDataModel, surfacesCreated(entries))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
 
+	"github.com/agenthub/agenthub/backend/a2ui"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/filename"
 	"github.com/agenthub/agenthub/backend/push"
@@ -238,7 +239,7 @@ type Outgoing struct {
 }
 
 // A2UIMediaType marks a data part whose data is a list of A2UI messages.
-const A2UIMediaType = "application/a2ui+json"
+const A2UIMediaType = a2ui.MediaType
 
 // Send records the owner's message and delivers it on its own goroutine; what the agent answers is
 // recorded and published as it arrives. The returned entry is the message as recorded.
@@ -299,9 +300,7 @@ func MessageOf(out Outgoing) (*a2a.Message, error) {
 	if len(out.A2UI) > 0 {
 		// the media type in the part's field (A2A v1.0) and in metadata.mimeType, where the A2UI
 		// extension's text (and v0.3 agents) look for it
-		p := a2a.NewDataPart(out.A2UI)
-		p.MediaType, p.Metadata = A2UIMediaType, map[string]any{"mimeType": A2UIMediaType}
-		parts = append(parts, p)
+		parts = append(parts, a2ui.NewPart(out.A2UI))
 	}
 	if len(parts) == 0 {
 		return nil, ErrEmpty

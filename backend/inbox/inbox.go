@@ -20,6 +20,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
+	"github.com/agenthub/agenthub/backend/a2ui"
 	"github.com/agenthub/agenthub/backend/server"
 	"github.com/agenthub/agenthub/backend/store"
 	"github.com/agenthub/agenthub/backend/tasks"
@@ -319,14 +320,28 @@ func WaitingForOwner(s a2a.TaskState) bool {
 // With several replicas, the execution may wait in another one: the action is then written here, and
 // a note (in the same write as the owner's mark) tells that replica's execution to end.
 func (in *Inbox) Act(ctx context.Context, id a2a.TaskID, action Action, text string, files ...File) error {
-	if err := in.act(ctx, id, action, text, files); err != nil {
+	return in.ActReply(ctx, id, action, Reply{Text: text, Files: files})
+}
+
+// Reply is what the owner sends with an action: text, files, and A2UI messages (an action or an
+// error, about a surface the sender drew in this task).
+type Reply struct {
+	Text  string
+	Files []File
+	A2UI  []any
+}
+
+// ActReply is Act with a Reply. A2UI messages are checked (a2ui.CheckClient): v0.9 actions and errors
+// about surfaces the sender created in this task only.
+func (in *Inbox) ActReply(ctx context.Context, id a2a.TaskID, action Action, r Reply) error {
+	if err := in.act(ctx, id, action, r); err != nil {
 		return err
 	}
 	// Open still after an answer, but the sender's turn: no longer waiting for the owner.
 	return in.mark(ctx, id, action == Answer, true)
 }
 
-func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text string, files []File) error {
+func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, r Reply) error {
 	stored, err := in.store.Get(ctx, id)
 	if err != nil {
 		return err
@@ -335,7 +350,18 @@ func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, text str
 	if st := task.Status.State; !WaitingForOwner(st) {
 		return fmt.Errorf("%w: %s is %s", ErrNotWaiting, id, st)
 	}
-	events, err := eventsFor(task, action, text, files)
+	if len(r.A2UI) > 0 {
+		created := map[string]bool{}
+		for _, m := range task.History {
+			if m != nil && m.Role == a2a.MessageRoleUser { // the sender's messages
+				a2ui.AddCreated(created, m.Parts)
+			}
+		}
+		if err := a2ui.CheckClient(r.A2UI, nil, created); err != nil {
+			return fmt.Errorf("%w: %w", err, a2a.ErrInvalidParams)
+		}
+	}
+	events, err := eventsFor(task, action, r)
 	if err != nil {
 		return err
 	}
@@ -431,12 +457,16 @@ func (in *Inbox) awaitStored(ctx context.Context, id a2a.TaskID, want int64) err
 	return ctx.Err()
 }
 
-func eventsFor(task *a2a.Task, action Action, text string, files []File) ([]a2a.Event, error) {
+func eventsFor(task *a2a.Task, action Action, r Reply) ([]a2a.Event, error) {
+	text := r.Text
 	var parts a2a.ContentParts
 	if text != "" {
 		parts = append(parts, a2a.NewTextPart(text))
 	}
-	for _, f := range files {
+	if len(r.A2UI) > 0 {
+		parts = append(parts, a2ui.NewPart(r.A2UI))
+	}
+	for _, f := range r.Files {
 		if f.Name == "" {
 			return nil, fmt.Errorf("an attached file needs a name: %w", a2a.ErrInvalidParams)
 		}
@@ -457,7 +487,7 @@ func eventsFor(task *a2a.Task, action Action, text string, files []File) ([]a2a.
 	switch action {
 	case Answer:
 		if len(parts) == 0 {
-			return nil, fmt.Errorf("an answer needs text or a file: %w", a2a.ErrInvalidParams)
+			return nil, fmt.Errorf("an answer needs text, a file or an A2UI action: %w", a2a.ErrInvalidParams)
 		}
 		return []a2a.Event{
 			&a2a.TaskArtifactUpdateEvent{TaskID: task.ID, ContextID: task.ContextID,

@@ -816,6 +816,7 @@ func (g *Gateway) inboxAct(ctx context.Context, params json.RawMessage) (any, er
 		Action string
 		Text   string
 		Files  []File
+		A2UI   []any // A2UI messages about a surface the sender drew (an action, an error)
 	}
 	if err := decode(params, &p); err != nil {
 		return nil, err
@@ -832,7 +833,7 @@ func (g *Gateway) inboxAct(ctx context.Context, params json.RawMessage) (any, er
 	for i, f := range p.Files {
 		files[i] = inbox.File{Name: f.Name, MediaType: f.MediaType, Bytes: f.Bytes}
 	}
-	if err := g.cfg.Inbox.Act(ctx, a2a.TaskID(p.ID), action, p.Text, files...); err != nil {
+	if err := g.cfg.Inbox.ActReply(ctx, a2a.TaskID(p.ID), action, inbox.Reply{Text: p.Text, Files: files, A2UI: p.A2UI}); err != nil {
 		if isNotFound(err) {
 			return nil, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no inbox task %q", p.ID)}
 		}

@@ -384,7 +384,7 @@ export interface Methods {
   'tasks.cancel': [{ agent: string; id: string }, Record<string, never>];
   'tasks.events': [{ agent: string; id: string; after: number }, { events: TimelineEvent[] | null }];
   'inbox.list': [Record<string, never>, { tasks: InboxItem[] | null; unread: number }];
-  'inbox.act': [{ id: string; action: InboxAction; text: string; files?: OutgoingFile[] }, TaskSummary];
+  'inbox.act': [{ id: string; action: InboxAction; text?: string; files?: OutgoingFile[]; a2ui?: unknown[] }, TaskSummary];
   'inbox.markRead': [{ id: string }, { unread: number }];
   'ui.regenerateToken': [Record<string, never>, { token: string; uiUrl: string }];
   'chats.list': [{ agentId?: string }, { conversations: Conversation[] | null }];

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InboxAction, InboxItem, Message, OutgoingFile } from '../api/types';
 import { CodeBlock, CopyButton } from '../components/CopyButton';
 import { EmptyState } from '../components/EmptyState';
@@ -7,6 +7,8 @@ import { Parts } from '../components/Parts';
 import { ReplyBox } from '../components/ReplyBox';
 import { StateBadge } from '../components/StateBadge';
 import { UnreadableNotice, UnreadableTag } from '../components/Unreadable';
+import type { SurfaceAction } from '../components/A2uiSurfaceView';
+import { a2uiMessagesOf, actionMessage, describeAction, isA2uiPart, messageKind, surfaceIdOf, type A2uiMessage } from '../lib/a2ui';
 import { buildConversation, DELIVERED, type ConversationItem } from '../lib/conversation';
 import { rpcEndpoint } from '../lib/card';
 import { baseUrlOf, curlExample, sdkExample } from '../lib/examples';
@@ -18,6 +20,32 @@ import { isDisconnect, useHub, useTopic } from '../state/hub';
 import { useTask } from '../state/useTask';
 
 const EXAMPLE = 'Can you approve the deployment of v2.3 to staging?';
+
+// The A2UI renderer loads with the first surface shown (as in Chats).
+const A2uiSurfaceView = lazy(() => import('../components/A2uiSurfaceView').then((m) => ({ default: m.A2uiSurfaceView })));
+
+/** The surfaces the sender drew in an inbox task: each surface's messages in order, by the item that created it. */
+function surfacesOf(items: ConversationItem[]): Map<string, { surfaceId: string; messages: A2uiMessage[] }[]> {
+  const byItem = new Map<string, { surfaceId: string; messages: A2uiMessage[] }[]>();
+  const byId = new Map<string, { surfaceId: string; messages: A2uiMessage[] }>();
+  for (const it of items) {
+    if (it.type !== 'message' || it.from !== 'sender') continue;
+    for (const m of a2uiMessagesOf(it.message.parts)) {
+      const id = surfaceIdOf(m);
+      if (!id) continue;
+      let s = byId.get(id);
+      if (!s && messageKind(m) === 'createSurface') {
+        s = { surfaceId: id, messages: [] };
+        byId.set(id, s);
+        byItem.set(it.key, [...(byItem.get(it.key) ?? []), s]);
+      }
+      s?.messages.push(m);
+    }
+  }
+  return byItem;
+}
+
+const ENDED = new Set(['completed', 'rejected', 'canceled', 'failed']);
 
 function InboxEmpty() {
   const { agents } = useHub();
@@ -52,7 +80,19 @@ function InboxState({ t }: { t: { state: string; waitingForOwner: boolean } }) {
   return <StateBadge state={t.state} />;
 }
 
-function Bubble({ item, sender }: { item: ConversationItem; sender: string }) {
+function Bubble({
+  item,
+  sender,
+  surfaces,
+  readOnly,
+  onAction,
+}: {
+  item: ConversationItem;
+  sender: string;
+  surfaces?: { surfaceId: string; messages: A2uiMessage[] }[];
+  readOnly?: boolean;
+  onAction?: (a: SurfaceAction) => Promise<void>;
+}) {
   if (item.type === 'state') {
     const text: Record<string, string> = {
       'input-required': 'You asked back — waiting for the sender',
@@ -82,8 +122,30 @@ function Bubble({ item, sender }: { item: ConversationItem; sender: string }) {
           </time>
         )}
       </div>
-      {/* The sender's text is Markdown, as in Chats; the owner's is shown as typed. */}
-      <Parts parts={item.type === 'message' ? item.message.parts : item.artifact.parts} from={from === 'sender' ? 'agent' : 'owner'} />
+      {/* The sender's text is Markdown, as in Chats; the owner's is shown as typed. A2UI parts are
+          drawn as their surfaces (the sender's) or said in words (the owner's actions). */}
+      {(() => {
+        const parts = item.type === 'message' ? item.message.parts : item.artifact.parts;
+        const plain = (parts ?? []).filter((p) => !isA2uiPart(p));
+        const actions = from === 'owner' ? a2uiMessagesOf(parts) : [];
+        return (
+          <>
+            {plain.length > 0 && <Parts parts={plain} from={from === 'sender' ? 'agent' : 'owner'} />}
+            {actions.map((m, i) => (
+              <p key={i} className="action-line muted small" data-testid="inbox-action">
+                ↳ {describeAction(m)}
+              </p>
+            ))}
+          </>
+        );
+      })()}
+      {surfaces?.map((s) => (
+        <div key={s.surfaceId} className="is-surface" data-testid="inbox-surface" data-surface-id={s.surfaceId}>
+          <Suspense fallback={<p className="muted small">Loading the form…</p>}>
+            <A2uiSurfaceView surfaceId={s.surfaceId} messages={s.messages} readOnly={readOnly} onAction={onAction} />
+          </Suspense>
+        </div>
+      ))}
     </li>
   );
 }
@@ -92,6 +154,7 @@ function InboxDetail({ agent, id, sender, onActed }: { agent: string; id: string
   const { client } = useHub();
   const view = useTask(agent, id);
   const items = useMemo(() => buildConversation(view.detail, view.events), [view.detail, view.events]);
+  const surfaces = useMemo(() => surfacesOf(items), [items]);
   const endRef = useRef<HTMLLIElement>(null);
   useEffect(() => {
     endRef.current?.scrollIntoView?.({ block: 'nearest' });
@@ -103,6 +166,16 @@ function InboxDetail({ agent, id, sender, onActed }: { agent: string; id: string
       await client.call('inbox.act', { id, action, text, ...(files.length ? { files } : {}) });
       onActed();
       view.reload(); // whose turn it is changed with the action, not with the task's last event
+    },
+    [client, id, onActed, view.reload],
+  );
+
+  // The owner acted on the sender's form: the action goes back to the sender as the answer.
+  const onSurfaceAction = useCallback(
+    async (a: SurfaceAction) => {
+      await client.call('inbox.act', { id, action: 'answer', a2ui: [actionMessage(a)] });
+      onActed();
+      view.reload();
     },
     [client, id, onActed, view.reload],
   );
@@ -133,7 +206,14 @@ function InboxDetail({ agent, id, sender, onActed }: { agent: string; id: string
       </header>
       <ol className="conversation" aria-label="Conversation">
         {items.map((it) => (
-          <Bubble key={it.key} item={it} sender={sender} />
+          <Bubble
+            key={it.key}
+            item={it}
+            sender={sender}
+            surfaces={surfaces.get(it.key)}
+            readOnly={ENDED.has(s.state) || !!s.unreadable}
+            onAction={onSurfaceAction}
+          />
         ))}
         <li ref={endRef} aria-hidden="true" className="conv-end" />
       </ol>
