@@ -28,7 +28,6 @@ import (
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/hub"
 	"github.com/agenthub/agenthub/backend/server"
-	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 // methodRecorder notes the full method name of every gRPC call a client makes.
@@ -128,7 +127,6 @@ func TestCardListsGRPC(t *testing.T) {
 // served beside v1.0's on the same port; its tasks are v0.3 tasks.
 func TestGoV03GRPCClientAgainstDemoAgent(t *testing.T) {
 	a := startDemoAgent(t)
-	ctx := t.Context()
 	rec := &methodRecorder{}
 	conn, err := grpc.NewClient(a.GRPCAddr, rec.dialOptions()...)
 	if err != nil {
@@ -136,32 +134,7 @@ func TestGoV03GRPCClientAgainstDemoAgent(t *testing.T) {
 	}
 	tr := grpcv0.NewGRPCTransport(conn)
 	defer tr.Destroy()
-	res, err := tr.SendMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over v0.3 grpc"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, ok := res.(*a2a.Task)
-	if !ok || task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "hello over v0.3 grpc" {
-		t.Fatalf("send: %#v", res)
-	}
-	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV03 {
-		t.Fatalf("a task sent over v0.3 gRPC is in dialect %v (%v), want v0.3", d, err)
-	}
-	var states []a2a.TaskState
-	for ev, err := range tr.SendStreamingMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("streamed"))}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
-			states = append(states, s.Status.State)
-		}
-	}
-	if len(states) == 0 || states[len(states)-1] != a2a.TaskStateCompleted {
-		t.Fatalf("the stream's states: %v", states)
-	}
-	if got, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.ID != task.ID {
-		t.Fatalf("get: %+v %v", got, err)
-	}
+	driveV03Transport(t, a, tr, "hello over v0.3 grpc")
 	for _, m := range rec.seen() {
 		if !strings.HasPrefix(m, "/a2a.v1.A2AService/") {
 			t.Errorf("a call went to %s, not v0.3's service", m)

@@ -591,44 +591,12 @@ func revokeMidStream(t *testing.T, h *hub.Hub, client *a2aclient.Client) {
 // the same /rest URL as v1.0's; its tasks are v0.3 tasks, and its refusals are the binding's.
 func TestGoV03RESTClientAgainstDemoAgent(t *testing.T) {
 	a := startDemoAgent(t)
-	ctx := t.Context()
 	rec := &pathRecorder{}
 	tr, err := a2av0.NewRESTTransport(a2av0.RESTTransportConfig{URL: a.BaseURL + server.RESTPath, Client: &http.Client{Transport: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := tr.SendMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello over v0.3 rest"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, ok := res.(*a2a.Task)
-	if !ok || task.Status.State != a2a.TaskStateCompleted || artifactText(task) != "hello over v0.3 rest" {
-		t.Fatalf("send: %#v", res)
-	}
-	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV03 {
-		t.Fatalf("a task sent over v0.3 REST is in dialect %v (%v), want v0.3", d, err)
-	}
-	var states []a2a.TaskState
-	for ev, err := range tr.SendStreamingMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("streamed"))}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
-			states = append(states, s.Status.State)
-		}
-	}
-	if len(states) == 0 || states[len(states)-1] != a2a.TaskStateCompleted {
-		t.Fatalf("the stream's states: %v", states)
-	}
-	if got, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.ID != task.ID {
-		t.Fatalf("get: %+v %v", got, err)
-	}
-	if _, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
-		t.Fatalf("get an unknown task: %v", err)
-	}
-	if _, err := tr.CancelTask(ctx, nil, &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotCancelable) {
-		t.Fatalf("cancel a completed task: %v", err)
-	}
+	driveV03Transport(t, a, tr, "hello over v0.3 rest")
 	for _, p := range rec.seen() {
 		if !strings.HasPrefix(p, server.RESTPath+"/v1/") {
 			t.Errorf("a request went to %s, not v0.3's REST paths", p)
@@ -665,5 +633,45 @@ func TestGoV03RESTClientAgainstDemoAgent(t *testing.T) {
 	}
 	if after := countTasks(t, a.Tasks); after != before {
 		t.Fatalf("bad calls stored tasks: %d before, %d after", before, after)
+	}
+}
+
+// driveV03Transport runs a v0.3 transport of a2a-go (REST or gRPC) against the demo agent: a send
+// (a v0.3 task), a stream to completion, a get, and the errors of an unknown task and of canceling
+// an ended one.
+func driveV03Transport(t *testing.T, a *hub.Agent, tr a2aclient.Transport, text string) {
+	t.Helper()
+	ctx := t.Context()
+	res, err := tr.SendMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok || task.Status.State != a2a.TaskStateCompleted || artifactText(task) != text {
+		t.Fatalf("send: %#v", res)
+	}
+	if d, err := a.Tasks.DialectOf(ctx, task.ID); err != nil || d != tasks.DialectV03 {
+		t.Fatalf("a task sent over a v0.3 transport is in dialect %v (%v), want v0.3", d, err)
+	}
+	var states []a2a.TaskState
+	for ev, err := range tr.SendStreamingMessage(ctx, nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("streamed"))}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
+			states = append(states, s.Status.State)
+		}
+	}
+	if len(states) == 0 || states[len(states)-1] != a2a.TaskStateCompleted {
+		t.Fatalf("the stream's states: %v", states)
+	}
+	if got, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: task.ID}); err != nil || got.ID != task.ID {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	if _, err := tr.GetTask(ctx, nil, &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Fatalf("get an unknown task: %v", err)
+	}
+	if _, err := tr.CancelTask(ctx, nil, &a2a.CancelTaskRequest{ID: task.ID}); !errors.Is(err, a2a.ErrTaskNotCancelable) {
+		t.Fatalf("cancel a completed task: %v", err)
 	}
 }

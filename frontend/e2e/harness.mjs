@@ -109,6 +109,17 @@ export async function openUI(browser, hub, { colorScheme = 'light' } = {}) {
   return page;
 }
 
+// addAgent adds the agent at url on the Agents page, as a person does, and returns its detail once
+// the hub has read its card (the heading names it).
+export async function addAgent(page, url, name = 'AgentHub demo agent') {
+  await nav(page, 'Agents').click();
+  await page.getByLabel('Agent URL').fill(url);
+  await page.getByRole('button', { name: 'Add agent' }).click();
+  const detail = page.getByTestId('agent-detail');
+  await detail.getByRole('heading', { name, exact: true }).waitFor({ timeout: 20_000 });
+  return detail;
+}
+
 // A remote agent: the official SDK's client, resolved from the agent's card.
 // addAccessKey adds a principal over the UI's own websocket (access.add, as Settings → Access does)
 // from an open page of hub, and returns its new API key.

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { nav, openUI, otherAgent, suite } from './harness.mjs';
+import { addAgent, nav, openUI, otherAgent, suite } from './harness.mjs';
 
 const WAIT = { timeout: 60_000 };
 
@@ -17,11 +17,7 @@ describe('lost contact', () => {
     const other = await otherAgent();
     t.after(() => other.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(other.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, other.url);
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.waitFor(WAIT);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, axeViolations, nav, openUI, otherAgent, suite } from './harness.mjs';
+import { SHOTS, addAgent, axeViolations, nav, openUI, otherAgent, suite } from './harness.mjs';
 
 const WAIT = { timeout: 30_000 };
 
@@ -17,11 +17,7 @@ describe('scenarios', () => {
     const fast = await otherAgent({ tick: '0s' });
     t.after(() => fast.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(fast.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    await addAgent(page, fast.url);
     const fastId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
 
     // A conversation with this hub's demo agent: slow work, two seconds at its pace.
