@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -131,6 +132,25 @@ type StepResult struct {
 	Error      string        `json:"error,omitempty"`
 	Duration   time.Duration `json:"durationNs"`
 	Assertions []Assertion   `json:"assertions"`
+	// Text and Data are what the agent answered (its reply text; its data parts as JSON), cut at
+	// maxShown bytes: what a comparison of two runs shows side by side.
+	Text string `json:"text,omitempty"`
+	Data string `json:"data,omitempty"`
+}
+
+// maxShown bounds StepResult.Text and Data.
+const maxShown = 4 << 10
+
+// clip cuts s at maxShown bytes (on a rune boundary), saying so.
+func clip(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (cut)"
 }
 
 // Assertion is one checked expectation.
@@ -288,6 +308,7 @@ func (r *runner) step(parent context.Context, st *Step) StepResult {
 	case ans.msg != nil:
 		sr.State = "message"
 	}
+	sr.Text, sr.Data = clip(ans.text()), clip(ans.data())
 	add := func(name string, ok bool, format string, args ...any) {
 		a := Assertion{Name: name, Passed: ok}
 		if !ok {
@@ -455,6 +476,38 @@ func (a *answer) text() string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// data is the answer's data parts (a message's, or a task's artifacts' and final status message's)
+// as one JSON list; "" when there are none.
+func (a *answer) data() string {
+	var values []any
+	collect := func(parts a2a.ContentParts) {
+		for _, p := range parts {
+			if d, ok := p.Content.(a2a.Data); ok {
+				values = append(values, d.Value)
+			}
+		}
+	}
+	if a.msg != nil {
+		collect(a.msg.Parts)
+	}
+	if a.task != nil {
+		for _, art := range a.task.Artifacts {
+			collect(art.Parts)
+		}
+		if m := a.task.Status.Message; m != nil {
+			collect(m.Parts)
+		}
+	}
+	if len(values) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(values)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 func partsText(parts a2a.ContentParts, sep string) string {

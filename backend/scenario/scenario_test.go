@@ -142,6 +142,10 @@ func TestDemoAgentAssertions(t *testing.T) {
 			if res.Steps[1].Events != 7 || res.Steps[2].State != "input-required" || res.Steps[7].State != "canceled" {
 				t.Errorf("steps: %+v", res.Steps)
 			}
+			// What the agent answered is kept for comparing runs: its text, its data as JSON.
+			if res.Steps[0].Text != "hello there" || !strings.Contains(res.Steps[4].Data, `"primes":[2,3,5,7,11]`) {
+				t.Errorf("the answers kept: text %q, data %q", res.Steps[0].Text, res.Steps[4].Data)
+			}
 
 			res = run(t, base, fmt.Sprintf(failing, dialect))
 			want := map[string]bool{}

@@ -491,6 +491,9 @@ export interface ScenarioStep {
   error?: string;
   durationNs: number;
   assertions: ScenarioAssertion[] | null;
+  /** what the agent answered: its reply text, its data parts as JSON (each cut at 4 KiB) */
+  text?: string;
+  data?: string;
 }
 
 export interface ScenarioResult {

@@ -22,16 +22,19 @@ const run = (id: string, steps: ScenarioStep[], status = 'passed'): StoredRun =>
   scenarioId: 's1',
   agent: 'demo',
   source: 'steps: []',
-  startedAt: '2026-11-28T10:00:00Z',
+  startedAt: id === 'r2' ? '2026-11-28T10:01:00Z' : '2026-11-28T10:00:00Z',
   status,
   result: { name: 'x', agent: 'demo', passed: status === 'passed', durationNs: 0, steps },
 });
 
 describe('compareSteps', () => {
   it('marks what differs between two runs of a step, and nothing when they agree', () => {
-    expect(compareSteps(step(), step({ durationNs: 30e6 }))).toEqual({ outcome: false, state: false, assertions: false, time: false });
+    const none = { outcome: false, state: false, assertions: false, text: false, data: false, time: false };
+    expect(compareSteps(step({ text: 'hi' }), step({ text: 'hi', durationNs: 30e6 }))).toEqual(none);
     const failed = step({ passed: false, state: 'failed', assertions: [{ name: 'state', passed: false, detail: 'got failed' }] });
-    expect(compareSteps(step(), failed)).toEqual({ outcome: true, state: true, assertions: true, time: false });
+    expect(compareSteps(step(), failed)).toEqual({ ...none, outcome: true, state: true, assertions: true });
+    expect(compareSteps(step({ text: 'hello' }), step({ text: 'goodbye' }))).toEqual({ ...none, text: true });
+    expect(compareSteps(step({ data: '[{"n":1}]' }), step({ data: '[{"n":2}]' }))).toEqual({ ...none, data: true });
     expect(compareSteps(step(), step({ durationNs: 2e9 })).time).toBe(true);
     expect(compareSteps(step(), undefined).outcome).toBe(true);
   });
@@ -62,13 +65,17 @@ describe('ScenariosPage', () => {
     await hub(() => {
       for (const f of socket.sent.filter((x) => x.method === 'scenarios.getRun')) {
         const id = (f.params as { id: string }).id;
-        socket.reply(f.id, id === 'r2' ? run('r2', [step({ passed: false, state: 'failed' })], 'failed') : run('r1', [step()]));
+        socket.reply(f.id, id === 'r2' ? run('r2', [step({ passed: false, state: 'failed', text: 'goodbye' })], 'failed') : run('r1', [step({ text: 'hello' })]));
       }
     });
     const cmp = screen.getByTestId('compare');
     const row = within(cmp).getByTestId('compare-row');
     expect(row.dataset.differs).toBe('true');
     expect(row.textContent).toContain('≠');
+    // The agent's texts side by side, each marked as differing.
+    const texts = within(row).getAllByTestId('compare-text');
+    expect(texts.map((t) => t.textContent)).toEqual(['hello', 'goodbye']);
+    expect(texts.every((t) => t.classList.contains('diff'))).toBe(true);
   });
 
   it('says why a file was refused, with its line', async () => {

@@ -248,7 +248,8 @@ function RunView({ run }: { run: StoredRun }) {
   );
 }
 
-/** What differs between two runs, cell by cell: a step's outcome, its state, its assertions, its timing. */
+/** What differs between two runs, cell by cell: a step's outcome, its state, its assertions, the
+ * agent's text and data, its timing (more than twice as long, and 100 ms). */
 export function compareSteps(a: ScenarioStep | undefined, b: ScenarioStep | undefined) {
   const assertions = (s?: ScenarioStep) => (s?.assertions ?? []).map((x) => `${x.name} ${x.passed ? 'ok' : 'FAIL'}${x.detail ? `: ${x.detail}` : ''}`).join('\n');
   const slower = a && b ? Math.max(a.durationNs, b.durationNs) > 2 * Math.min(a.durationNs, b.durationNs) + 100e6 : false;
@@ -256,6 +257,8 @@ export function compareSteps(a: ScenarioStep | undefined, b: ScenarioStep | unde
     outcome: a?.passed !== b?.passed,
     state: (a?.state ?? '') !== (b?.state ?? '') || (a?.error ?? '') !== (b?.error ?? ''),
     assertions: assertions(a) !== assertions(b),
+    text: (a?.text ?? '') !== (b?.text ?? ''),
+    data: (a?.data ?? '') !== (b?.data ?? ''),
     time: slower,
   };
 }
@@ -266,7 +269,11 @@ function Compare({ ids }: { ids: string[] }) {
   const [runs, setRuns] = useState<StoredRun[] | null>(null);
   useEffect(() => {
     let live = true;
-    Promise.all(ids.map((id) => client.call('scenarios.getRun', { id }))).then((r) => live && setRuns(r), () => {});
+    // The older run on the left, as in a before-and-after.
+    Promise.all(ids.map((id) => client.call('scenarios.getRun', { id }))).then(
+      (r) => live && setRuns([...r].sort((x, y) => x.startedAt.localeCompare(y.startedAt))),
+      () => {},
+    );
     return () => {
       live = false;
     };
@@ -278,12 +285,24 @@ function Compare({ ids }: { ids: string[] }) {
     return Array.from({ length: n }, (_, i) => ({ a: a[i], b: b[i], diff: compareSteps(a[i], b[i]) }));
   }, [runs]);
   if (!runs) return <p className="muted">Loading the runs…</p>;
-  const cell = (s: ScenarioStep | undefined) =>
+  const mark = (on: boolean) => (on ? 'diff' : undefined);
+  const cell = (s: ScenarioStep | undefined, d: ReturnType<typeof compareSteps>) =>
     s ? (
       <>
         <div>
-          {s.passed ? '✓ passed' : '✗ failed'} · {s.state || s.error || '—'} · {formatDuration(s.durationNs / 1e6)}
+          <span className={mark(d.outcome)}>{s.passed ? '✓ passed' : '✗ failed'}</span> · <span className={mark(d.state)}>{s.state || s.error || '—'}</span> ·{' '}
+          <span className={mark(d.time)}>{formatDuration(s.durationNs / 1e6)}</span>
         </div>
+        {s.text && (
+          <pre className={`step-text small ${d.text ? 'diff' : ''}`} data-testid="compare-text">
+            {s.text}
+          </pre>
+        )}
+        {s.data && (
+          <pre className={`step-text small ${d.data ? 'diff' : ''}`} data-testid="compare-data">
+            {s.data}
+          </pre>
+        )}
         <ul className="small">
           {(s.assertions ?? []).map((x, i) => (
             <li key={i}>
@@ -312,15 +331,16 @@ function Compare({ ids }: { ids: string[] }) {
         </thead>
         <tbody>
           {rows.map((r, i) => {
-            const differs = r.diff.outcome || r.diff.state || r.diff.assertions || r.diff.time;
+            const d = r.diff;
+            const differs = d.outcome || d.state || d.assertions || d.text || d.data || d.time;
             return (
               <tr key={i} className={differs ? 'differs' : ''} data-testid="compare-row" data-differs={differs}>
                 <th scope="row">
                   {i + 1}
                   {differs && <span className="diff-mark" title="These runs differ here"> ≠</span>}
                 </th>
-                <td>{cell(r.a)}</td>
-                <td>{cell(r.b)}</td>
+                <td>{cell(r.a, d)}</td>
+                <td>{cell(r.b, d)}</td>
               </tr>
             );
           })}
