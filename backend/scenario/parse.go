@@ -12,6 +12,7 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,10 +59,20 @@ type Step struct {
 	Text    string // send/reply text; may hold ${var}
 	Data    any    // a data part (send/reply), ${var} in its strings
 	HasData bool
+	Files   []File // file parts (send/reply)
+	// A2UI is a list of A2UI client messages (an action on a surface the agent drew, an error),
+	// sent as one application/a2ui+json data part into the previous step's task; ${var} in its strings.
+	A2UI    any
 	Stream  bool
 	Timeout time.Duration
 	Expect  Expect
 	Capture []Capture
+}
+
+// File is a file part a step sends, its content given as text or base64.
+type File struct {
+	Name, MediaType string
+	Bytes           []byte
 }
 
 // Capture names a value of the step's answer (a JSON path) that later steps use as ${Name}.
@@ -300,7 +311,7 @@ func jsonish(v any) (any, error) {
 
 var (
 	topFields    = []string{"name", "agent", "binding", "dialect", "steps"}
-	stepFields   = []string{"name", "send", "reply", "cancel", "data", "stream", "timeout", "expect", "capture"}
+	stepFields   = []string{"name", "send", "reply", "cancel", "data", "files", "a2ui", "stream", "timeout", "expect", "capture"}
 	expectFields = []string{"state", "textContains", "textMatches", "jsonPath", "artifactNames", "mediaTypes", "events",
 		"firstEventWithin", "finalWithin", "noError"}
 )
@@ -391,6 +402,15 @@ func (p *parser) step(n *yaml.Node, index int) (*Step, error) {
 				st.Data, err = p.value(v, "data")
 				st.HasData = true
 			}
+		case "files":
+			st.Files, err = p.files(v)
+		case "a2ui":
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				return p.fail(v, "a2ui must be a non-empty list of A2UI messages (an action, an error)")
+			}
+			if err = p.checkVarsIn(v); err == nil {
+				st.A2UI, err = p.value(v, "a2ui")
+			}
 		case "stream":
 			st.Stream, err = p.boolean(v, "stream")
 		case "timeout":
@@ -406,13 +426,17 @@ func (p *parser) step(n *yaml.Node, index int) (*Step, error) {
 		return nil, err
 	}
 	if st.Action == "" {
-		if !st.HasData {
-			return nil, p.fail(n, "step %d does nothing: give send, reply or cancel: true", index+1)
+		switch {
+		case st.A2UI != nil:
+			st.Action = ActReply // an action on a surface goes into the task that drew it
+		case st.HasData || len(st.Files) > 0:
+			st.Action = ActSend // a data part or files alone
+		default:
+			return nil, p.fail(n, "step %d does nothing: give send, reply, a2ui or cancel: true", index+1)
 		}
-		st.Action = ActSend // a data part alone
 	}
-	if st.Action == ActCancel && (st.HasData || st.Stream) {
-		return nil, p.fail(n, "a cancel step sends no data and does not stream")
+	if st.Action == ActCancel && (st.HasData || st.Stream || len(st.Files) > 0 || st.A2UI != nil) {
+		return nil, p.fail(n, "a cancel step sends nothing and does not stream")
 	}
 	if st.Action != ActSend && index == 0 {
 		return nil, p.fail(n, "%s as the first step: there is no earlier task to %s", st.Action, st.Action)
@@ -450,12 +474,72 @@ func (p *parser) step(n *yaml.Node, index int) (*Step, error) {
 	return st, nil
 }
 
+// files reads a step's files: each {name, mediaType, text | base64}.
+func (p *parser) files(n *yaml.Node) ([]File, error) {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		return nil, p.fail(n, "files must be a non-empty list of {name, mediaType, text or base64}")
+	}
+	var out []File
+	for i, fn := range n.Content {
+		var f File
+		var text, b64 *string
+		err := p.fields(fn, fmt.Sprintf("file %d", i+1), []string{"name", "mediaType", "text", "base64"}, func(key string, _, v *yaml.Node) (err error) {
+			var s string
+			if s, err = p.str(v, key); err != nil {
+				return err
+			}
+			switch key {
+			case "name":
+				f.Name = s
+			case "mediaType":
+				f.MediaType = s
+			case "text":
+				text = &s
+			case "base64":
+				b64 = &s
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case f.Name == "":
+			return nil, p.fail(fn, "file %d has no name", i+1)
+		case (text == nil) == (b64 == nil):
+			return nil, p.fail(fn, "file %d needs its content as text or as base64, one of them", i+1)
+		case text != nil:
+			f.Bytes = []byte(*text)
+		default:
+			b, err := base64.StdEncoding.DecodeString(*b64)
+			if err != nil {
+				return nil, p.fail(fn, "file %d: base64: %v", i+1, err)
+			}
+			f.Bytes = b
+		}
+		if len(f.Bytes) == 0 {
+			return nil, p.fail(fn, "file %d is empty: A2A cannot carry an empty file", i+1)
+		}
+		if f.MediaType == "" {
+			f.MediaType = "application/octet-stream"
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 func describe(st *Step) string {
 	switch st.Action {
 	case ActCancel:
 		return "cancel"
 	case ActReply:
+		if st.Text == "" && st.A2UI != nil {
+			return "A2UI action"
+		}
 		return "reply " + strconv.Quote(st.Text)
+	}
+	if st.Text == "" && len(st.Files) > 0 && !st.HasData {
+		return "send files"
 	}
 	if st.Text == "" {
 		return "send data"

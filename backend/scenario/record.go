@@ -2,13 +2,16 @@ package scenario
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agenthub/agenthub/backend/a2ui"
 	"github.com/agenthub/agenthub/backend/chats"
 )
 
@@ -29,27 +32,49 @@ func Record(c chats.Conversation, entries []chats.Entry, agent string) ([]byte, 
 			}
 			t := &recordTurn{}
 			t.step.Name = fmt.Sprintf("entry %d", e.Seq)
-			text := partsText(msg.Parts, "\n")
+			var lines []string
 			for _, p := range msg.Parts {
 				switch c := p.Content.(type) {
+				case a2a.Text:
+					lines = append(lines, string(c))
 				case a2a.Data:
-					if t.step.Data == nil {
+					if list, ok := c.Value.([]any); ok && a2ui.IsPart(p) && t.step.A2UI == nil {
+						t.step.A2UI = list
+					} else if !a2ui.IsPart(p) && t.step.Data == nil {
 						t.step.Data = c.Value
 					}
-				case a2a.Raw, a2a.URL:
+				case a2a.Raw:
+					if f, ok := recordFile(p, c); ok {
+						t.step.Files = append(t.step.Files, f)
+					} else {
+						files++
+					}
+				case a2a.URL:
 					files++
 				}
 			}
-			if strings.Contains(text, "${") {
-				return nil, fmt.Errorf("entry %d: its text holds ${, which a scenario reads as a variable", e.Seq)
+			text := strings.Join(lines, "\n")
+			if strings.Contains(text, "${") || (t.step.A2UI != nil && strings.Contains(fmt.Sprint(t.step.A2UI), "${")) {
+				return nil, fmt.Errorf("entry %d: it holds ${, which a scenario reads as a variable", e.Seq)
 			}
-			if prev := last(turns); prev != nil && msg.TaskID != "" && prev.answer.task != nil && prev.answer.task.ID == msg.TaskID {
+			prev := last(turns)
+			if prev != nil && msg.TaskID != "" && prev.answer.task != nil && prev.answer.task.ID == msg.TaskID {
 				t.step.Reply = text
+				// An action names a surface by the task it was drawn in (the demo agent's do): the
+				// replay's task has another id, so the name is made from the one captured then.
+				if t.step.A2UI != nil && strings.Contains(fmt.Sprint(t.step.A2UI), string(msg.TaskID)) {
+					name := fmt.Sprintf("task%d", len(turns))
+					if prev.step.Capture == nil {
+						prev.step.Capture = map[string]string{}
+					}
+					prev.step.Capture[name] = "$.id"
+					t.step.A2UI = replaceIn(t.step.A2UI, string(msg.TaskID), "${"+name+"}").([]any)
+				}
 			} else {
 				t.step.Send = text
 			}
-			if t.step.Reply == "" && t.step.Send == "" && t.step.Data == nil {
-				continue // files only: nothing a scenario can send
+			if t.step.Reply == "" && t.step.Send == "" && t.step.Data == nil && t.step.A2UI == nil && len(t.step.Files) == 0 {
+				continue // nothing a scenario can send (a file by URL, or too large to record)
 			}
 			turns = append(turns, t)
 		case e.Direction == chats.Local && e.Error != nil:
@@ -77,7 +102,7 @@ func Record(c chats.Conversation, entries []chats.Entry, agent string) ([]byte, 
 	fmt.Fprintf(&out, "# Recorded by agenthub scenario record from conversation %s (%s).\n", c.ID, c.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(&out, "# The expectations are what the agent answered then: edit them to what must hold.\n")
 	if files > 0 {
-		fmt.Fprintf(&out, "# The conversation sent %d file(s), which a scenario does not send.\n", files)
+		fmt.Fprintf(&out, "# The conversation sent %d file(s) by URL or over %d KiB, which are not recorded.\n", files, recordedFileMax>>10)
 	}
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
@@ -98,11 +123,63 @@ type recorded struct {
 }
 
 type recordedStep struct {
-	Name   string         `yaml:"name"`
-	Send   string         `yaml:"send,omitempty"`
-	Reply  string         `yaml:"reply,omitempty"`
-	Data   any            `yaml:"data,omitempty"`
-	Expect map[string]any `yaml:"expect,omitempty"`
+	Name    string            `yaml:"name"`
+	Send    string            `yaml:"send,omitempty"`
+	Reply   string            `yaml:"reply,omitempty"`
+	Data    any               `yaml:"data,omitempty"`
+	Files   []recordedFile    `yaml:"files,omitempty"`
+	A2UI    []any             `yaml:"a2ui,omitempty"`
+	Expect  map[string]any    `yaml:"expect,omitempty"`
+	Capture map[string]string `yaml:"capture,omitempty"`
+}
+
+type recordedFile struct {
+	Name      string `yaml:"name"`
+	MediaType string `yaml:"mediaType,omitempty"`
+	Text      string `yaml:"text,omitempty"`
+	Base64    string `yaml:"base64,omitempty"`
+}
+
+// recordedFileMax bounds a file a recorded scenario carries inline.
+const recordedFileMax = 64 << 10
+
+// recordFile is a file part as a recorded step's file: text when it is UTF-8 text, else base64;
+// false for one too large (or empty) to carry in a scenario file.
+func recordFile(p *a2a.Part, raw a2a.Raw) (recordedFile, bool) {
+	if len(raw) == 0 || len(raw) > recordedFileMax {
+		return recordedFile{}, false
+	}
+	f := recordedFile{Name: p.Filename, MediaType: p.MediaType}
+	if f.Name == "" {
+		f.Name = "file"
+	}
+	if utf8.Valid(raw) && (strings.HasPrefix(p.MediaType, "text/") || p.MediaType == "application/json") {
+		f.Text = string(raw)
+	} else {
+		f.Base64 = base64.StdEncoding.EncodeToString(raw)
+	}
+	return f, true
+}
+
+// replaceIn replaces old with new in every string of v (JSON values).
+func replaceIn(v any, old, new string) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, old, new)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = replaceIn(e, old, new)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = replaceIn(e, old, new)
+		}
+		return out
+	}
+	return v
 }
 
 func last[T any](list []*T) *T {

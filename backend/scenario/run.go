@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/a2ui"
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/agents/credentials"
 )
@@ -263,12 +264,21 @@ func (r *runner) step(parent context.Context, st *Step) StepResult {
 		ans.events, ans.firstEvent, ans.task, ans.err = 1, time.Since(start), t, err
 	default:
 		msg := &a2a.Message{Role: a2a.MessageRoleUser}
-		if st.Text != "" || !st.HasData {
+		if st.Text != "" || (!st.HasData && len(st.Files) == 0 && st.A2UI == nil) {
 			msg.Parts = append(msg.Parts, a2a.NewTextPart(r.expand(st.Text)))
 		}
 		if st.HasData {
 			part := a2a.NewDataPart(r.expandValue(st.Data))
 			msg.Parts = append(msg.Parts, part)
+		}
+		for _, f := range st.Files {
+			part := a2a.NewRawPart(f.Bytes)
+			part.Filename, part.MediaType = f.Name, f.MediaType
+			msg.Parts = append(msg.Parts, part)
+		}
+		if st.A2UI != nil {
+			list, _ := r.expandValue(st.A2UI).([]any)
+			msg.Parts = append(msg.Parts, a2ui.NewPart(list))
 		}
 		if st.Action == ActReply {
 			if r.prev == nil {

@@ -404,3 +404,52 @@ func TestPeerKey(t *testing.T) {
 		t.Errorf("%d calls, want 3", calls.Load())
 	}
 }
+
+// A step sends files and A2UI actions: the demo agent's release form is answered with its action (the
+// surface named from the captured task id), and the task completes with the surface updated; a text
+// file goes with a message.
+func TestFilesAndA2UISteps(t *testing.T) {
+	base := startDemo(t)
+	res := run(t, base, `
+steps:
+  - send: "plan a release"
+    expect: { state: input-required, mediaTypes: [application/a2ui+json] }
+    capture: { plan: "$.id" }
+  - a2ui:
+      - version: v0.9
+        action:
+          name: plan_release
+          surfaceId: "release-plan-${plan}"
+          sourceComponentId: submit
+          timestamp: "2026-11-28T12:00:00Z"
+          context: { version: "4.2", channel: [beta] }
+    expect:
+      state: completed
+      jsonPath: { "$.status.message.parts[0].data[0].updateComponents.surfaceId": "release-plan-${plan}" }
+  - send: "notes attached"
+    files: [{ name: notes.txt, mediaType: text/plain, text: "release notes" }, { name: b.bin, base64: "AAEC" }]
+    expect: { state: completed, textContains: "notes attached" }
+`)
+	if res.Error != "" {
+		t.Fatalf("run: %s", res.Error)
+	}
+	for _, s := range res.Steps {
+		if !s.Passed {
+			t.Errorf("step %d %s failed: %s %+v", s.Index, s.Name, s.Error, s.Assertions)
+		}
+	}
+	if res.Steps[1].Name != "A2UI action" || !strings.Contains(res.Steps[1].Data, "4.2") {
+		t.Errorf("the action step: %+v", res.Steps[1])
+	}
+	for _, c := range []struct{ src, reason string }{
+		{"steps:\n  - a2ui: [ { version: v0.9 } ]\n", "there is no earlier task"},
+		{"steps:\n  - send: hi\n  - a2ui: {}\n", "a2ui must be a non-empty list"},
+		{"steps:\n  - files: [ { name: a.txt } ]\n", "as text or as base64"},
+		{"steps:\n  - files: [ { name: a.txt, base64: \"***\" } ]\n", "base64"},
+		{"steps:\n  - files: [ { text: x } ]\n", "has no name"},
+	} {
+		if _, err := scenario.Parse("bad.yaml", []byte(c.src)); err == nil || !strings.Contains(err.Error(), c.reason) {
+			t.Errorf("%q: %v, want …%s…", c.src, err, c.reason)
+		}
+	}
+}

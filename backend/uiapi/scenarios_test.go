@@ -109,3 +109,63 @@ func TestScenariosFromTheApp(t *testing.T) {
 		t.Fatalf("a deleted scenario's run: %+v", f.Error)
 	}
 }
+
+// A conversation where the owner answered the demo agent's A2UI form and sent a file is saved as a
+// scenario that replays both: the action names the surface by the task captured from the step that
+// drew it, and the run passes against the agent.
+func TestAConversationWithAFormAndAFileReplays(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": "demo"}, &conv)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": "plan a release"}, nil)
+	var asking string
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		if up.ConversationID == conv.ID && up.Entry != nil && up.Entry.State == "input-required" {
+			asking = up.Entry.TaskID
+			return true
+		}
+		return false
+	})
+	action := map[string]any{"version": "v0.9", "action": map[string]any{"name": "plan_release", "surfaceId": "release-plan-" + asking,
+		"sourceComponentId": "submit", "timestamp": "2026-11-28T12:00:00Z", "context": map[string]any{"version": "5.0", "channel": []any{"stable"}}}}
+	c.result("chats.send", map[string]any{"id": conv.ID, "taskId": asking, "a2ui": []any{action}}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.TaskID == asking && up.Entry.State == "completed"
+	})
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": "the notes", "files": []map[string]any{
+		{"name": "notes.txt", "mediaType": "text/plain", "bytes": []byte("v5.0 notes")}}}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.TaskID != asking && up.Entry.State == "completed"
+	})
+
+	var sv savedScenario
+	c.result("scenarios.fromConversation", map[string]any{"conversationId": conv.ID}, &sv)
+	for _, want := range []string{"a2ui:", "release-plan-${task1}", "task1: $.id", "files:", "name: notes.txt", "text: v5.0 notes"} {
+		if !strings.Contains(sv.Source, want) {
+			t.Fatalf("the recorded scenario lacks %q:\n%s", want, sv.Source)
+		}
+	}
+	if strings.Contains(sv.Source, asking) {
+		t.Fatalf("the recorded scenario names the old task:\n%s", sv.Source)
+	}
+	var run storedRun
+	c.result("scenarios.run", map[string]any{"id": sv.ID}, &run)
+	deadline := time.Now().Add(30 * time.Second)
+	for run.Status == "running" || run.Status == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not end: %+v", run)
+		}
+		time.Sleep(50 * time.Millisecond)
+		c.result("scenarios.getRun", map[string]any{"id": run.ID}, &run)
+	}
+	if run.Status != "passed" || len(run.Result.Steps) != 3 {
+		t.Fatalf("the replay: %+v\n%s", run, sv.Source)
+	}
+}
