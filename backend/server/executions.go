@@ -540,18 +540,34 @@ func (x *executions) cancel(ctx context.Context, req *a2a.CancelTaskRequest, run
 		execCtx.User, execCtx.ServiceParams, execCtx.Tenant = callCtx.User, callCtx.ServiceParams(), callCtx.Tenant()
 	}
 	if run != nil {
+		taken := false
 		err := x.drive(func() iter.Seq2[a2a.Event, error] { return x.agent.Cancel(ctx, execCtx) }, func(ev a2a.Event) bool {
-			return x.handle(ctx, run, ev)
+			ok := x.handle(ctx, run, ev)
+			taken = taken || ok
+			return ok
 		})
 		if err != nil {
 			return nil, err
 		}
 		select {
 		case <-run.ended:
-			return run.result, run.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		if taken {
+			return run.result, run.err
+		}
+		// The run ended on its own before the cancel reached it (its last event, input-required say,
+		// was answered to its caller a moment before it unregistered): cancel the task as it is
+		// stored now, as when nothing runs.
+		if stored, err = x.store.Get(ctx, req.ID); err != nil {
+			return nil, fmt.Errorf("canceler setup failed: failed to load a task: %w", err)
+		}
+		task = stored.Task
+		if task.Status.State.Terminal() {
+			return task, nil // CancelTask says whether it is canceled
+		}
+		execCtx.StoredTask = task
 	}
 	own := &execution{id: task.ID, out: newEventQueue(), ended: make(chan struct{})}
 	own.out.abandon() // nobody reads a lone cancel's events; the log has them

@@ -256,6 +256,26 @@ func TestCancelWhileRunningEndsTheSendersStream(t *testing.T) {
 	storedState(t, a, id, a2a.TaskStateCanceled)
 }
 
+// A cancel sent the moment a blocking send answered input-required cancels the task: the run that
+// answered may not have unregistered yet, and must not answer the cancel with its own last state
+// ("non-cancelable state input-required"). Repeated, as the window is a moment wide.
+func TestCancelRightAfterInputRequiredCancels(t *testing.T) {
+	a := startDemo(t)
+	for i := range 40 {
+		var sent struct{ Task a2a.Task }
+		mustResult(t, call(t, a.URL, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"ask-%d","role":"ROLE_USER","parts":[{"text":"ask"}]}}}`, i)), &sent)
+		task := sent.Task
+		if task.Status.State != a2a.TaskStateInputRequired {
+			t.Fatalf("round %d: ask answered %s", i, task.Status.State)
+		}
+		var canceled a2a.Task
+		mustResult(t, call(t, a.URL, `{"jsonrpc":"2.0","id":2,"method":"CancelTask","params":{"id":"`+string(task.ID)+`"}}`), &canceled)
+		if canceled.Status.State != a2a.TaskStateCanceled {
+			t.Fatalf("round %d: CancelTask answered %s", i, canceled.Status.State)
+		}
+	}
+}
+
 // An agent whose task was written by someone else meanwhile (another replica of the hub) ends with
 // ErrWrittenElsewhere: nothing more is written (the task is not failed) and the caller is answered
 // with the task as stored, what the other writer added included.
