@@ -21,6 +21,7 @@ import (
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/agents/credentials"
 	"github.com/agenthub/agenthub/backend/agents/wirelog"
+	"github.com/agenthub/agenthub/backend/server"
 )
 
 // The hub's client (agents.Conn) on A2A's other bindings: against a2a-go/v2 agents that offer only
@@ -225,3 +226,54 @@ func TestClientGRPCCredentialsAndWireLog(t *testing.T) {
 }
 
 func mapsValues(m map[string]string) []string { return slices.Collect(maps.Values(m)) }
+
+// The hub's client sets a push config over REST and over gRPC as over JSON-RPC: against the demo
+// agent's card reduced to that one binding, the config reaches the agent's store.
+func TestClientPushConfigOnEachBinding(t *testing.T) {
+	a := startDemoAgent(t)
+	for _, b := range []struct {
+		name  string
+		iface map[string]any
+	}{
+		{"REST", map[string]any{"url": a.BaseURL + server.RESTPath, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}},
+		{"gRPC", map[string]any{"url": a.GRPCAddr, "protocolBinding": "GRPC", "protocolVersion": "1.0"}},
+	} {
+		t.Run(b.name, func(t *testing.T) {
+			var card map[string]any
+			if err := json.Unmarshal(a.Server.CardJSON(), &card); err != nil {
+				t.Fatal(err)
+			}
+			card["supportedInterfaces"] = []any{b.iface}
+			delete(card, "url")
+			delete(card, "additionalInterfaces")
+			delete(card, "preferredTransport")
+			raw, _ := json.Marshal(card)
+			conn, err := agents.Dial(t.Context(), raw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.ReturnImmediately = true
+			var task *a2a.Task
+			for ev, err := range conn.Send(t.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("slow 30")), false) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				task, _ = ev.(*a2a.Task)
+			}
+			if task == nil || conn.Endpoint().Binding.Name() != map[string]string{"REST": "HTTP+JSON", "gRPC": "GRPC"}[b.name] {
+				t.Fatalf("sent over %+v: %+v", conn.Endpoint(), task)
+			}
+			if err := conn.SetPushConfig(t.Context(), task.ID, "http://127.0.0.1:9/hook", "tok-"+b.name); err != nil {
+				t.Fatalf("set push config: %v", err)
+			}
+			listed, err := a.Server.Handler.ListTaskPushConfigs(t.Context(), &a2a.ListTaskPushConfigRequest{TaskID: task.ID})
+			if err != nil || len(listed.Configs) != 1 || listed.Configs[0].URL != "http://127.0.0.1:9/hook" || listed.Configs[0].Token != "tok-"+b.name {
+				t.Fatalf("the agent's push configs: %+v %v", listed, err)
+			}
+			if _, err := conn.Cancel(t.Context(), task.ID); err != nil {
+				t.Fatalf("cancel: %v", err)
+			}
+		})
+	}
+}
