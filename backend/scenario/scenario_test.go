@@ -110,7 +110,7 @@ steps:
 
 func TestDemoAgentAssertions(t *testing.T) {
 	base := startDemo(t)
-	for _, c := range []struct{ dialect, binding string }{{"1.0", ""}, {"0.3", ""}, {"1.0", "HTTP+JSON"}, {"0.3", "HTTP+JSON"}, {"1.0", "GRPC"}} {
+	for _, c := range []struct{ dialect, binding string }{{"1.0", ""}, {"0.3", ""}, {"0.1", ""}, {"1.0", "HTTP+JSON"}, {"0.3", "HTTP+JSON"}, {"1.0", "GRPC"}} {
 		t.Run(c.dialect+" "+c.binding, func(t *testing.T) {
 			dialect := c.dialect
 			force := func(src string) string {
@@ -120,6 +120,11 @@ func TestDemoAgentAssertions(t *testing.T) {
 				return "binding: " + c.binding + "\n" + src
 			}
 			passing, failing := force(passing), force(failing)
+			events := 7
+			if dialect == "0.1" { // the draft's stream opens with no task event: one event fewer
+				events = 6
+				passing = strings.Replace(passing, "events: 7", "events: 6", 1)
+			}
 			res := run(t, base, fmt.Sprintf(passing, dialect))
 			if res.Error != "" || res.Dialect != dialect || res.Binding != cmp.Or(c.binding, "JSONRPC") {
 				t.Fatalf("run: error %q, dialect %q, binding %q", res.Error, res.Dialect, res.Binding)
@@ -139,7 +144,7 @@ func TestDemoAgentAssertions(t *testing.T) {
 			if !res.Passed || asserted != 29 {
 				t.Errorf("passed %v with %d assertions, want true with 29", res.Passed, asserted)
 			}
-			if res.Steps[1].Events != 7 || res.Steps[2].State != "input-required" || res.Steps[7].State != "canceled" {
+			if res.Steps[1].Events != events || res.Steps[2].State != "input-required" || res.Steps[7].State != "canceled" {
 				t.Errorf("steps: %+v", res.Steps)
 			}
 			// What the agent answered is kept for comparing runs: its text, its data as JSON.
