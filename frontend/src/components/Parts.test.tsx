@@ -1,6 +1,7 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { planForm, SID } from '../lib/a2ui.fixtures';
 import { Parts } from './Parts';
 
 afterEach(() => {
@@ -18,6 +19,20 @@ describe('Parts', () => {
   it('shows data as pretty JSON', () => {
     const { container } = render(<Parts parts={[{ kind: 'data', data: { primes: [2, 3] } }]} />);
     expect(container.querySelector('.part-data pre')!.textContent).toBe('{\n  "primes": [\n    2,\n    3\n  ]\n}');
+  });
+
+  it('says what A2UI parts do in words, their JSON folded away', () => {
+    const form = { kind: 'data' as const, mediaType: 'application/a2ui+json', data: planForm };
+    const action = {
+      kind: 'data' as const,
+      mediaType: 'application/a2ui+json',
+      data: [{ version: 'v0.9', action: { name: 'plan_release', surfaceId: SID, sourceComponentId: 'submit', timestamp: '', context: { version: '2.0' } } }],
+    };
+    render(<Parts parts={[form, action]} from="agent" />);
+    const [f, a] = screen.getAllByTestId('a2ui-part');
+    expect(f.textContent).toContain(`form ${SID} created; form ${SID} updated (`);
+    expect(a.textContent).toContain('You chose plan release (version: 2.0)');
+    expect(f.querySelector('details')?.open).toBe(false);
   });
 
   it('shows a file with its name, type and size, and exports it through the native save', async () => {

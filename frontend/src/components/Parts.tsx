@@ -3,6 +3,7 @@ import type { Part } from '../api/types';
 import { describePart } from '../lib/parts';
 import { openURL, saveFile } from '../native';
 import { JsonTree } from './JsonTree';
+import { a2uiMessagesOf, describeAction, isA2uiPart, messageKind, surfaceIdOf, type A2uiMessage } from '../lib/a2ui';
 import { Markdown } from './Markdown';
 
 type FileView = Extract<ReturnType<typeof describePart>, { type: 'file' }>;
@@ -95,6 +96,18 @@ export function Parts({ parts, from }: { parts: Part[] | null | undefined; from?
             // A file the owner sent can be downloaded again too (its bytes are in the record).
             return <FilePart key={i} view={v} actions={!from ? 'export' : 'download'} />;
           case 'data':
+            if (isA2uiPart(p)) {
+              // A2UI messages (a form, its update, an action): said in words, the JSON folded away.
+              return (
+                <div key={i} className="part part-data part-a2ui" data-testid="a2ui-part">
+                  <span className="part-label">A2UI</span> <span className="small">{summarizeA2ui(a2uiMessagesOf([p]))}</span>
+                  <details>
+                    <summary className="small muted">JSON</summary>
+                    <pre>{v.json}</pre>
+                  </details>
+                </div>
+              );
+            }
             return (
               <div key={i} className="part part-data">
                 <span className="part-label">data</span>
@@ -112,4 +125,36 @@ export function Parts({ parts, from }: { parts: Part[] | null | undefined; from?
       })}
     </div>
   );
+}
+
+/** A2UI messages in words: "form release-plan-1 created, updated (12 components)", "You chose plan release". */
+export function summarizeA2ui(messages: A2uiMessage[]): string {
+  const out: string[] = [];
+  for (const m of messages) {
+    const kind = messageKind(m);
+    const id = surfaceIdOf(m);
+    switch (kind) {
+      case 'createSurface':
+        out.push(`form ${id} created`);
+        break;
+      case 'updateComponents': {
+        const comps = (m.updateComponents as { components?: unknown[] } | undefined)?.components;
+        out.push(`form ${id} updated (${Array.isArray(comps) ? comps.length : 0} components)`);
+        break;
+      }
+      case 'updateDataModel':
+        out.push(`form ${id}: data changed`);
+        break;
+      case 'deleteSurface':
+        out.push(`form ${id} removed`);
+        break;
+      case 'action':
+      case 'error':
+        out.push(describeAction(m));
+        break;
+      default:
+        out.push(kind ? `${kind} (${id || 'no surface'})` : 'an A2UI message');
+    }
+  }
+  return out.join('; ') || 'no A2UI messages';
 }
