@@ -68,7 +68,9 @@ func Record(c chats.Conversation, entries []chats.Entry, agent string) ([]byte, 
 						prev.step.Capture = map[string]string{}
 					}
 					prev.step.Capture[name] = "$.id"
-					t.step.A2UI = replaceIn(t.step.A2UI, string(msg.TaskID), "${"+name+"}").([]any)
+					t.step.A2UI = mapStrings(t.step.A2UI, func(s string) string {
+						return strings.ReplaceAll(s, string(msg.TaskID), "${"+name+"}")
+					}).([]any)
 				}
 			} else {
 				t.step.Send = text
@@ -161,26 +163,6 @@ func recordFile(p *a2a.Part, raw a2a.Raw) (recordedFile, bool) {
 	return f, true
 }
 
-// replaceIn replaces old with new in every string of v (JSON values).
-func replaceIn(v any, old, new string) any {
-	switch x := v.(type) {
-	case string:
-		return strings.ReplaceAll(x, old, new)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = replaceIn(e, old, new)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = replaceIn(e, old, new)
-		}
-		return out
-	}
-	return v
-}
 
 func last[T any](list []*T) *T {
 	if len(list) == 0 {

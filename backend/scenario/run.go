@@ -229,20 +229,23 @@ func (r *runner) expand(s string) string {
 	return varRef.ReplaceAllStringFunc(s, func(ref string) string { return r.vars[varRef.FindStringSubmatch(ref)[1]] })
 }
 
-func (r *runner) expandValue(v any) any {
+func (r *runner) expandValue(v any) any { return mapStrings(v, r.expand) }
+
+// mapStrings is v (JSON values) with f applied to every string in it; v is not changed.
+func mapStrings(v any, f func(string) string) any {
 	switch x := v.(type) {
 	case string:
-		return r.expand(x)
+		return f(x)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = r.expandValue(e)
+			out[k] = mapStrings(e, f)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = r.expandValue(e)
+			out[i] = mapStrings(e, f)
 		}
 		return out
 	}
