@@ -334,3 +334,20 @@ func checkOwnClientEndpoints(t *testing.T, eps []agents.Endpoint, a *hub.Agent) 
 		t.Fatalf("the hub's own client's endpoints: %+v", eps)
 	}
 }
+
+// A data part whose value is a list (A2UI messages) cannot be answered over gRPC: a2a-go's proto
+// conversion takes objects only. The caller is told so, in words, rather than "internal error"; the
+// same task reads fine over JSON-RPC.
+func TestGRPCSaysWhyAListDataPartCannotBeAnswered(t *testing.T) {
+	a := startDemoAgent(t)
+	conn, err := grpc.NewClient(a.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = a2apb.NewA2AServiceClient(conn).SendMessage(t.Context(), &a2apb.SendMessageRequest{Message: &a2apb.Message{MessageId: "m1",
+		Role: a2apb.Role_ROLE_USER, Parts: []*a2apb.Part{{Content: &a2apb.Part_Text{Text: "plan a release"}}}}})
+	if st, _ := status.FromError(err); st.Code() != codes.Unimplemented || !strings.Contains(st.Message(), "JSON-RPC or HTTP+JSON") {
+		t.Fatalf("an A2UI answer over gRPC: %v", err)
+	}
+}

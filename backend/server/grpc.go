@@ -208,9 +208,19 @@ func (b *grpcBinding) answer(method string, err error) error {
 		b.rt.log.Warn("grpc call failed: storage unavailable", "method", method, "error", st.Message())
 		return grpcError(codes.Unavailable, a2a.ErrInternalError, storageMessage)
 	}
+	if strings.Contains(st.Message(), listDataText) {
+		// a2a-go's proto conversion takes only an object as a data part's value (the proto field is a
+		// google.protobuf.Value): a list, as A2UI messages are, cannot be answered over gRPC here.
+		b.rt.log.Warn("grpc call failed: a data part holds a list", "method", method, "error", st.Message())
+		return grpcError(codes.Unimplemented, a2a.ErrUnsupportedOperation,
+			"the answer holds a data part whose value is a list (A2UI messages are), which this hub's gRPC binding cannot carry yet; ask over JSON-RPC or HTTP+JSON")
+	}
 	b.rt.log.Error("grpc call failed", "method", method, "error", st.Message())
 	return grpcError(codes.Internal, a2a.ErrInternalError, "internal error")
 }
+
+// listDataText is how a2a-go's proto conversion refuses a data part whose value is not an object.
+const listDataText = "DataPart value must be a map for protobuf conversion"
 
 // grpcError is a status with code and message, and the A2A reason of kind (a2a.ErrorReason) as a
 // google.rpc.ErrorInfo, which a2a-go's client turns back into that error.
