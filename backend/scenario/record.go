@@ -163,7 +163,6 @@ func recordFile(p *a2a.Part, raw a2a.Raw) (recordedFile, bool) {
 	return f, true
 }
 
-
 func last[T any](list []*T) *T {
 	if len(list) == 0 {
 		return nil
