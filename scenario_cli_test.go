@@ -166,7 +166,7 @@ func TestScenarioRunAddedAgent(t *testing.T) {
 	if cfg.Database == "" {
 		args = append(args, "--secrets", "file")
 	}
-	if r := runCLI(t, args...); r.code != 0 || !strings.Contains(r.stdout, "(agent demo, dialect 0.3)") {
+	if r := runCLI(t, args...); r.code != 0 || !strings.Contains(r.stdout, "(agent demo, dialect 0.3 over JSONRPC)") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := runCLI(t, "scenario", "run", file, "--agent", "no-such-agent", "--data", dataDir, "--secrets", "file"); r.code != 1 || !strings.Contains(r.stdout, `agent "no-such-agent"`) {

@@ -38,6 +38,9 @@ func WriteLines(w io.Writer, results []*Result, key string) error {
 		if r.Dialect != "" {
 			fmt.Fprintf(&b, ", dialect %s", r.Dialect)
 		}
+		if r.Binding != "" {
+			fmt.Fprintf(&b, " over %s", r.Binding)
+		}
 		b.WriteString(")\n")
 		if r.Error != "" {
 			fmt.Fprintf(&b, "  ERROR %s\n", r.Error)
