@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strings"
 	"time"
 
@@ -130,7 +131,7 @@ func (b *grpcBinding) admit(ctx context.Context, fullMethod string) (context.Con
 			fmt.Sprintf("%v: a2a-version %q (lf.a2a.v1.A2AService speaks 1.0)", a2a.ErrVersionNotSupported, v))
 	}
 	ctx = tasks.WithDialect(ctx, dialect)
-	r := (&http.Request{Method: http.MethodPost, URL: nil, Header: http.Header{}, RemoteAddr: peerAddr(ctx),
+	r := (&http.Request{Method: http.MethodPost, URL: &url.URL{Path: fullMethod}, Header: http.Header{}, RemoteAddr: peerAddr(ctx),
 		Host: first(md, ":authority")}).WithContext(ctx)
 	for k, vs := range md {
 		if !strings.HasPrefix(k, ":") {
