@@ -1,6 +1,9 @@
 package knowledge
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // wellKnown are the namespaces whose terms the hub keys on one spelling. A statement or a query
 // may name a term by its full IRI or its CURIE; both are read as the one stored key, so
@@ -49,4 +52,18 @@ func (s *Statement) canonicalize() {
 // termArg is a GraphQL argument naming a term, as its stored key.
 func termArg(args map[string]any, name string) string {
 	return canonicalTerm(strArg(args, name))
+}
+
+// gizmoIRI is an IRI as a Gizmo script names it: <scheme://…>.
+var gizmoIRI = regexp.MustCompile(`<[A-Za-z][A-Za-z0-9+.-]*://[^<>"\s]*>`)
+
+// canonicalGizmo names a Gizmo script's well-known full IRIs by their stored keys, so
+// g.V().Has("<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", …) reads rdf:type statements.
+func canonicalGizmo(script string) string {
+	if !strings.Contains(script, "://") {
+		return script
+	}
+	return gizmoIRI.ReplaceAllStringFunc(script, func(m string) string {
+		return "<" + canonicalTerm(m[1:len(m)-1]) + ">"
+	})
 }

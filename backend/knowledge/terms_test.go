@@ -26,3 +26,12 @@ func TestCanonicalTerm(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalGizmo: a script's well-known full IRIs become their CURIEs; others are kept.
+func TestCanonicalGizmo(t *testing.T) {
+	in := `g.V("<ex:a>").Out("<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>").Is("<http://example.org/Org>").Out("<https://schema.org/name>").All()`
+	want := `g.V("<ex:a>").Out("<rdf:type>").Is("<http://example.org/Org>").Out("<schema:name>").All()`
+	if got := canonicalGizmo(in); got != want {
+		t.Fatalf("canonicalGizmo = %s, want %s", got, want)
+	}
+}
