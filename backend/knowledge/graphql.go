@@ -234,7 +234,7 @@ func newSchema(s *Service) (graphql.Schema, error) {
 		Fields: graphql.Fields{
 			"node": &graphql.Field{Type: node, Args: graphql.FieldConfigArgument{"id": {Type: id}},
 				Resolve: func(p graphql.ResolveParams) (any, error) {
-					n := p.Args["id"].(string)
+					n := canonicalTerm(p.Args["id"].(string))
 					ok, err := s.nodeExists(p.Context, n)
 					if err != nil || !ok {
 						return nil, err
@@ -254,10 +254,14 @@ func newSchema(s *Service) (graphql.Schema, error) {
 					var where []map[string]any
 					if ws, ok := p.Args["where"].([]any); ok {
 						for _, w := range ws {
-							where = append(where, w.(map[string]any))
+							f := w.(map[string]any)
+							if pr, ok := f["predicate"].(string); ok {
+								f["predicate"] = canonicalTerm(pr)
+							}
+							where = append(where, f)
 						}
 					}
-					return s.nodes(p.Context, strArg(p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
+					return s.nodes(p.Context, termArg(p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
 				}},
 			"statements": &graphql.Field{Type: graphql.NewNonNull(pageOf("StatementPage", stmtList)),
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID},
@@ -283,7 +287,7 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID}, "type": {Type: graphql.ID}},
 				Resolve: func(p graphql.ResolveParams) (any, error) {
 					if f, ok := p.Context.Value(subscriptionKey{}).(*changeFilter); ok {
-						f.subject, f.predicate, f.object, f.typ = strArg(p.Args, "subject"), strArg(p.Args, "predicate"), strArg(p.Args, "object"), strArg(p.Args, "type")
+						f.subject, f.predicate, f.object, f.typ = termArg(p.Args, "subject"), termArg(p.Args, "predicate"), termArg(p.Args, "object"), termArg(p.Args, "type")
 						f.set = true
 					}
 					return nil, nil
@@ -616,6 +620,9 @@ func (s *Service) statements(ctx context.Context, args map[string]any) (*page, e
 	w, qargs := v.sqlFilter()
 	for _, c := range []struct{ arg, col string }{{"subject", "subject"}, {"predicate", "predicate"}, {"object", "object_id"}, {"graph", "graph"}, {"author", "source"}} {
 		if val, ok := args[c.arg].(string); ok {
+			if c.arg != "author" {
+				val = canonicalTerm(val)
+			}
 			w += " AND " + c.col + " = ?"
 			qargs = append(qargs, val)
 		}

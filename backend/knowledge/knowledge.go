@@ -402,6 +402,7 @@ func (p *Patch) check() error {
 	default:
 		return fmt.Errorf("op must be add, remove or replace")
 	}
+	p.Statement.canonicalize()
 	return p.Statement.check()
 }
 

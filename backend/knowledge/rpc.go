@@ -215,6 +215,7 @@ var GizmoMaxHidden = 1000
 // age, against the graph less the statements it may not see (viewStore), or, when more than
 // GizmoMaxHidden are hidden, against an in-memory copy of the ones it may see.
 func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filtered bool) ([]any, error) {
+	script = canonicalGizmo(script)
 	var qs graph.QuadStore = s.qs
 	if filtered {
 		w, args := v.sqlFilter()
