@@ -57,7 +57,7 @@ declare -A summary
 for t in $transports; do
   log="$work/tck-$t.log"
   echo "== TCK $ref, category $category, transport $t (log: $log)"
-  (cd "$work/tck" && "$py" run_tck.py --sut-url "http://127.0.0.1:$((base+1))" \
+  (cd "$work/tck" && "$py" run_tck.py --sut-url "http://127.0.0.1:$((base+1))/a2a" \
       --category "$category" --transports "$t" --verbose) >"$log" 2>&1 || true
   summary[$t]="$(grep -E '^=+ .*(passed|failed|error|skipped).* in [0-9.]+s' "$log" | tail -1 || true)"
   grep -E '^(FAILED|ERROR) ' "$log" || true
