@@ -84,7 +84,7 @@ func TestCardListsGRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// v1.0 as host:port (a2a-go's client dials it, and takes the first), v0.3, and v1.0 again as the
+	// Each version as host:port (a2a-go's clients dial it, and take the first), then again as the
 	// absolute URL the specification asks for (the TCK reads that one, the last).
 	var listed []string
 	for _, iface := range card.SupportedInterfaces {
@@ -92,7 +92,7 @@ func TestCardListsGRPC(t *testing.T) {
 			listed = append(listed, string(iface.ProtocolVersion)+" "+iface.URL)
 		}
 	}
-	if want := []string{"1.0 " + a.GRPCAddr, "0.3 " + a.GRPCAddr, "1.0 grpc://" + a.GRPCAddr}; !slices.Equal(listed, want) ||
+	if want := []string{"1.0 " + a.GRPCAddr, "0.3 " + a.GRPCAddr, "1.0 grpc://" + a.GRPCAddr, "0.3 grpc://" + a.GRPCAddr}; !slices.Equal(listed, want) ||
 		card.SupportedInterfaces[0].ProtocolBinding != a2a.TransportProtocolJSONRPC {
 		t.Fatalf("the card's gRPC interfaces: %v, want %v", listed, want)
 	}

@@ -262,13 +262,15 @@ func buildCard(cfg Config) *a2a.AgentCard {
 		Skills:             cfg.Skills,
 	}
 	if cfg.GRPCURL != "" { // last: a binding clients pick only when they prefer it
-		// The v1.0 interface twice, in both forms in use: host:port, which a2a-go's gRPC client dials
-		// as it is (the first gRPC interface is the one it takes), and the absolute URL the
-		// specification asks for (grpc://host:port), which the official TCK reads (it keeps the last).
+		// Each version twice, in both forms in use: host:port, which a2a-go's gRPC clients dial as it
+		// is (they take the first gRPC interface), and the absolute URL the specification asks for
+		// (grpc://host:port), which the official TCK reads (it keeps the last, v0.3's
+		// additionalInterfaces last of all).
 		card.SupportedInterfaces = append(card.SupportedInterfaces,
 			&a2a.AgentInterface{URL: cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2a.Version},
 			&a2a.AgentInterface{URL: cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2av0.Version},
-			&a2a.AgentInterface{URL: "grpc://" + cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2a.Version})
+			&a2a.AgentInterface{URL: "grpc://" + cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2a.Version},
+			&a2a.AgentInterface{URL: "grpc://" + cfg.GRPCURL, ProtocolBinding: a2a.TransportProtocolGRPC, ProtocolVersion: a2av0.Version})
 	}
 	if cfg.Auth != nil {
 		card.SecuritySchemes, card.SecurityRequirements = securitySchemes(tokenURL(cfg))
