@@ -353,6 +353,11 @@ func (x *executions) handle(ctx context.Context, run *execution, ev a2a.Event) b
 		x.finishLocked(run, nil, err)
 		return true
 	}
+	if result != nil {
+		// Unregistered before its caller hears the last event: a message or a cancel the caller sends
+		// as soon as it has the answer (input-required, say) must find the task free, not this run.
+		x.unregister(run)
+	}
 	run.out.push(emit, run.task.pending)
 	if result != nil {
 		x.finishLocked(run, result, nil)
