@@ -243,7 +243,7 @@ func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filter
 			qs = qs2
 		}
 	}
-	return s.gizmo.runGizmo(ctx, qs, script)
+	return s.gizmo.runGizmo(ctx, qs, gizmoNodeStrings(qs, script))
 }
 
 func gizmoError(err error) error {

@@ -357,6 +357,51 @@ describe('issue 29', () => {
     await page.context().close();
   });
 
+  test('7. Gizmo takes the IDs the table shows, completes its steps and predicates, and a result goes when the language changes', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Knowledge').click();
+    await page.getByRole('tab', { name: 'Query' }).click();
+    // An ID as the GraphQL result shows it: the first statement's subject.
+    await page.getByRole('button', { name: 'Run' }).click();
+    const result = page.getByTestId('query-result');
+    await result.getByRole('table').locator('tbody tr').first().waitFor(WAIT);
+    const heads = await result.locator('thead th').allInnerTexts();
+    const id = (await result.locator(`tbody tr:first-child td:nth-child(${heads.indexOf('subject') + 1})`).innerText()).trim();
+    assert.match(id, /^\S+:\S+$/, `the subject cell shows ${JSON.stringify(id)}`);
+
+    // Gizmo: the GraphQL result is about another query, so it goes.
+    await page.getByRole('radio', { name: 'Gizmo' }).click();
+    await result.waitFor({ state: 'detached', ...WAIT });
+
+    // Typed by keyboard: a step is completed from the list, as a person picks it.
+    const editor = page.getByRole('textbox', { name: 'Gizmo query' });
+    await editor.fill('');
+    await editor.pressSequentially(`g.V("${id}").O`);
+    const list = page.getByRole('listbox', { name: 'Completions' });
+    await list.waitFor(WAIT);
+    assert.deepEqual((await list.getByRole('option').allInnerTexts()).map((t) => t.split(/\s/)[0]).slice(0, 2), ['Out', 'Or']);
+    await editor.press('Enter');
+    // Inside Out("…"): the graph's predicates.
+    await editor.pressSequentially('("');
+    await list.getByRole('option', { name: /<rdf:type>/ }).waitFor(WAIT);
+    await editor.press('Escape');
+    await editor.press('Backspace');
+    await editor.press('Backspace');
+    await editor.pressSequentially('().All()');
+    assert.equal(await editor.inputValue(), `g.V("${id}").Out().All()`);
+    await editor.press('Control+Enter');
+    const rows = page.getByTestId('query-result').locator('tbody tr');
+    await rows.first().waitFor(WAIT);
+    assert.ok((await rows.count()) > 0, `no rows for the ID ${id} as shown`);
+    await page.screenshot({ path: join(SHOTS, 'ui2-7-gizmo.png') });
+
+    // Back to GraphQL: the Gizmo rows go with their language.
+    await page.getByRole('radio', { name: 'GraphQL' }).click();
+    await page.getByTestId('query-result').waitFor({ state: 'detached', ...WAIT });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {
     const page = await openUI(s.browser, s.hub);
     await openKnowledge(page);

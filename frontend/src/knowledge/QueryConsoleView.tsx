@@ -9,6 +9,9 @@ import {
   cellText,
   completionsAt,
   errorExcerpt,
+  gizmoCompletionsAt,
+  PREDICATES_QUERY,
+  predicatesOf,
   errorPositionOf,
   EXAMPLES,
   INTROSPECTION_QUERY,
@@ -62,6 +65,8 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const [tableIndex, setTableIndex] = useState(0);
   const [history, setHistory] = useState<HistoryEntry[]>(() => loadHistory(agent));
   const [completions, setCompletions] = useState<Completions | null>(null);
+  // The graph's predicates for Gizmo's completion: asked once per agent, when Gizmo is first used.
+  const [predicates, setPredicates] = useState<string[] | null>(null);
   const [selected, setSelected] = useState(0);
   const [scrollTop, setScrollTop] = useState(0);
   const [caret, setCaret] = useState(0);
@@ -78,6 +83,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
     setSchema(null);
     setSchemaError(null);
     setHistory(loadHistory(agent));
+    setPredicates(null);
     queryIn(agent, 'graphql', INTROSPECTION_QUERY).then(
       (r) => {
         if (!live) return;
@@ -93,6 +99,18 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
       live = false;
     };
   }, [agent]);
+
+  useEffect(() => {
+    if (language !== 'gizmo' || predicates !== null) return;
+    let live = true;
+    queryIn(agent, 'gizmo', PREDICATES_QUERY).then(
+      (r) => live && setPredicates(predicatesOf(r.data)),
+      () => live && setPredicates([]), // steps still complete; predicates are a convenience
+    );
+    return () => {
+      live = false;
+    };
+  }, [agent, language, predicates]);
 
   const setText = useCallback((t: string) => setTexts((prev) => ({ ...prev, [language]: t })), [language]);
 
@@ -120,15 +138,22 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
 
   const complete = useCallback(
     (t: string, offset: number, explicit: boolean) => {
-      if (language !== 'graphql' || !schema) return setCompletions(null);
       const before = t.slice(0, offset);
-      // While typing, open only within a word; Ctrl+Space opens anywhere.
-      if (!explicit && !/[_A-Za-z][_0-9A-Za-z]*$/.test(before)) return setCompletions(null);
-      const c = completionsAt(schema, t, offset);
+      let c: Completions;
+      if (language === 'gizmo') {
+        // While typing: after a step's "." and inside a step's predicate argument.
+        if (!explicit && !/\.[A-Za-z]*$/.test(before) && !/\(\s*["']<?[^"'<>]*$/.test(before)) return setCompletions(null);
+        c = gizmoCompletionsAt(t, offset, predicates ?? [], explicit);
+      } else {
+        if (!schema) return setCompletions(null);
+        // While typing, open only within a word; Ctrl+Space opens anywhere.
+        if (!explicit && !/[_A-Za-z][_0-9A-Za-z]*$/.test(before)) return setCompletions(null);
+        c = completionsAt(schema, t, offset);
+      }
       setCompletions(c.items.length > 0 ? c : null);
       setSelected(0);
     },
-    [language, schema],
+    [language, schema, predicates],
   );
 
   const accept = (i: number) => {
@@ -193,10 +218,21 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
     el.scrollTop = Math.max(0, (pos.line - 3) * LINE_HEIGHT);
   };
 
+  const switchLanguage = (to: QueryLanguage) => {
+    setCompletions(null);
+    if (to === language) return;
+    setLanguage(to);
+    // A result or an error is about the other language's query: it goes with it.
+    runSeq.current++;
+    setRunning(false);
+    setResult(null);
+    setFailure(null);
+  };
+
   const pickHistory = (i: number) => {
     const h = history[i];
     if (!h) return;
-    setLanguage(h.language);
+    switchLanguage(h.language);
     setTexts((prev) => ({ ...prev, [h.language]: h.query }));
     setCompletions(null);
   };
@@ -226,10 +262,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
               role="radio"
               aria-checked={language === l.id}
               className={'btn btn-small' + (language === l.id ? ' kgq-lang-on' : '')}
-              onClick={() => {
-                setLanguage(l.id);
-                setCompletions(null);
-              }}
+              onClick={() => switchLanguage(l.id)}
             >
               {l.label}
             </button>
@@ -251,7 +284,13 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
         </select>
         <span className="kgq-spacer" />
         <span className="muted small kgq-schema">
-          {language === 'graphql' && (schema ? 'Ctrl+Space completes' : schemaError ? 'No completion: ' + schemaError : 'Loading schema…')}
+          {language === 'graphql'
+            ? schema
+              ? 'Ctrl+Space completes'
+              : schemaError
+                ? 'No completion: ' + schemaError
+                : 'Loading schema…'
+            : 'Ctrl+Space completes · ids work as shown: g.V("ex:alice")'}
         </span>
         <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running || !text.trim()} title="Ctrl+Enter">
           {running ? 'Running…' : 'Run'}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   completionsAt,
+  gizmoCompletionsAt,
+  predicatesOf,
   errorExcerpt,
   errorPositionOf,
   INTROSPECTION_QUERY,
@@ -150,5 +152,45 @@ describe('metadataLine', () => {
     );
     // Gizmo's results are its rows
     expect(metadataLine({ elapsedMs: 12.4, resultCount: 3, queryLanguage: 'gizmo' }, { rows: 3, nodes: 5 })).toBe('time: 12 ms · results: 3 · nodes: 5');
+  });
+});
+
+describe('Gizmo completion', () => {
+  const predicates = ['rdf:type', 'rdfs:label', 'schema:name', 'agenthub:speaks'];
+  function gizmo(withCursor: string, explicit = false) {
+    const offset = withCursor.indexOf('|');
+    const text = withCursor.replace('|', '');
+    const c = gizmoCompletionsAt(text, offset, predicates, explicit);
+    return { ...c, labels: c.items.map((i) => i.label), text };
+  }
+
+  it('offers the graph’s steps after "g." and a path’s after a step', () => {
+    expect(gizmo('g.|').labels).toEqual(['V', 'M', 'Emit']);
+    const c = gizmo('g.V().O|');
+    expect(c.labels).toEqual(['Out', 'Or', 'OutPredicates', 'Order']);
+    expect(c.from).toBe('g.V().'.length);
+    expect(c.items[0].documentation).toMatch(/objects/);
+  });
+
+  it('offers the graph’s predicates inside a step’s first argument, as IRIs', () => {
+    const c = gizmo('g.V().Out("|');
+    expect(c.labels).toEqual(['<rdf:type>', '<rdfs:label>', '<schema:name>', '<agenthub:speaks>']);
+    expect(c.from).toBe('g.V().Out("'.length);
+    // typed with or without "<", by prefix or by the name after the colon
+    expect(gizmo('g.V().Has("<rdf|').labels).toEqual(['<rdf:type>', '<rdfs:label>']);
+    expect(gizmo("g.V().In('na|").labels).toEqual(['<schema:name>']);
+    expect(gizmo('g.V().Has("<rdf|').from).toBe('g.V().Has("'.length);
+  });
+
+  it('stays closed where no step or predicate fits', () => {
+    expect(gizmo('g.V().Limit(1.|').labels).toEqual([]);
+    expect(gizmo('g.V("ex:a").Tag("|').labels).toEqual([]);
+    expect(gizmo('var p = g.V(); p.|').labels).toEqual([]);
+    expect(gizmo('var p = g.V(); p.|', true).labels).toContain('Out');
+  });
+
+  it('reads the predicates from the Gizmo answer', () => {
+    expect(predicatesOf([{ id: '<schema:name>' }, { id: '<rdf:type>' }, { id: '<rdf:type>' }, { x: 1 }])).toEqual(['rdf:type', 'schema:name']);
+    expect(predicatesOf(null)).toEqual([]);
   });
 });

@@ -77,6 +77,93 @@ export function completionsAt(schema: GraphQLSchema, text: string, offset: numbe
   return { from, to: offset, items };
 }
 
+// Gizmo's steps (Cayley's), with a line each on what they do: completion after "g." and after a
+// path's ".". Steps that end a query (All, Count, …) are listed with the path's.
+const GIZMO_GRAPH_STEPS: Completion[] = [
+  { label: 'V', detail: 'V(id?, …)', documentation: 'Starts at the nodes given, or at every node.', kind: 'method' },
+  { label: 'M', detail: 'M()', documentation: 'A morphism: a path to reuse with Follow.', kind: 'method' },
+  { label: 'Emit', detail: 'Emit(value)', documentation: 'Adds a value to the results.', kind: 'method' },
+];
+const GIZMO_PATH_STEPS: Completion[] = (
+  [
+    ['Out', 'Out(predicate?, tags?)', 'Follows statements from the nodes to their objects.'],
+    ['In', 'In(predicate?, tags?)', 'Follows statements from the nodes back to their subjects.'],
+    ['Both', 'Both(predicate?, tags?)', 'Follows statements either way.'],
+    ['Has', 'Has(predicate, object?)', 'Keeps the nodes with that predicate (to that object).'],
+    ['HasR', 'HasR(predicate, subject?)', 'Keeps the nodes that subject points to with predicate.'],
+    ['Is', 'Is(node, …)', 'Keeps only the nodes given.'],
+    ['Tag', 'Tag(name)', 'Names the current nodes in each result.'],
+    ['As', 'As(name)', 'Same as Tag.'],
+    ['Back', 'Back(name)', 'Returns to the nodes tagged name.'],
+    ['Save', 'Save(predicate, tag)', 'Adds each node’s object of predicate to the result as tag.'],
+    ['SaveR', 'SaveR(predicate, tag)', 'Adds each node’s subject of predicate to the result as tag.'],
+    ['Follow', 'Follow(morphism)', 'Follows a path made with g.M().'],
+    ['FollowR', 'FollowR(morphism)', 'Follows a morphism backwards.'],
+    ['FollowRecursive', 'FollowRecursive(predicate, depth?)', 'Follows predicate again and again.'],
+    ['And', 'And(path)', 'Keeps the nodes also on path.'],
+    ['Or', 'Or(path)', 'Adds the nodes on path.'],
+    ['Except', 'Except(path)', 'Removes the nodes on path.'],
+    ['Unique', 'Unique()', 'Each node once.'],
+    ['Labels', 'Labels()', 'The graphs the statements are in.'],
+    ['InPredicates', 'InPredicates()', 'The predicates pointing to the nodes.'],
+    ['OutPredicates', 'OutPredicates()', 'The predicates leaving the nodes.'],
+    ['Filter', 'Filter(comparison)', 'Keeps nodes passing lt(), gt(), regex(), like().'],
+    ['Limit', 'Limit(n)', 'At most n results.'],
+    ['Skip', 'Skip(n)', 'Skips the first n results.'],
+    ['Order', 'Order()', 'Sorts the nodes.'],
+    ['All', 'All()', 'Runs the query: every result.'],
+    ['GetLimit', 'GetLimit(n)', 'Runs the query: the first n results.'],
+    ['Count', 'Count()', 'Runs the query: how many results.'],
+    ['ToArray', 'ToArray()', 'The results as an array, for a script.'],
+    ['ForEach', 'ForEach(fn)', 'Calls fn with each result.'],
+  ] as const
+).map(([label, detail, documentation]) => ({ label, detail, documentation, kind: 'method' }));
+
+// Steps whose first argument is a predicate.
+const PREDICATE_STEPS = /\b(?:Out|In|Both|Has|HasR|Save|SaveR|FollowRecursive)\(\s*(["'])(<?)([^"'<>]*)$/;
+
+/**
+ * What may be typed at offset in a Gizmo script: a step after "g." or a path's ".", or one of
+ * predicates (the graph's, as <iri>) inside the first string argument of a step that takes one.
+ * explicit: asked for (Ctrl+Space) rather than opened by typing.
+ */
+export function gizmoCompletionsAt(text: string, offset: number, predicates: readonly string[], explicit = false): Completions {
+  const before = text.slice(0, offset);
+  const arg = PREDICATE_STEPS.exec(before);
+  if (arg) {
+    const typed = arg[3].toLowerCase();
+    const from = offset - arg[2].length - arg[3].length;
+    const items = predicates
+      .filter((p) => p.toLowerCase().startsWith(typed) || p.toLowerCase().includes(':' + typed))
+      .map((p) => ({ label: `<${p}>`, detail: 'predicate', kind: 'value' }));
+    return { from, to: offset, items };
+  }
+  // After "g." the graph's steps; after a step's ")." a path's; after another name's "." (a path in
+  // a variable) a path's when asked for (Ctrl+Space): while typing, "1." or "Math." is no path.
+  const step = /(\)|[A-Za-z_$][\w$]*)\.([A-Za-z]*)$/.exec(before);
+  const none = { from: offset, to: offset, items: [] };
+  if (!step) return none;
+  const typed = step[2].toLowerCase();
+  const graph = step[1] === 'g' || step[1] === 'graph';
+  if (!graph && step[1] !== ')' && !explicit) return none;
+  const steps = graph ? GIZMO_GRAPH_STEPS : GIZMO_PATH_STEPS;
+  return { from: offset - step[2].length, to: offset, items: steps.filter((c) => c.label.toLowerCase().startsWith(typed)) };
+}
+
+/** The predicates in a graph, asked of it with Gizmo (for completion). */
+export const PREDICATES_QUERY = 'g.V().OutPredicates().Unique().All()';
+
+/** The predicate ids of PREDICATES_QUERY's answer ({id: "<iri>"} rows), sorted. */
+export function predicatesOf(data: unknown): string[] {
+  if (!Array.isArray(data)) return [];
+  const out = new Set<string>();
+  for (const r of data) {
+    const id = (r as { id?: unknown })?.id;
+    if (typeof id === 'string') out.add(id.replace(/^<(.*)>$/, '$1'));
+  }
+  return [...out].sort();
+}
+
 export interface ErrorPosition {
   line: number;
   column: number;
