@@ -35,6 +35,7 @@ import (
 	"github.com/agenthub/agenthub/backend/channels"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/store"
+	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 //go:embed migrations/*.sql migrations/postgres/*.sql
@@ -81,6 +82,9 @@ type State struct {
 	AgentID   string `json:"agentId"`
 	State     string `json:"state"`
 	TaskID    string `json:"taskId,omitempty"`
+	// TaskState is the A2A state ("completed", "rejected", …) of the task the agent last had in hand,
+	// so the channel says what the Tasks list says ("rejected", not only "failed").
+	TaskState string `json:"taskState,omitempty"`
 	UpdatedAt int64  `json:"updatedAt"`
 }
 
@@ -413,7 +417,7 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	if fromAgent {
 		// Only the bridge publishes as remote://…: its metadata can be trusted.
 		meta := metaOf(ev)
-		if meta == nil || isNotice(meta.State) {
+		if meta == nil || endsChain(meta.State) {
 			return
 		}
 		hop, answer = meta.Hop+1, false
@@ -530,6 +534,12 @@ func isNotice(state string) bool {
 	return state == NoticeHopLimit || state == NoticeForwardLimit || state == NoticeFailed
 }
 
+// endsChain says whether an agent's event ends its chain: the bridge's own notices, and the words
+// of a task that failed or was rejected (an agent's error is nothing to forward).
+func endsChain(state string) bool {
+	return isNotice(state) || state == "failed" || state == "rejected"
+}
+
 // Settled reports whether the bridge is done with a channel for now: it has handled every event
 // stored in it, and no message for any of its agents waits or is in flight. An agent's answer is
 // stored before its worker ends, so a chain of agents answering agents is settled only at its end.
@@ -601,7 +611,7 @@ func (b *Bridge) send(k key, j job) {
 		msg.TaskID = a2a.TaskID(row.taskID)
 	}
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
-	out := &answer{b: b, k: k, hop: j.hop, origin: j.origin, taskID: string(msg.TaskID), contextID: row.contextID}
+	out := &answer{b: b, k: k, hop: j.hop, origin: j.origin, taskID: string(msg.TaskID), contextID: row.contextID, title: titleOf(j.text)}
 	out.set(StateWorking, true)
 	remote, err := b.cfg.Dial(b.ctx, k.agent)
 	if err == nil {
@@ -650,12 +660,13 @@ func stateOf(s a2a.TaskState) string {
 	return StateWorking
 }
 
-// taskStateName is the A2A name of a task state for metadata ("input-required", "completed").
+// taskStateName is the A2A name of a task state for metadata ("input-required", "rejected"), the
+// word the Tasks list uses too.
 func taskStateName(s a2a.TaskState) string {
 	if s == "" {
 		return "completed" // an answer that is a message, without a task
 	}
-	return a2a01.FromV1State(s)
+	return tasks.StateName(s)
 }
 
 // answer gathers one call's events into channel events: an artifact's chunks into one event, a
@@ -669,6 +680,7 @@ type answer struct {
 	contextID string
 	taskState a2a.TaskState
 	state     string // the bridge state last recorded
+	title     string // the start of the message sent ("" when watching a task again)
 
 	artifacts map[a2a.ArtifactID]*a2a.Artifact // being streamed
 	order     []a2a.ArtifactID
@@ -682,7 +694,29 @@ func (a *answer) set(state string, force bool) {
 		return
 	}
 	a.state = state
-	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop, a.origin)
+	a.b.setState(a.k, state, a.taskID, a.contextID, a.hop, a.origin, a.recorded(state), a.title)
+}
+
+// recorded is the task's A2A state as the Tasks list shows it: the agent's last word, "working"
+// before it said one, "failed" when the bridge lost the task (the call failed before it ended).
+func (a *answer) recorded(state string) a2a.TaskState {
+	ts := a.taskState
+	if state == StateFailed && !ts.Terminal() {
+		ts = a2a.TaskStateFailed
+	}
+	if ts == "" {
+		ts = a2a.TaskStateWorking
+	}
+	return ts
+}
+
+// titleOf is a task's title in the Tasks list: the first line of the message that began it.
+func titleOf(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "…"
+	}
+	return line
 }
 
 // meta is the bridge's metadata of an event of this answer, in state.

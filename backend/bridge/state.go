@@ -6,7 +6,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/agenthub/agenthub/backend/bus"
+	"github.com/agenthub/agenthub/backend/tasks"
 )
 
 // contextRow is what the bridge keeps of one agent in one channel.
@@ -28,8 +31,11 @@ func (b *Bridge) context(k key) (contextRow, error) {
 
 // setState records the agent's state in the channel, with the task in hand, and the context the
 // agent named (kept once known: contextID "" leaves it as it is), then publishes the state.
-func (b *Bridge) setState(k key, state, taskID, contextID string, hop int, origin string) {
-	now := b.now().UnixMilli()
+// A task in hand is recorded in bridge_tasks with taskState and title (kept once known) in the same
+// transaction.
+func (b *Bridge) setState(k key, state, taskID, contextID string, hop int, origin string, taskState a2a.TaskState, title string) {
+	at := b.now()
+	now := at.UnixMilli()
 	// Under the bridge's life: a state reached as the hub stops is still kept.
 	ctx := context.WithoutCancel(b.ctx)
 	// Work in hand is leased to this replica (PostgreSQL; on SQLite owner is "" and nothing expires
@@ -47,17 +53,28 @@ func (b *Bridge) setState(k key, state, taskID, contextID string, hop int, origi
 				task_id = excluded.task_id, state = excluded.state, hop = excluded.hop, origin_id = excluded.origin_id,
 				updated_at = excluded.updated_at, leased_by = excluded.leased_by, lease_until = excluded.lease_until`,
 			k.channel, k.agent, contextID, taskID, state, hop, origin, now, owner, until)
+		if err != nil || taskID == "" {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO bridge_tasks(agent_id, task_id, channel_id, state, title, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(agent_id, task_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at,
+				title = CASE WHEN bridge_tasks.title = '' THEN excluded.title ELSE bridge_tasks.title END`,
+			k.agent, taskID, k.channel, string(taskState), title, at.UnixNano(), at.UnixNano())
 		return err
 	})
 	if err != nil {
 		b.cfg.Logger.Error("bridge: cannot record an agent's state", "channel", k.channel, "agent", k.agent, "err", err)
 		return
 	}
-	if state == StateIdle {
-		taskID = "" // nothing in hand
+	st := &State{ChannelID: k.channel, Member: remotePrefix + k.agent, AgentID: k.agent, State: state, TaskID: taskID, UpdatedAt: now}
+	if taskID != "" {
+		st.TaskState = tasks.StateName(taskState)
 	}
-	b.cfg.Bus.Publish(bus.Event{Topic: Topic, Key: k.channel, Data: &State{ChannelID: k.channel, Member: remotePrefix + k.agent,
-		AgentID: k.agent, State: state, TaskID: taskID, UpdatedAt: now}})
+	if state == StateIdle {
+		st.TaskID = "" // nothing in hand
+	}
+	b.cfg.Bus.Publish(bus.Event{Topic: Topic, Key: k.channel, Data: st})
 }
 
 type openTask struct {
@@ -112,11 +129,17 @@ func (b *Bridge) States(ctx context.Context, channelID string) ([]State, error) 
 		}
 		st := State{ChannelID: channelID, Member: m.PrincipalID, AgentID: id, State: StateIdle, UpdatedAt: m.JoinedAt}
 		var r contextRow
-		err := b.cfg.DB.Reader.QueryRowContext(ctx, `SELECT task_id, state, updated_at FROM bridge_contexts WHERE channel_id = ? AND agent_id = ?`,
-			channelID, id).Scan(&r.taskID, &r.state, &r.updatedAt)
+		var taskState sql.NullString
+		err := b.cfg.DB.Reader.QueryRowContext(ctx, `SELECT c.task_id, c.state, c.updated_at, t.state FROM bridge_contexts c
+				LEFT JOIN bridge_tasks t ON t.agent_id = c.agent_id AND t.task_id = c.task_id
+			WHERE c.channel_id = ? AND c.agent_id = ?`,
+			channelID, id).Scan(&r.taskID, &r.state, &r.updatedAt, &taskState)
 		switch {
 		case err == nil:
 			st.State, st.TaskID, st.UpdatedAt = r.state, r.taskID, r.updatedAt
+			if taskState.Valid {
+				st.TaskState = tasks.StateName(a2a.TaskState(taskState.String))
+			}
 		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}

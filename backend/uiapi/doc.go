@@ -46,13 +46,17 @@
 //	                leaves every channel it was a member of (remote://ID): a "members" change of each
 //	tasks.list    {agent?, state?, cursor?, limit?}
 //	                                          → {tasks: TaskSummary[], next?: string}
-//	                every task, in and out: the hub's own agents' tasks, and the tasks the owner sent
-//	                other agents from chats; newest first (by creation); limit 1..200, default 50;
-//	                pass next back as cursor. agent: one of this hub's agents, or an added one
+//	                every task, in and out: the hub's own agents' tasks, the tasks the owner sent
+//	                other agents from chats, and those channels sent them; newest first (by
+//	                creation); limit 1..200, default 50; pass next back as cursor. agent: one of this
+//	                hub's agents, or an added one
 //	tasks.agents  {}                          → {agents: [{id, name}]}   the hub's own agents, then
-//	                every agent the owner sent a task to from a chat (the Tasks filter)
-//	tasks.get     {agent, id}                 → TaskDetail   (a task sent to an added agent: what its
-//	                chat recorded, events numbered 1..n; it changes with "chat" pushes, not "task")
+//	                every agent the owner or a channel sent a task to (the Tasks filter)
+//	tasks.get     {agent, id}                 → TaskDetail   (a task sent to an added agent from a
+//	                chat: what its chat recorded, events numbered 1..n; it changes with "chat"
+//	                pushes, not "task"; from a channel: the task as the agent answers tasks/get now,
+//	                no events, or the summary alone when it can't be reached; it changes with
+//	                "bridge" pushes)
 //	tasks.cancel  {agent, id}                 → {}   asks the task's agent to cancel it over A2A (through
 //	                its chat when the owner sent it from one); a refusal is agent_error
 //	tasks.events  {agent, id, after}          → {events: TimelineEvent[]}   (log entries with seq > after)
@@ -170,12 +174,17 @@
 //	              current key), lastUsedAt? (absent: never; to the minute)}
 //	BridgeState  {channelId, member: "remote://AGENT-ID", agentId, state: "idle"|"working"|
 //	              "input-required"|"failed", taskId? (the task in hand; absent when idle),
+//	              taskState? (the A2A state of the task it last had: "completed", "rejected", …,
+//	              the word TaskSummary.state uses),
 //	              updatedAt (ms epoch, like channel events)}
 //	Problem      {path, message}   e.g. {path: "skills[0].id", message: "is required"}
-//	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1", direction: "incoming"|"outgoing",
-//	              title, createdAt, updatedAt, waitingForOwner: bool, conversationId?}
+//	TaskSummary  {agent, id, contextId, state, dialect: "1.0"|"0.3"|"0.1",
+//	              direction: "incoming"|"outgoing"|"channel", title, createdAt, updatedAt,
+//	              waitingForOwner: bool, conversationId?, channelId?, channelName?}
 //	              direction is the owner's: outgoing for what they sent from a chat (conversationId
-//	              names it), incoming for what others sent the hub or its agents
+//	              names it), channel for what a channel sent an agent, the hub's or an added one
+//	              (channelId names it, channelName is "" for one the owner may not see), incoming
+//	              for what others sent the hub or its agents
 //	              state: submitted | working | input-required | auth-required | completed | canceled |
 //	                     failed | rejected | unknown
 //	TaskDetail   {summary: TaskSummary, history: Message[], artifacts: Artifact[], status: Status,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenthub/agenthub/backend/agents"
 	"github.com/agenthub/agenthub/backend/auth"
+	"github.com/agenthub/agenthub/backend/bridge"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/chats"
 	"github.com/agenthub/agenthub/backend/inbox"
@@ -415,17 +416,21 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		q.After = &pos
 	}
 	// Every task, in and out: the local agents' own (a task the owner sent one of them from a chat is
-	// marked outgoing) and the tasks the owner sent other agents from chats.
+	// marked outgoing, one a channel started is marked with the channel), the tasks the owner sent
+	// other agents from chats, and the tasks channels started with other agents.
 	sources := g.cfg.Agents
 	sent := chats.TaskQuery{States: q.States, After: q.After, Limit: q.Limit}
+	inChannels := bridge.TaskQuery{States: q.States, After: q.After, Limit: q.Limit}
 	for _, a := range g.cfg.Agents {
 		sent.Skip = append(sent.Skip, a.ID)
+		inChannels.Skip = append(inChannels.Skip, a.ID)
 	}
 	if p.Agent != "" {
 		if a, ok := g.agents[p.Agent]; ok {
-			sources, sent.Limit = []LocalAgent{*a}, 0
+			sources, sent.Limit, inChannels.Limit = []LocalAgent{*a}, 0, 0
 		} else {
-			sources, sent.AgentID = nil, p.Agent // an added agent: what the owner sent it
+			// an added agent: what the owner sent it, and what channels did
+			sources, sent.AgentID, inChannels.AgentID = nil, p.Agent, p.Agent
 		}
 	}
 	type sourced struct {
@@ -453,6 +458,16 @@ func (g *Gateway) listTasks(ctx context.Context, params json.RawMessage) (any, e
 		}
 		for _, t := range rows {
 			all = append(all, sourced{tasks.Position{CreatedAt: t.CreatedAt.UnixNano(), ID: t.TaskID}, g.sentSummary(t)})
+		}
+	}
+	if inChannels.Limit > 0 && g.cfg.Bridge != nil {
+		rows, err := g.cfg.Bridge.Tasks(ctx, inChannels)
+		if err != nil {
+			return nil, err
+		}
+		names := map[string]string{}
+		for _, t := range rows {
+			all = append(all, sourced{tasks.Position{CreatedAt: t.CreatedAt.UnixNano(), ID: t.TaskID}, g.channelSummary(ctx, t, names)})
 		}
 	}
 	// Merge the sources' pages in one creation order, newest first.
@@ -517,6 +532,17 @@ func (g *Gateway) taskAgents(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.cfg.Bridge != nil {
+		more, err := g.cfg.Bridge.TaskAgents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range more {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
 	for _, id := range ids {
 		if _, local := g.agents[id]; local {
 			continue
@@ -538,6 +564,9 @@ func (g *Gateway) summaries(ctx context.Context, agent string, rows []tasks.Row)
 		list[i] = g.summary(agent, r)
 	}
 	if err := g.markSent(ctx, agent, list); err != nil {
+		return nil, err
+	}
+	if err := g.markChannel(ctx, agent, list); err != nil {
 		return nil, err
 	}
 	if agent == g.cfg.InboxAgent && g.cfg.Inbox != nil {
@@ -570,6 +599,90 @@ func (g *Gateway) markSent(ctx context.Context, agent string, list []TaskSummary
 		}
 	}
 	return nil
+}
+
+// markChannel marks the tasks of a local agent a channel started (the demo agent in a channel):
+// from that channel, not incoming.
+func (g *Gateway) markChannel(ctx context.Context, agent string, list []TaskSummary) error {
+	if g.cfg.Bridge == nil || len(list) == 0 {
+		return nil
+	}
+	ids := make([]string, len(list))
+	for i, t := range list {
+		ids[i] = t.ID
+	}
+	chans, err := g.cfg.Bridge.TaskChannels(ctx, agent, ids)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for i := range list {
+		if c, ok := chans[list[i].ID]; ok {
+			list[i].Direction, list[i].ChannelID, list[i].ChannelName = "channel", c, g.channelName(ctx, c, names)
+		}
+	}
+	return nil
+}
+
+// channelName is a channel's name as the owner sees it ("" for one they may not see), read once per
+// call through names.
+func (g *Gateway) channelName(ctx context.Context, id string, names map[string]string) string {
+	if n, ok := names[id]; ok {
+		return n
+	}
+	n := ""
+	if g.cfg.Channels != nil {
+		if c, err := g.cfg.Channels.Get(ctx, id); err == nil {
+			n = c.Name
+		}
+	}
+	names[id] = n
+	return n
+}
+
+// channelSummary is a task a channel started with an added agent.
+func (g *Gateway) channelSummary(ctx context.Context, t bridge.Task, names map[string]string) TaskSummary {
+	return TaskSummary{Agent: t.AgentID, ID: t.TaskID, State: stateName(t.State), Dialect: string(g.cfg.Clients.Dialect(t.AgentID)),
+		Direction: "channel", Title: t.Title, CreatedAt: timeString(t.CreatedAt), UpdatedAt: timeString(t.UpdatedAt),
+		ChannelID: t.ChannelID, ChannelName: g.channelName(ctx, t.ChannelID, names)}
+}
+
+// channelDetail is a task a channel started with an added agent: the task as the agent tells it now
+// (the bridge keeps what it said in the channel, not its log), or the summary alone when it can't be
+// reached.
+func (g *Gateway) channelDetail(ctx context.Context, ref taskRef) (TaskDetail, error) {
+	t, err := g.cfg.Bridge.Task(ctx, ref.Agent, ref.ID)
+	if errors.Is(err, bridge.ErrNoTask) {
+		return TaskDetail{}, &Error{Code: CodeNotFound, Message: fmt.Sprintf("no task %q with agent %q", ref.ID, ref.Agent)}
+	}
+	if err != nil {
+		return TaskDetail{}, err
+	}
+	d := TaskDetail{Summary: g.channelSummary(ctx, t, map[string]string{}), History: []Message{}, Artifacts: []Artifact{}, Events: []TimelineEvent{},
+		Status: Status{State: stateName(t.State)}, Raw: json.RawMessage(`{}`)}
+	conn, err := g.cfg.Clients.Conn(ctx, ref.Agent)
+	if err != nil {
+		return d, nil
+	}
+	task, err := conn.GetTask(ctx, a2a.TaskID(ref.ID))
+	if err != nil || task == nil {
+		return d, nil
+	}
+	for _, m := range task.History {
+		if msg := messageOf(m); msg != nil {
+			d.History = append(d.History, *msg)
+		}
+	}
+	for _, a := range task.Artifacts {
+		if art := artifactOf(a); art != nil {
+			d.Artifacts = append(d.Artifacts, *art)
+		}
+	}
+	d.Status = statusOf(task.Status)
+	if raw, err := json.Marshal(task); err == nil {
+		d.Raw = raw
+	}
+	return d, nil
 }
 
 // sentSummary is a task the owner sent an added agent from a chat.
@@ -643,7 +756,12 @@ func (g *Gateway) getTask(ctx context.Context, params json.RawMessage) (any, err
 		return nil, err
 	}
 	if _, local := g.agents[p.Agent]; !local && p.Agent != "" {
-		return g.sentDetail(ctx, p)
+		d, err := g.sentDetail(ctx, p)
+		var e *Error
+		if errors.As(err, &e) && e.Code == CodeNotFound && g.cfg.Bridge != nil && p.ID != "" {
+			return g.channelDetail(ctx, p) // not from a chat: from a channel, if any
+		}
+		return d, err
 	}
 	a, r, err := g.task(ctx, p)
 	if err != nil {

@@ -27,6 +27,9 @@ type TaskSummary struct {
 	WaitingForOwner bool   `json:"waitingForOwner"`
 	// ConversationID is the chat the owner sent the task from ("" when it did not come from a chat).
 	ConversationID string `json:"conversationId,omitempty"`
+	// ChannelID and ChannelName: the channel that started the task (direction "channel").
+	ChannelID   string `json:"channelId,omitempty"`
+	ChannelName string `json:"channelName,omitempty"`
 	// Unreadable, when set, says why the stored task could not be read; the other fields are what
 	// the row's columns still tell.
 	Unreadable string `json:"unreadable,omitempty"`
@@ -128,13 +131,7 @@ type Part struct {
 }
 
 // stateName turns TASK_STATE_INPUT_REQUIRED into input-required.
-func stateName(s a2a.TaskState) string {
-	name, ok := strings.CutPrefix(string(s), "TASK_STATE_")
-	if !ok || name == "" || name == "UNSPECIFIED" {
-		return "unknown"
-	}
-	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
-}
+func stateName(s a2a.TaskState) string { return tasks.StateName(s) }
 
 // stateOf is the inverse of stateName, for filters.
 func stateOf(name string) (a2a.TaskState, bool) {

@@ -121,23 +121,28 @@ export async function addAgent(page, url, name = 'AgentHub demo agent') {
 }
 
 // A remote agent: the official SDK's client, resolved from the agent's card.
-// addAccessKey adds a principal over the UI's own websocket (access.add, as Settings → Access does)
-// from an open page of hub, and returns its new API key.
-export async function addAccessKey(page, hub, name) {
-  return page.evaluate(async ([token, name]) => {
+// uiCall calls a gateway method over the UI's own websocket, from an open page of hub, as the UI does,
+// and returns its result: for a test's setup that is not what the test is about.
+export async function uiCall(page, hub, method, params = {}) {
+  return page.evaluate(async ([token, method, params]) => {
     const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/ui/ws?token=${encodeURIComponent(token)}`);
     return await new Promise((ok, fail) => {
-      ws.onopen = () => ws.send(JSON.stringify({ id: 1, method: 'access.add', params: { name } }));
+      ws.onopen = () => ws.send(JSON.stringify({ id: 1, method, params }));
       ws.onmessage = (e) => {
         const f = JSON.parse(e.data);
         if (f.id !== 1) return;
         ws.close();
-        if (f.error) fail(new Error(f.error.message));
-        else ok(f.result.key);
+        if (f.error) fail(new Error(`${method}: ${f.error.message}`));
+        else ok(f.result);
       };
       ws.onerror = () => fail(new Error('websocket failed'));
     });
-  }, [hub.token, name]);
+  }, [hub.token, method, params]);
+}
+
+// addAccessKey adds a principal (access.add, as Settings → Access does) and returns its new API key.
+export async function addAccessKey(page, hub, name) {
+  return (await uiCall(page, hub, 'access.add', { name })).key;
 }
 
 export async function sdkClient(baseURL) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { addAccessKey, axeViolations, nav, openUI, sdkClient, SHOTS, suite, userMessage } from './harness.mjs';
+import { addAccessKey, addAgent, axeViolations, nav, openUI, otherAgent, sdkClient, SHOTS, suite, uiCall, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -400,6 +400,56 @@ describe('issue 29', () => {
     await page.getByTestId('query-result').waitFor({ state: 'detached', ...WAIT });
     assert.deepEqual(page.errors, []);
     await page.context().close();
+  });
+
+  test('8. every task a channel started is in Tasks "from #channel", for the demo agent and an added one, in the state word the channel uses; the list has a legend', async () => {
+    const other = await otherAgent();
+    try {
+      const page = await openUI(s.browser, s.hub);
+      await addAgent(page, other.url);
+      const added = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
+      assert.ok(added && added !== 'demo', `the added agent's id from ${page.url()}`);
+      // The channel and its messages are set up as a client of the channels extension would.
+      const ext = (method, params) => uiCall(page, s.hub, 'ext.call', { method, params });
+      const { channel } = await ext('channels/create', { name: 'release', members: ['remote://demo', `remote://${added}`] });
+      const say = (text) => ext('channels/publish', { channelId: channel.id, parts: [{ type: 'text', text }] });
+      await say('@demo hello from the channel');
+      await say(`@${added} slow x`); // the demo agent rejects a duration that is not a number
+
+      await nav(page, 'Tasks').click();
+      const legend = page.getByTestId('task-legend');
+      for (const words of ['sent to you or your agents', 'sent by you from a chat', 'sent to an agent by a channel']) {
+        await legend.getByText(words).waitFor(WAIT);
+      }
+      const rows = page.getByTestId('task-row');
+      const near = rows.filter({ hasText: 'hello from the channel' });
+      const far = rows.filter({ hasText: 'slow x' });
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="task-row"]')].some((r) => r.textContent.includes('slow x') && r.dataset.state === 'rejected'), null, WAIT);
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="task-row"]')].some((r) => r.textContent.includes('hello from the channel') && r.dataset.state === 'completed'), null, WAIT);
+      for (const row of [near, far]) {
+        assert.match(await row.innerText(), /from #release/);
+        assert.match(await row.locator('.direction').innerText(), /from a channel/);
+      }
+      await page.screenshot({ path: join(SHOTS, 'ui2-8-tasks.png') });
+
+      // The added agent's task opens with where it came from, and a way there.
+      await far.click();
+      const detail = page.getByTestId('task-detail');
+      await detail.getByText('From #release').waitFor(WAIT);
+      await detail.getByRole('link', { name: 'Open #release' }).click();
+
+      // The channel says "rejected" too: in the agent's state and on its answer.
+      await page.getByRole('heading', { name: 'release', level: 2 }).waitFor(WAIT);
+      const state = page.locator(`[data-testid="agent-state"][data-member="remote://${added}"]`);
+      await state.waitFor(WAIT);
+      assert.match(await state.innerText(), /rejected/);
+      assert.doesNotMatch(await state.innerText(), /failed/);
+      await page.locator(`[data-testid="channel-event"][data-author="remote://${added}"] .tag`).filter({ hasText: 'rejected' }).first().waitFor(WAIT);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    } finally {
+      await other.stop();
+    }
   });
 
   test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {

@@ -124,13 +124,18 @@ export interface TaskSummary {
   contextId: string;
   state: TaskState | string;
   dialect: '1.0' | '0.3' | '0.1' | string;
-  direction: 'incoming' | 'outgoing' | string;
+  /** incoming: sent to the hub or its agents; outgoing: sent by the owner from a chat; channel: a
+   * channel sent it to the agent (channelId names it) */
+  direction: 'incoming' | 'outgoing' | 'channel' | string;
   title: string;
   createdAt: string;
   updatedAt: string;
   waitingForOwner: boolean;
   /** The chat the owner sent it from (absent when it did not come from a chat). */
   conversationId?: string;
+  /** The channel that started it (direction "channel"), and its name ("" if the owner can't see it). */
+  channelId?: string;
+  channelName?: string;
   /** Set when the stored task could not be read: why. The other fields come from its database row. */
   unreadable?: string;
 }
@@ -440,6 +445,8 @@ export interface Topics {
   push: PushUpdate;
   /** this hub's channels: a new event in one the owner may read, or a channel it sees changed */
   channel: ChannelPush;
+  /** an added agent's working state in a channel changed (channels/model.ts BridgeState) */
+  bridge: { channelId: string; member: string; agentId: string; state: string; taskId?: string; taskState?: string; updatedAt?: number };
   /** a frame of an ext.stream stream */
   ext: ExtFrame;
   /** a saved scenario changed, or one of its runs advanced */

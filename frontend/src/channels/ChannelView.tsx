@@ -37,15 +37,16 @@ function msTime(ms: number): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
 }
 
-/** What an agent member is doing, in words; '' when idle. */
-export function stateText(state: string | undefined): string {
+/** What an agent member is doing, in words; '' when idle. A task that ended badly is named by its
+ * A2A state (taskState: "rejected", "canceled"), the word the Tasks list uses. */
+export function stateText(state: string | undefined, taskState?: string): string {
   switch (state) {
     case 'working':
       return 'working…';
     case 'input-required':
       return 'has a question';
     case 'failed':
-      return 'failed';
+      return taskState === 'rejected' || taskState === 'canceled' ? taskState : 'failed';
     default:
       return '';
   }
@@ -85,8 +86,8 @@ function EventRow({ ev, agents, members }: { ev: ChannelEvent; agents: AgentInfo
       <div className="bubble-head">
         <span className="bubble-who">{displayName(ev.author, agents)}</span>
         {kind === 'principal' && <span className="muted small">@{handleOf(ev.author)}</span>}
-        {note?.state === 'input-required' && <span className="tag tag-accent">asks</span>}
-        {note?.state === 'failed' && <span className="tag tag-danger">failed</span>}
+        {(note?.state === 'input-required' || note?.state === 'auth-required') && <span className="tag tag-accent">asks</span>}
+        {(note?.state === 'failed' || note?.state === 'rejected') && <span className="tag tag-danger">{note.state}</span>}
         {note?.state === 'hop-limit' && <span className="tag">not forwarded</span>}
         {at && (
           <time className="muted small" dateTime={at} title={formatDateTime(at)}>
@@ -206,7 +207,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
               {agentStates.map(({ m, s }) => (
                 <span key={m.principalId} className={`chan-state state-${s!.state}`} data-testid="agent-state" data-member={m.principalId} data-state={s!.state}>
                   {s!.state === 'working' && <span className="working-dots" aria-hidden="true" />}
-                  {displayName(m.principalId, agents)} {stateText(s!.state)}
+                  {displayName(m.principalId, agents)} {stateText(s!.state, s!.taskState)}
                   {s!.state === 'input-required' && (
                     <button
                       type="button"

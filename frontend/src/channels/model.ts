@@ -57,6 +57,8 @@ export interface BridgeState {
   agentId: string;
   state: 'idle' | 'working' | 'input-required' | 'failed' | string;
   taskId?: string;
+  /** the A2A state of the task it last had in hand ("completed", "rejected", …), the Tasks list's word */
+  taskState?: string;
   updatedAt?: string | number;
 }
 

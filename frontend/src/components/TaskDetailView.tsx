@@ -83,7 +83,15 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           </div>
           <div>
             <dt>Direction</dt>
-            <dd>{s.direction === 'incoming' ? 'Incoming (sent to you or your agents)' : s.direction === 'outgoing' ? 'Outgoing (sent by you)' : s.direction}</dd>
+            <dd>
+              {s.direction === 'incoming'
+                ? 'Incoming (sent to you or your agents)'
+                : s.direction === 'outgoing'
+                  ? 'Outgoing (sent by you)'
+                  : s.direction === 'channel'
+                    ? `From ${s.channelName ? '#' + s.channelName : 'a channel'}`
+                    : s.direction}
+            </dd>
           </div>
           <div>
             <dt>Dialect</dt>
@@ -119,6 +127,11 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
           {s.conversationId && (
             <a className="btn" href={hrefOf({ area: 'chats', conversationId: s.conversationId })}>
               Open its chat
+            </a>
+          )}
+          {s.channelId && (
+            <a className="btn" href={hrefOf({ area: 'chats', channelId: s.channelId })}>
+              Open {s.channelName ? '#' + s.channelName : 'its channel'}
             </a>
           )}
           {s.waitingForOwner && (

@@ -18,14 +18,27 @@ import { useTaskList } from '../state/useTaskList';
 
 const ROW_HEIGHT = 68;
 
+// Where a task came from, as an icon with its word; the legend above the list says what each means.
+export const DIRECTIONS: Record<string, { icon: string; word: string; meaning: string }> = {
+  incoming: { icon: '↙', word: 'incoming', meaning: 'sent to you or your agents' },
+  outgoing: { icon: '↗', word: 'outgoing', meaning: 'sent by you from a chat' },
+  channel: { icon: '#', word: 'from a channel', meaning: 'sent to an agent by a channel' },
+};
+
 function DirectionIcon({ direction }: { direction: string }) {
-  const incoming = direction === 'incoming';
+  const d = DIRECTIONS[direction] ?? DIRECTIONS.incoming;
+  const kind = direction === 'channel' ? 'chan' : direction === 'outgoing' ? 'out' : 'in';
   return (
-    <span className={`direction ${incoming ? 'in' : 'out'}`} title={incoming ? 'Incoming: sent to you or your agents' : 'Outgoing: sent by you'}>
-      <span aria-hidden="true">{incoming ? '↙' : '↗'}</span>
-      <span className="sr-only">{incoming ? 'incoming' : 'outgoing'}</span>
+    <span className={`direction ${kind}`} title={`${d.word[0].toUpperCase() + d.word.slice(1)}: ${d.meaning}`}>
+      <span aria-hidden="true">{d.icon}</span>
+      <span className="sr-only">{d.word}</span>
     </span>
   );
+}
+
+/** "#name" of a task's channel ("a channel" when the owner can't see its name). */
+export function channelLabel(t: Pick<TaskSummary, 'channelName'>): string {
+  return t.channelName ? `#${t.channelName}` : 'a channel';
 }
 
 function TaskRow({ t, selected, agentLabel, now }: { t: TaskSummary; selected: boolean; agentLabel: string; now: number }) {
@@ -46,6 +59,7 @@ function TaskRow({ t, selected, agentLabel, now }: { t: TaskSummary; selected: b
       </div>
       <div className="task-row-bottom muted small">
         <span className="task-agent">{agentLabel}</span>
+        {t.direction === 'channel' && <span className="task-channel">from {channelLabel(t)}</span>}
         <span aria-hidden="true">·</span>
         <time dateTime={t.createdAt}>{formatRelative(t.createdAt, now)}</time>
         <UnreadableTag task={t} />
@@ -170,6 +184,16 @@ export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }
             onChange={(e) => setText(e.target.value)}
           />
         </div>
+        <p className="task-legend muted small" data-testid="task-legend">
+          {Object.values(DIRECTIONS).map((d) => (
+            <span key={d.word}>
+              <span aria-hidden="true" className="task-legend-icon">
+                {d.icon}
+              </span>{' '}
+              {d.meaning}
+            </span>
+          ))}
+        </p>
       </header>
       {empty ? (
         <div className="page-scroll">

@@ -34,20 +34,26 @@ export function useTaskList(filter: TaskFilter): TaskListState {
   const tasksRef = useRef(tasks);
   tasksRef.current = tasks;
 
-  // A task sent from a chat to an added agent changes without a "task" push (its log is the
-  // conversation's): a chat entry about a task refetches the first page, at most every 500 ms.
+  // A task sent from a chat or a channel to an added agent changes without a "task" push (its log is
+  // the conversation's, or the channel's): a chat entry about a task, or an agent's state in a channel
+  // changing, refetches the first page, at most every 500 ms.
   const [chatKey, setChatKey] = useState(0);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const off = client.on('chat', (u) => {
-      if (!u?.entry?.taskId || timer) return;
+    const later = () => {
+      if (timer) return;
       timer = setTimeout(() => {
         timer = null;
         setChatKey((k) => k + 1);
       }, 500);
+    };
+    const offChat = client.on('chat', (u) => {
+      if (u?.entry?.taskId) later();
     });
+    const offBridge = client.on('bridge', later);
     return () => {
-      off();
+      offChat();
+      offBridge();
       if (timer) clearTimeout(timer);
     };
   }, [client]);
