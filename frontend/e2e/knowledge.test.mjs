@@ -128,14 +128,14 @@ describe('issue 12 item 6: the Knowledge area', () => {
     let dialog = page.getByRole('dialog');
     await dialog.getByLabel('Id').fill('ex:alice');
     await dialog.getByLabel(/^Type/).fill('ex:Person');
-    await dialog.getByLabel(/^Label/).fill('Alice');
+    await dialog.getByLabel(/^Name/).fill('Alice');
     await justify(page, 'Alice joins the team', { submit: 'Create' });
     await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Alice' }).waitFor(WAIT);
     await page.getByRole('button', { name: 'New node' }).click();
     dialog = page.getByRole('dialog');
     await dialog.getByLabel('Id').fill('ex:bob');
     await dialog.getByLabel(/^Type/).fill('ex:Person');
-    await dialog.getByLabel(/^Label/).fill('Bob');
+    await dialog.getByLabel(/^Name/).fill('Bob');
     await justify(page, 'Bob joins the team', { submit: 'Create' });
     await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Bob' }).waitFor(WAIT);
     await page.getByLabel('Legend').getByText('Person', { exact: true }).waitFor(WAIT);
@@ -317,8 +317,9 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await panel.getByRole('button', { name: 'Pin' }).click();
     const n = await count(page);
     const at = await hook(page, 'position', 'ex:alice');
+    await page.locator('summary', { hasText: 'Save view' }).click();
     await page.getByLabel('View name').fill('people');
-    await page.getByRole('button', { name: 'Save view' }).click();
+    await page.getByRole('button', { name: 'Save view', exact: true }).click();
     await page.getByRole('button', { name: 'Start over' }).click();
     await page.getByRole('combobox', { name: 'View' }).selectOption('people');
     await page.getByTestId('kg-toast').filter({ hasText: 'Opened the view “people”.' }).waitFor(WAIT);

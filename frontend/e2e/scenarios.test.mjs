@@ -29,6 +29,7 @@ describe('scenarios', () => {
     await box.press('Enter');
     await page.getByTestId('task-state').filter({ hasText: 'Completed' }).first().waitFor(WAIT);
 
+    await page.getByTestId('chat-view').locator('summary', { hasText: 'More' }).click();
     await page.getByRole('button', { name: 'Save as scenario' }).click();
     const scenario = page.getByTestId('scenario-detail');
     await scenario.waitFor(WAIT);

@@ -452,6 +452,152 @@ describe('issue 29', () => {
     }
   });
 
+  test('smaller: "localhost:PORT" is added as http://localhost:PORT; a URL the hub refuses offers no Retry', async () => {
+    const other = await otherAgent();
+    try {
+      const page = await openUI(s.browser, s.hub);
+      await nav(page, 'Agents').click();
+      await page.getByLabel('Agent URL').fill(`localhost:${other.port}`);
+      await page.getByRole('button', { name: 'Add agent' }).click();
+      await page.getByTestId('agent-detail').getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+      assert.match(await page.getByTestId('agent-detail').innerText(), new RegExp(`http://(localhost|127\\.0\\.0\\.1):${other.port}`));
+      // A URL the hub refuses (not http or https): no Retry, which could not help.
+      await page.getByLabel('Agent URL').fill('ftp://files.example/agent');
+      await page.getByRole('button', { name: 'Add agent' }).click();
+      const box = page.getByTestId('error-box');
+      await box.waitFor(WAIT);
+      assert.equal(await box.getByRole('button', { name: 'Retry' }).count(), 0, await box.innerText());
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('smaller: the welcome mentions channels and the knowledge graph; an empty chat offers what the agent’s card suggests, one click into the composer; your Markdown is rendered; one sender’s bubbles are grouped', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    const more = page.getByTestId('welcome-more');
+    await more.waitFor(WAIT);
+    assert.ok(await more.getByRole('link', { name: 'channel' }).isVisible());
+    assert.ok(await more.getByRole('link', { name: 'knowledge graph' }).isVisible());
+
+    await newChat(page);
+    const offers = page.getByRole('group', { name: /offers to try$/ });
+    await offers.waitFor(WAIT);
+    const labels = await offers.getByRole('button').allInnerTexts();
+    for (const x of ['slow 5', 'ask', 'plan a release']) assert.ok(labels.includes(x), `examples: ${labels}`);
+    await offers.getByRole('button', { name: 'slow 5' }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await page.waitForFunction((el) => el.value === 'slow 5', await box.elementHandle(), WAIT);
+    assert.ok(await hasFocus(box));
+
+    await box.fill('hello **there**');
+    await box.press('Enter');
+    const mine = page.locator('[data-testid="chat-message"][data-from="owner"]').first();
+    await mine.waitFor(WAIT);
+    assert.equal(await mine.locator('strong').innerText(), 'there');
+    assert.doesNotMatch(await mine.innerText(), /\*\*/);
+    await completedReplies(page, 1);
+    // An echo streams word by word under the agent's "Echoing." line: one group, one sender line.
+    await box.fill('one two three four five six seven eight nine ten');
+    await box.press('Enter');
+    const streaming = page.locator('[data-testid="chat-artifact"].continued');
+    await streaming.waitFor(WAIT);
+    const before = streaming.locator('xpath=preceding-sibling::li[1]');
+    assert.equal(await before.getAttribute('data-from'), 'agent');
+    assert.ok(await before.locator('.bubble-who').isVisible(), 'the group has no sender line');
+    assert.equal(await streaming.locator('.bubble-who').evaluate((el) => el.classList.contains('sr-only')), true);
+    await page.screenshot({ path: join(SHOTS, 'ui2-smaller-chat.png') });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('smaller (1280×800 and 1024×700): the chat header is one line, the knowledge toolbar is one line with its search placeholder whole, and the navigation has words', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await newChat(page);
+    for (const [width, height] of [[1280, 800], [1024, 700]]) {
+      await page.setViewportSize({ width, height });
+      // one line: the header's items sit within one row's height of each other
+      const spread = await page.locator('.chat-head .chat-meta').evaluate((m) => {
+        const tops = [...m.children].filter((c) => c.getClientRects().length).map((c) => c.getBoundingClientRect().top);
+        return Math.max(...tops) - Math.min(...tops);
+      });
+      if (width === 1280) assert.ok(spread < 16, `the chat header's buttons wrap at ${width} (items ${spread}px apart)`);
+      const labels = await page.getByRole('navigation', { name: 'Main' }).locator('.nav-label').evaluateAll((els) => els.map((e) => ({ text: e.textContent, w: e.getBoundingClientRect().width, cut: e.scrollWidth > e.clientWidth + 1 })));
+      assert.ok(labels.length >= 6 && labels.every((l) => l.w > 20 && !l.cut), `nav labels at ${width}: ${JSON.stringify(labels)}`);
+      await page.screenshot({ path: join(SHOTS, `ui2-smaller-header-${width}.png`) });
+    }
+    // The rarer actions are under More, and work from there.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByTestId('chat-view').locator('summary', { hasText: 'More' }).click();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('Title').waitFor(WAIT);
+    await page.keyboard.press('Escape');
+
+    await nav(page, 'Knowledge').click();
+    await page.getByTestId('kg-canvas').waitFor(WAIT);
+    for (const [width, height] of [[1280, 800], [1024, 700]]) {
+      await page.setViewportSize({ width, height });
+      const spread = await page.getByRole('toolbar', { name: 'Graph' }).evaluate((t) => {
+        const mids = [...t.children].filter((c) => c.getClientRects().length).map((c) => c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2);
+        return Math.max(...mids) - Math.min(...mids);
+      });
+      // at 1024 the canvas's toolbar may take two rows (beside the node panel); at 1280 it is one
+      if (width === 1280) assert.ok(spread < 16, `the knowledge toolbar wraps at ${width} (items ${spread}px apart)`);
+      const search = await page.locator('#kg-search').evaluate((el) => {
+        const c = document.createElement('canvas').getContext('2d');
+        const cs = getComputedStyle(el);
+        c.font = `${cs.fontSize} ${cs.fontFamily}`;
+        return { need: c.measureText(el.placeholder).width, have: el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) };
+      });
+      assert.ok(search.need <= search.have, `the search placeholder is cut at ${width}: ${JSON.stringify(search)}`);
+      await page.screenshot({ path: join(SHOTS, `ui2-smaller-kg-toolbar-${width}.png`) });
+    }
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('smaller: Knowledge → New node asks for a name and makes the id from it', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    await page.getByRole('button', { name: 'New node' }).click();
+    const dialog = page.getByRole('dialog');
+    assert.equal(await dialog.locator('label').first().innerText().then((t) => t.trim().split(/\s/)[0]), 'Name');
+    await dialog.getByLabel(/^Name/).fill('Carol Jones');
+    await dialog.getByLabel('Justification').fill('Carol joins');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const panel = page.getByTestId('kg-node-panel');
+    await panel.getByRole('heading', { name: 'Carol Jones' }).waitFor(WAIT);
+    assert.match(await panel.innerText(), /urn:agenthub:node:carol-jones/);
+    // the same name again gets the next free id
+    await page.getByRole('button', { name: 'New node' }).click();
+    await dialog.getByLabel(/^Name/).fill('Carol Jones');
+    await dialog.getByLabel('Justification').fill('another Carol');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await panel.getByText('urn:agenthub:node:carol-jones-2').first().waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
+  test('smaller: Settings → Access: the new key has its own "Copy key", told apart from the commands’ Copy', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Settings').click();
+    await page.getByLabel("New key's name").fill('Bad Name');
+    await page.getByText('A space is not allowed').waitFor(WAIT);
+    await page.getByLabel("New key's name").fill('copy-bot');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const box = page.getByTestId('new-key-box');
+    await box.waitFor(WAIT);
+    const captions = await box.locator('button').allInnerTexts();
+    // the key's button is the only "Copy key"; the commands' buttons say "Copy"
+    assert.equal(captions.filter((c) => c === 'Copy key').length, 1, JSON.stringify(captions));
+    assert.ok(captions.filter((c) => c.startsWith('Copy')).length >= 2, JSON.stringify(captions));
+    await box.getByRole('button', { name: 'I have copied it' }).click();
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {
     const page = await openUI(s.browser, s.hub);
     await openKnowledge(page);

@@ -25,8 +25,11 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
-/** A small "Copy" button; `label` names what is copied for screen readers ("Copy curl example"). */
-export function CopyButton({ text, label = 'Copy', className = '' }: { text: string; label?: string; className?: string }) {
+/**
+ * A small "Copy" button; `label` names what is copied for screen readers ("Copy curl example"), and
+ * `caption` is its visible word where "Copy" alone would sit beside another Copy ("Copy key").
+ */
+export function CopyButton({ text, label = 'Copy', caption = 'Copy', className = '' }: { text: string; label?: string; caption?: string; className?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -40,7 +43,7 @@ export function CopyButton({ text, label = 'Copy', className = '' }: { text: str
       aria-label={label}
       onClick={() => void copyText(text).then((ok) => setState(ok ? 'copied' : 'failed'))}
     >
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : caption}
     </button>
   );
 }

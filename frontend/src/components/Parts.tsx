@@ -72,8 +72,9 @@ function dataOf(p: Part): unknown {
 
 /**
  * The parts of a message or artifact. In task views: text as plain text, files with an export, data as
- * JSON. In a chat (`from` set): the agent's text is Markdown (rendered safely), the owner's is shown as
- * typed; the agent's files can be downloaded or opened, the owner's show name and size; data is a JSON tree.
+ * JSON. In a chat (`from` set): text is Markdown (rendered safely), the agent's and the owner's alike
+ * (the person's **bold** was shown with its stars while the agent's was bold); the agent's files can be
+ * downloaded or opened, the owner's show name and size; data is a JSON tree.
  */
 export function Parts({ parts, from }: { parts: Part[] | null | undefined; from?: 'owner' | 'agent' }) {
   const list = Array.isArray(parts) ? parts : [];
@@ -85,7 +86,7 @@ export function Parts({ parts, from }: { parts: Part[] | null | undefined; from?
         switch (v.type) {
           case 'text':
             if (from && v.text === '') return null;
-            return from === 'agent' ? (
+            return from ? (
               <Markdown key={i} text={v.text} />
             ) : (
               <p key={i} className="part part-text">

@@ -190,6 +190,10 @@ export function Welcome() {
           </a>
         </li>
       </ol>
+      <p className="welcome-more small" data-testid="welcome-more">
+        Then bring several agents into a <a href={hrefOf({ area: 'chats' })}>channel</a> and @mention them, and explore or edit the{' '}
+        <a href={hrefOf({ area: 'knowledge' })}>knowledge graph</a> they share with you.
+      </p>
       {error && (
         <p className="welcome-error" role="alert">
           {error}

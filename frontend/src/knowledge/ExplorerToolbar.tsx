@@ -4,6 +4,7 @@
 // graph goes through the graph's and the edits' commands.
 
 import { useEffect, useState } from 'react';
+import { MoreMenu } from '../components/MoreMenu';
 import { NODE_FIELDS, nodeElement, shortId, type GNode } from './graph';
 import { kgErrorText } from './kg';
 import { ShapeIcon } from './parts';
@@ -92,7 +93,8 @@ export function ExplorerToolbar({
         <input
           id="kg-search"
           type="search"
-          placeholder="Search nodes by name or value…"
+          placeholder="Search nodes…"
+          title="Search nodes by name or value"
           value={searchText}
           onChange={(e) => setSearchText(e.target.value)}
           onKeyDown={(e) => {
@@ -203,6 +205,8 @@ export function ExplorerToolbar({
           ))}
         </select>
       </label>
+      {/* Saving a view is rarer than opening one: under its own button, so the toolbar stays one line. */}
+      <MoreMenu label="Save view (the nodes on screen, with their positions)" summary="Save view">
       <form
         className="kg-saveview"
         onSubmit={(e) => {
@@ -223,6 +227,7 @@ export function ExplorerToolbar({
           </button>
         )}
       </form>
+      </MoreMenu>
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  idsFromLabel,
   authorshipText,
   changeEffect,
   collapseTargets,
@@ -245,5 +246,14 @@ describe('withAuthor', () => {
   });
   it('passes any other error on', async () => {
     await expect(withAuthor(async () => Promise.reject(new Error('knowledge graph unreachable')))).rejects.toThrow('unreachable');
+  });
+});
+
+describe('idsFromLabel', () => {
+  it('makes readable ids from a name, the next ones numbered', () => {
+    expect(idsFromLabel('Carol Jones', 3)).toEqual(['urn:agenthub:node:carol-jones', 'urn:agenthub:node:carol-jones-2', 'urn:agenthub:node:carol-jones-3']);
+    expect(idsFromLabel('  Ça va? Über-Straße! ', 1)).toEqual(['urn:agenthub:node:ca-va-uber-straße']);
+    expect(idsFromLabel('东京 tower', 1)).toEqual(['urn:agenthub:node:东京-tower']);
+    expect(idsFromLabel('…', 1)).toEqual(['urn:agenthub:node:node']);
   });
 });

@@ -75,6 +75,26 @@ export function shortId(id: string): string {
   return m ? m[1] : id;
 }
 
+/**
+ * Ids for a new node made from its label, most readable first: urn:agenthub:node:alice-smith, then
+ * …-2, …-3 (the caller takes the first no node has). A label with nothing to slug ("…") gives
+ * urn:agenthub:node:node. An absolute IRI (a URN: nothing to resolve), so it exports as itself; not
+ * agenthub:, the hub's own namespace, which alignment keeps read-only.
+ */
+export function idsFromLabel(label: string, n = 20): string[] {
+  const slug =
+    label
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'node';
+  const base = `urn:agenthub:node:${slug}`;
+  return Array.from({ length: n }, (_, i) => (i === 0 ? base : `${base}-${i + 1}`));
+}
+
 /** An edge's id: one per (subject, predicate, object, graph), as the store keys statements. */
 export function edgeId(subject: string, predicate: string, object: string, graph?: string | null): string {
   return JSON.stringify([subject, predicate, object, graph ?? '']);

@@ -11,6 +11,7 @@ import {
   RDFS_LABEL,
   STATEMENT_FIELDS,
   edgeElement,
+  idsFromLabel,
   nodeElement,
   parseLiteral,
   shortId,
@@ -166,16 +167,24 @@ export function useKnowledgeEdits(
       const types = [...new Set(legend.map((l) => l.type).filter(Boolean))];
       ask({
         title: 'New node',
+        // A person names the node; its id is made from the name unless they want their own
+        // (an IRI or a CURIE, for data that must match another graph's).
         fields: [
-          { name: 'id', label: 'Id', required: true, placeholder: 'ex:alice' },
+          { name: 'label', label: 'Name', required: true, placeholder: 'Alice' },
           { name: 'type', label: 'Type', suggestions: types, placeholder: 'ex:Person' },
-          { name: 'label', label: 'Label', placeholder: 'Alice' },
+          { name: 'id', label: 'Id', placeholder: 'made from the name, e.g. urn:agenthub:node:alice' },
         ],
         submitLabel: 'Create',
         run: async ({ values, justification, certainty }) => {
-          const id = values.id.trim();
+          const label = values.label.trim();
           const type = values.type.trim();
-          const label = values.label.trim() || (type ? '' : shortId(id));
+          let id = values.id.trim();
+          if (!id) {
+            // the first id made from the name that no node has yet
+            const candidates = idsFromLabel(label);
+            const taken = new Set((await summaries(candidates)).map((n) => n.id));
+            id = candidates.find((c) => !taken.has(c)) ?? `${candidates[0]}-${Date.now()}`;
+          }
           const patches: KGPatch[] = [];
           if (type) patches.push({ op: 'add', statement: withCertainty({ subject: { id }, predicate: { id: RDF_TYPE }, object: { id: type } }, certainty) });
           if (label) patches.push({ op: 'add', statement: withCertainty({ subject: { id }, predicate: { id: RDFS_LABEL }, object: { value: label } }, certainty) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCard, rpcEndpoint } from './card';
+import { agentURL, readCard, rpcEndpoint } from './card';
 
 const v1 = {
   name: 'AgentHub',
@@ -62,5 +62,20 @@ describe('rpcEndpoint', () => {
   it('prefers the newest JSON-RPC interface, else the agent URL', () => {
     expect(rpcEndpoint({ url: 'http://h', card: v1 })).toBe('http://h/a2a/v1');
     expect(rpcEndpoint({ url: 'http://h', card: {} })).toBe('http://h');
+  });
+});
+
+describe('agentURL', () => {
+  it('adds http:// for this computer and the local network, https:// elsewhere, and keeps a whole URL', () => {
+    expect(agentURL('localhost:9999')).toBe('http://localhost:9999');
+    expect(agentURL(' 127.0.0.1:8080/a2a ')).toBe('http://127.0.0.1:8080/a2a');
+    expect(agentURL('[::1]:7')).toBe('http://[::1]:7');
+    expect(agentURL('192.168.1.20:41241')).toBe('http://192.168.1.20:41241');
+    expect(agentURL('demo.localhost')).toBe('http://demo.localhost');
+    expect(agentURL('agent.example.com')).toBe('https://agent.example.com');
+    expect(agentURL('localhost.example.com')).toBe('https://localhost.example.com');
+    expect(agentURL('http://agent.example.com')).toBe('http://agent.example.com');
+    expect(agentURL('HTTPS://x.test')).toBe('HTTPS://x.test');
+    expect(agentURL('')).toBe('');
   });
 });

@@ -181,3 +181,17 @@ export function rpcEndpoint(agent: { url: string; card: unknown }): string {
   rpc.sort((a, b) => (b.version || '').localeCompare(a.version || ''));
   return rpc[0]?.url || agent.url;
 }
+
+// A loopback or private address: an agent on this computer or the local network, usually without TLS.
+const LOCAL_HOST = /^(localhost|[^/]*\.localhost|127(\.\d+){3}|0\.0\.0\.0|\[::1\]|10(\.\d+){3}|192\.168(\.\d+){2}|172\.(1[6-9]|2\d|3[01])(\.\d+){2})(:\d+)?(\/|$)/i;
+
+/**
+ * An agent's URL as a person may type it, made whole: "localhost:9999" → "http://localhost:9999",
+ * "agent.example.com" → "https://agent.example.com" (http for loopback and private addresses, https
+ * elsewhere); a URL with a scheme is kept as typed.
+ */
+export function agentURL(typed: string): string {
+  const t = typed.trim();
+  if (!t || /^[a-z][a-z0-9+.-]*:\/\//i.test(t)) return t;
+  return (LOCAL_HOST.test(t) ? 'http://' : 'https://') + t.replace(/^\/+/, '');
+}

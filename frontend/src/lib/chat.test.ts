@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEntry, Part } from '../api/types';
-import { buildTranscript, isActiveState, lastEntrySeq, mergeEntries, taskStateText, type ChatItem } from './chat';
+import { buildTranscript, continuesGroup, isActiveState, lastEntrySeq, mergeEntries, taskStateText, type ChatItem } from './chat';
 
 const at = (seq: number) => `2025-01-01T00:00:${String(seq).padStart(2, '0')}.000000000Z`;
 const text = (t: string): Part => ({ kind: 'text', text: t });
@@ -409,5 +409,21 @@ describe('state words', () => {
     expect(isActiveState('submitted')).toBe(true);
     expect(isActiveState('input-required')).toBe(false);
     expect(isActiveState(undefined)).toBe(false);
+  });
+});
+
+describe('continuesGroup', () => {
+  const msg = (key: string, from: 'owner' | 'agent', at: string) =>
+    ({ type: 'message', key, from, message: { role: from === 'owner' ? 'user' : 'agent', parts: [] }, at, seq: 0 }) as unknown as ChatItem;
+  it('groups a sender’s bubbles that follow each other within five minutes', () => {
+    const items = [
+      msg('a', 'agent', '2026-01-01T10:00:00Z'),
+      msg('b', 'agent', '2026-01-01T10:04:59Z'),
+      msg('c', 'agent', '2026-01-01T10:10:00Z'),
+      msg('d', 'owner', '2026-01-01T10:10:01Z'),
+      { type: 'task', key: 't', taskId: 't', state: 'completed' } as unknown as ChatItem,
+      msg('e', 'owner', '2026-01-01T10:10:02Z'),
+    ];
+    expect(items.map((_, i) => continuesGroup(items, i))).toEqual([false, true, false, false, false, false]);
   });
 });

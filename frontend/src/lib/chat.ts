@@ -399,3 +399,20 @@ export function taskStateText(state: string): string {
 export function isActiveState(state: string | undefined): boolean {
   return state === 'working' || state === 'submitted';
 }
+
+/** How close in time two messages of one sender are to be shown as one group (Slack: 5 minutes). */
+export const GROUP_WINDOW_MS = 5 * 60 * 1000;
+
+/**
+ * Whether items[i] continues the group of the bubble before it: a message, status or artifact of the
+ * same sender right after another, within GROUP_WINDOW_MS. Its bubble then shows no sender line.
+ */
+export function continuesGroup(items: readonly ChatItem[], i: number): boolean {
+  const it = items[i];
+  const prev = items[i - 1];
+  const bubble = (x: ChatItem | undefined): x is Extract<ChatItem, { from: Side }> =>
+    !!x && (x.type === 'message' || x.type === 'status' || x.type === 'artifact');
+  if (!bubble(it) || !bubble(prev) || it.from !== prev.from) return false;
+  const gap = Date.parse(it.at) - Date.parse(prev.at);
+  return Number.isFinite(gap) && gap >= 0 && gap <= GROUP_WINDOW_MS;
+}

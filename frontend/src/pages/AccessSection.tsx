@@ -65,7 +65,7 @@ function NewKey({ issued, rotated, hubUrl, rpcUrl, onDone }: { issued: IssuedKey
       </p>
       <div className="new-key-value">
         <input type="text" readOnly value={key} aria-label="New API key" data-testid="new-key" onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
-        <CopyButton text={key} label="Copy the new API key" />
+        <CopyButton text={key} label="Copy the new API key" caption="Copy key" />
       </div>
       {rotated && <p className="muted small">The old key, and every token made with it, no longer work.</p>}
       {snippets(hubUrl, rpcUrl, principal.name, key).map((s) => (

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { AgentInfo, Problem } from '../api/types';
+import { HubError } from '../api/client';
 import { CopyButton } from '../components/CopyButton';
 import { BindingChoice } from '../components/BindingChoice';
 import { SignatureBadge, SignatureFacts, SignatureWarning } from '../components/CardSignature';
@@ -9,7 +10,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { ExternalLink } from '../components/ExternalLink';
 import { JsonTree } from '../components/JsonTree';
 import { WireLog } from '../components/WireLog';
-import { readCard, type CardView } from '../lib/card';
+import { agentURL, readCard, type CardView } from '../lib/card';
 import { prettyJson } from '../lib/parts';
 import { hrefOf, navigate, type AgentView } from '../lib/router';
 import { useListKeys } from '../lib/useListKeys';
@@ -195,8 +196,9 @@ function Skills({ card, agent }: { card: CardView; agent: AgentInfo }) {
 }
 
 /**
- * Adds a remote agent by its URL: a base URL or the card's own URL. Its error shows below the page
- * header (onError), where it can wrap, not inside the header.
+ * Adds a remote agent by its URL: a base URL or the card's own URL, made whole when typed without
+ * its scheme (agentURL). Its error shows below the page header (onError), where it can wrap, not
+ * inside the header; Retry is offered (retryRef) only where trying the same URL again can help.
  */
 function AddAgentForm({ onError, retryRef }: { onError: (message: string) => void; retryRef: { current: (() => void) | null } }) {
   const { client } = useHub();
@@ -206,19 +208,25 @@ function AddAgentForm({ onError, retryRef }: { onError: (message: string) => voi
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
     if (!url.trim() || busy) return;
+    const whole = agentURL(url);
+    setUrl(whole); // the person sees the URL that is tried
     setBusy(true);
     setError('');
+    retryRef.current = null;
     try {
-      const added = await client.call('agents.add', { url: url.trim() });
+      const added = await client.call('agents.add', { url: whole });
       setUrl('');
       navigate({ area: 'agents', agentId: added.id });
     } catch (err) {
+      // The same URL again helps when the agent could not be reached or answered badly, not when
+      // the URL itself was refused.
+      const refused = err instanceof HubError && (err.code === 'invalid_params' || err.code === 'conflict');
+      retryRef.current = refused ? null : () => void submit();
       setError(err instanceof Error ? err.message : String(err));
     } finally {
       setBusy(false);
     }
   };
-  retryRef.current = () => void submit();
   return (
     <form className="add-agent" onSubmit={submit} aria-label="Add an agent">
       <input
@@ -598,7 +606,7 @@ export function AgentsPage({ agentId, view }: { agentId?: string; view?: AgentVi
       </header>
       {addError && (
         <div className="page-errors">
-          <ErrorBox message={addError} context="add-agent" onRetry={() => retryAdd.current?.()} />
+          <ErrorBox message={addError} context="add-agent" onRetry={retryAdd.current ? () => retryAdd.current?.() : undefined} />
         </div>
       )}
       {agentsLoaded && agents.length === 0 ? (

@@ -103,9 +103,9 @@ describe('the Chats page', () => {
     expect(box().value).toBe('');
     const bubble = within(transcript()).getByTestId('chat-message');
     expect(bubble.getAttribute('data-from')).toBe('owner');
-    // the owner's text is shown as typed, not as Markdown
-    expect(bubble.querySelector('strong')).toBeNull();
-    expect(bubble.textContent).toContain('**there**');
+    // the owner's Markdown is rendered as the agent's is: bold, without its stars
+    expect(bubble.querySelector('strong')?.textContent).toBe('there');
+    expect(bubble.textContent).not.toContain('**');
     // the same entry pushed again is not shown twice
     await push(socket, outEntry(1, 'Hello\n**there**'));
     expect(within(transcript()).getAllByTestId('chat-message')).toHaveLength(1);
@@ -376,6 +376,7 @@ describe('the Chats page', () => {
 
   it('renames and deletes', async () => {
     const { socket } = await open();
+    await userEvent.click(screen.getByText('More'));
     await userEvent.click(screen.getByRole('button', { name: 'Rename' }));
     const title = screen.getByLabelText('Title') as HTMLInputElement;
     await userEvent.clear(title);
@@ -386,6 +387,7 @@ describe('the Chats page', () => {
     expect(screen.getByRole('heading', { name: 'Trip to Porto' })).toBeTruthy();
     expect(screen.getAllByTestId('chat-item')[0].textContent).toContain('Trip to Porto');
 
+    await userEvent.click(screen.getByText('More'));
     await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
     const dialog = screen.getByRole('dialog', { name: 'Delete this conversation?' });
     await userEvent.click(within(dialog).getByRole('button', { name: 'Delete conversation' }));

@@ -6,15 +6,17 @@ import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } fro
 import type { Conversation } from '../../api/types';
 import { Composer, type ComposerSend } from '../../components/Composer';
 import { Dialog } from '../../components/Dialog';
+import { MoreMenu } from '../../components/MoreMenu';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { StateBadge } from '../../components/StateBadge';
-import { buildTranscript, isActiveState, taskStateText } from '../../lib/chat';
+import { buildTranscript, continuesGroup, isActiveState, taskStateText } from '../../lib/chat';
 import { formatRelative } from '../../lib/format';
 import { hrefOf, navigate } from '../../lib/router';
 import { useHub } from '../../state/hub';
 import { useConversation, useStartChat } from '../../state/useChat';
 import { titleOf } from './titles';
+import { readCard } from '../../lib/card';
 import { actionMessage, errorMessage } from '../../lib/a2ui';
 import { ActionLine, Bubble, endedTasksOf, ErrorNotice, failedSend, SurfaceBubble, TaskLine } from './transcript';
 
@@ -87,6 +89,7 @@ export function ChatView({
   const { start, busy: starting, error: startError } = useStartChat();
   const [renaming, setRenaming] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [insert, setInsert] = useState<{ text: string; key: number }>(); // an example put in the composer
   const [deleteError, setDeleteError] = useState('');
   const [scenarioError, setScenarioError] = useState('');
   const transcript = useMemo(() => buildTranscript(entries), [entries]);
@@ -208,6 +211,8 @@ export function ChatView({
 
   const agent = agents.find((a) => a.id === conversation.agentId);
   const agentName = agent?.name || conversation.agentName || conversation.agentId;
+  // What the agent's card offers to try (its skills' examples), for an empty conversation.
+  const examples = agent ? [...new Set(readCard(agent.card).skills.flatMap((sk) => sk.examples))].slice(0, 8) : [];
   const blocked = agentsLoaded && !agent ? `${agentName} was removed from this hub: this conversation can be read, not continued.` : undefined;
   const anyActive = transcript.tasks.some((t) => !t.ended && isActiveState(t.state));
   const newest = transcript.newest;
@@ -257,25 +262,28 @@ export function ChatView({
               Raw log
             </button>
           )}
-          <button
-            type="button"
-            className="btn btn-small"
-            title="Keep this conversation as a test you can run again, against this agent or another"
-            onClick={() =>
-              void client
-                .call('scenarios.fromConversation', { conversationId: conversation.id })
-                .then((sv) => navigate({ area: 'scenarios', scenarioId: sv.id }))
-                .catch((e) => setScenarioError((e as Error).message))
-            }
-          >
-            Save as scenario
-          </button>
-          <button type="button" className="btn btn-small" onClick={() => setRenaming(true)} disabled={renaming}>
-            Rename
-          </button>
-          <button type="button" className="btn btn-small btn-danger" onClick={() => setConfirmDelete(true)}>
-            Delete
-          </button>
+          {/* The rarer actions fold into one menu, so the header stays one line at 1280 px. */}
+          <MoreMenu label="More actions for this conversation">
+            <button
+              type="button"
+              className="btn btn-small"
+              title="Keep this conversation as a test you can run again, against this agent or another"
+              onClick={() =>
+                void client
+                  .call('scenarios.fromConversation', { conversationId: conversation.id })
+                  .then((sv) => navigate({ area: 'scenarios', scenarioId: sv.id }))
+                  .catch((e) => setScenarioError((e as Error).message))
+              }
+            >
+              Save as scenario
+            </button>
+            <button type="button" className="btn btn-small" onClick={() => setRenaming(true)} disabled={renaming}>
+              Rename
+            </button>
+            <button type="button" className="btn btn-small btn-danger" onClick={() => setConfirmDelete(true)}>
+              Delete
+            </button>
+          </MoreMenu>
         </div>
         {startError && <ErrorBox message={startError} context="agent" />}
         {scenarioError && <ErrorBox message={scenarioError} />}
@@ -285,9 +293,19 @@ export function ChatView({
         {transcript.items.length === 0 && view.loaded && (
           <li className="chat-empty muted">
             Say hello to {agentName}. The first message opens the conversation with the agent; each new conversation is a new context.
+            {examples.length > 0 && (
+              <span className="chat-examples" role="group" aria-label={`What ${agentName} offers to try`}>
+                <span>Its card suggests:</span>
+                {examples.map((x) => (
+                  <button key={x} type="button" className="btn btn-small chat-example" onClick={() => setInsert((cur) => ({ text: x, key: (cur?.key ?? 0) + 1 }))}>
+                    {x}
+                  </button>
+                ))}
+              </span>
+            )}
           </li>
         )}
-        {transcript.items.map((it) =>
+        {transcript.items.map((it, i, items) =>
           it.type === 'task' ? (
             <TaskLine
               key={it.key}
@@ -324,7 +342,7 @@ export function ChatView({
           ) : it.type === 'action' ? (
             <ActionLine key={it.key} item={it} />
           ) : (
-            <Bubble key={it.key} item={it} agentName={agentName} endedTasks={endedTasks} />
+            <Bubble key={it.key} item={it} agentName={agentName} endedTasks={endedTasks} continued={continuesGroup(items, i)} />
           ),
         )}
         {conversation.busy && !anyActive && (
@@ -350,6 +368,7 @@ export function ChatView({
         blocked={blocked}
         onSend={send}
         autoFocus={view.loaded && transcript.items.length === 0}
+        insert={insert}
       />
 
       {confirmDelete && (

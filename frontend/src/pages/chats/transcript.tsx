@@ -283,10 +283,13 @@ export function Bubble({
   item,
   agentName,
   endedTasks,
+  continued = false,
 }: {
   item: Exclude<ChatItem, { type: 'task' } | { type: 'error' } | { type: 'surface' } | { type: 'action' }>;
   agentName: string;
   endedTasks: Ended;
+  /** the same sender's bubble is right above: no sender line (still said to screen readers) */
+  continued?: boolean;
 }) {
   const from = item.from;
   // A progress bubble ("Working… 4/5") of a task that ended without a result (one with a result folds
@@ -297,14 +300,14 @@ export function Bubble({
   const label = item.type === 'artifact' ? item.artifact.name : undefined;
   return (
     <li
-      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''} ${ended ? 'progress-ended' : ''}`}
+      className={`bubble from-${from} ${item.type === 'status' ? `is-status status-${item.state}` : ''} ${streaming ? 'is-streaming' : ''} ${ended ? 'progress-ended' : ''} ${continued ? 'continued' : ''}`}
       data-testid={item.type === 'artifact' ? 'chat-artifact' : 'chat-message'}
       data-from={from}
       data-task-id={item.taskId}
       aria-busy={streaming || undefined}
     >
       <div className="bubble-head">
-        <span className="bubble-who">{from === 'owner' ? 'You' : agentName}</span>
+        <span className={continued ? 'bubble-who sr-only' : 'bubble-who'}>{from === 'owner' ? 'You' : agentName}</span>
         {item.type === 'status' && item.state === 'input-required' && <span className="tag tag-accent">asks</span>}
         {label && <span className="muted small artifact-name">{label}</span>}
         {item.at && (
