@@ -250,6 +250,27 @@ func (c *Clients) ExtCall(ctx context.Context, agentID, method string, params js
 	return t.mask(result)
 }
 
+// RawCall sends one JSON-RPC request the owner wrote by hand (any method, as a2a-inspector lets
+// one) to a registered agent's JSON-RPC endpoint, with its saved credentials, recorded in its wire
+// log like every other call; its result, or the agent's JSON-RPC error as an *RPCError. A streaming
+// method's answer is not one JSON document: the caller reads its events in the wire log.
+func (c *Clients) RawCall(ctx context.Context, agentID, method string, params json.RawMessage) (json.RawMessage, error) {
+	rem, hc, err := c.client(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	u, err := extEndpoint(rem.Card)
+	if err != nil {
+		return nil, fmt.Errorf("%w (a request by hand goes to a JSON-RPC endpoint)", err)
+	}
+	t := extTarget{url: u, hc: hc, masker: credentials.MaskerOf(hc)}
+	result, err := t.call(ctx, method, params)
+	if err != nil {
+		return nil, t.maskErr(err)
+	}
+	return t.mask(result)
+}
+
 func (t extTarget) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	resp, err := t.post(ctx, method, params, false)
 	if err != nil {

@@ -25,6 +25,15 @@ func (r remoteExtensions) Call(ctx context.Context, agentID, method string, para
 	return res, nil
 }
 
+// Raw sends a JSON-RPC request the owner wrote by hand (agents.call).
+func (r remoteExtensions) Raw(ctx context.Context, agentID, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := r.clients.RawCall(ctx, agentID, method, params)
+	if err != nil {
+		return nil, remoteError(err)
+	}
+	return res, nil
+}
+
 // OpenStream opens the agent's stream now (so a refusal is the call's error), and runs it when asked;
 // ctx, the gateway's stream context, ends it (the request is made under it).
 func (r remoteExtensions) OpenStream(ctx context.Context, agentID, method string, params json.RawMessage) (func(context.Context, func(json.RawMessage) error) error, error) {

@@ -37,6 +37,10 @@
 //	                an agent on this hub returns that agent, kind hub/local, listed once)
 //	agents.refresh {id}                       → AgentInfo   (a failed read keeps the last card and
 //	                sets lastError / online: false)
+//	agents.call   {id, method, params?}       → {result}   one JSON-RPC request the owner wrote by
+//	                hand, sent to the agent's JSON-RPC endpoint through the hub's client (its saved
+//	                credentials; recorded in its wire log); the agent's JSON-RPC error is rpc_error; an
+//	                agent without a JSON-RPC endpoint is invalid_params; params up to 1 MiB
 //	agents.trustCard {id}                     → AgentInfo   the owner confirms the agent's card as last
 //	                read although its signature.state is "invalid" or "key_changed" (the new key is
 //	                pinned); until then chats and calls to the agent fail with conflict. Every add and

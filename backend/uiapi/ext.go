@@ -33,6 +33,43 @@ type RemoteExtensions interface {
 	// OpenStream is server.ExtensionMethod.Stream's shape: an error before the stream opens, or a
 	// function that runs it, calling send for each result in order.
 	OpenStream(ctx context.Context, agentID, method string, params json.RawMessage) (run func(ctx context.Context, send func(result json.RawMessage) error) error, err error)
+	// Raw sends any JSON-RPC method, written by hand in the raw log (agents.call).
+	Raw(ctx context.Context, agentID, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// maxRawParams bounds a hand-written request's params: a request typed into a box, not a file.
+const maxRawParams = 1 << 20
+
+// rawCall serves agents.call: one JSON-RPC request the owner wrote, sent to an added agent through the
+// hub's client (credentials, wire log) and its answer; the agent's error as rpc_error.
+func (g *Gateway) rawCall(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		ID     string          `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.ID == "":
+		return nil, invalid("id (the agent) is required")
+	case strings.TrimSpace(p.Method) == "" || len(p.Method) > 200:
+		return nil, invalid("method must be a method name")
+	case len(p.Params) > maxRawParams:
+		return nil, invalid("params are over %d bytes", maxRawParams)
+	}
+	if len(p.Params) == 0 || string(p.Params) == "null" {
+		p.Params = json.RawMessage("{}")
+	}
+	if g.cfg.RemoteExtensions == nil {
+		return nil, invalid("this hub cannot reach other agents")
+	}
+	res, err := g.cfg.RemoteExtensions.Raw(ctx, p.ID, p.Method, p.Params)
+	if err != nil {
+		return nil, extError(err)
+	}
+	return map[string]any{"result": res}, nil
 }
 
 type extParams struct {

@@ -72,6 +72,8 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 			return nil, err
 		}
 		return g.remoteInfo(rem), nil // a failed fetch is in lastError, with the last card kept
+	case "agents.call":
+		return g.rawCall(ctx, params)
 	case "agents.setBinding":
 		var p struct{ ID, Binding string }
 		if err := decode(params, &p); err != nil {

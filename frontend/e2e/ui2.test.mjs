@@ -598,6 +598,35 @@ describe('issue 29', () => {
     await page.context().close();
   });
 
+  test('smaller: a JSON-RPC request written by hand in the raw log goes through the hub’s client and is recorded there', async () => {
+    const other = await otherAgent();
+    try {
+      const page = await openUI(s.browser, s.hub);
+      const detail = await addAgent(page, other.url);
+      await detail.getByRole('link', { name: 'Raw log' }).click();
+      await detail.locator('summary', { hasText: 'Send a request by hand' }).click();
+      const form = detail.getByRole('form', { name: 'A request by hand' });
+      await form.getByLabel('Method').fill('GetTask');
+      await form.getByLabel('Params (JSON)').fill('{"id": "no-such-task"}');
+      await form.getByRole('button', { name: 'Send request' }).click();
+      const answer = detail.getByTestId('byhand-answer');
+      await answer.filter({ hasText: 'JSON-RPC error -32001' }).waitFor(WAIT);
+
+      await form.getByLabel('Method').fill('SendMessage');
+      await form.getByLabel('Params (JSON)').fill(JSON.stringify({ message: { messageId: 'by-hand', role: 'ROLE_USER', parts: [{ text: 'typed by hand' }] } }));
+      await form.getByRole('button', { name: 'Send request' }).click();
+      await answer.filter({ hasText: 'typed by hand' }).waitFor(WAIT);
+      // the exchange is in the log, like every call the hub makes
+      await detail.getByTestId('wire-call').filter({ hasText: 'SendMessage' }).first().waitFor(WAIT);
+      await detail.getByTestId('wire-call').filter({ hasText: 'GetTask' }).first().waitFor(WAIT);
+      await page.screenshot({ path: join(SHOTS, 'ui2-smaller-byhand.png') });
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    } finally {
+      await other.stop();
+    }
+  });
+
   test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {
     const page = await openUI(s.browser, s.hub);
     await openKnowledge(page);

@@ -377,6 +377,7 @@ export interface Methods {
   'agents.get': [{ id: string }, AgentInfo];
   'agents.add': [{ url: string }, AgentInfo];
   'agents.refresh': [{ id: string }, AgentInfo];
+  'agents.call': [{ id: string; method: string; params?: unknown }, { result: unknown }];
   'agents.trustCard': [{ id: string }, AgentInfo];
   'agents.setBinding': [{ id: string; binding: string }, AgentInfo];
   'agents.remove': [{ id: string }, Record<string, never>];

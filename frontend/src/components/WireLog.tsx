@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { HubError } from '../api/client';
 import type { WireEntry } from '../api/types';
 import { formatClock, formatDateTime, formatDuration, parseTime } from '../lib/format';
 import { describeWire, groupWire, headerRows, MAX_BODY_SHOWN, mergeWire, prettyBody, taskEntries, wireMatches } from '../lib/wire';
@@ -99,6 +100,79 @@ function WireRow({ entry }: { entry: WireEntry }) {
 
 /** Older pages a task's log loads by itself to reach the call that created the task (then Load older). */
 const TASK_PAGES = 20;
+
+// Methods a person may want to send by hand: v1.0's names, then v0.3's (the agent's dialect decides).
+const RAW_METHODS = ['GetTask', 'ListTasks', 'SendMessage', 'CancelTask', 'GetExtendedAgentCard', 'tasks/get', 'message/send', 'tasks/cancel'];
+
+/**
+ * A JSON-RPC request written by hand (as a2a-inspector offers), sent through the hub's client
+ * (agents.call): the agent's saved credentials go with it and the exchange lands in this log.
+ */
+function ByHand({ agentId }: { agentId: string }) {
+  const { client } = useHub();
+  const listId = useId();
+  const [method, setMethod] = useState('GetTask');
+  const [params, setParams] = useState('{\n  "id": ""\n}');
+  const [busy, setBusy] = useState(false);
+  const [answer, setAnswer] = useState<{ ok: boolean; text: string } | null>(null);
+  const send = async (e: FormEvent) => {
+    e.preventDefault();
+    let parsed: unknown;
+    try {
+      parsed = params.trim() === '' ? {} : JSON.parse(params);
+    } catch (err) {
+      setAnswer({ ok: false, text: `The params are not JSON: ${(err as Error).message}` });
+      return;
+    }
+    setBusy(true);
+    setAnswer(null);
+    try {
+      const r = await client.call('agents.call', { id: agentId, method: method.trim(), params: parsed });
+      setAnswer({ ok: true, text: JSON.stringify(r.result, null, 2) });
+    } catch (err) {
+      const rpc = err instanceof HubError ? err.rpc : undefined;
+      setAnswer({ ok: false, text: rpc ? `JSON-RPC error ${rpc.code}: ${rpc.message}` : (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <details className="wire-byhand">
+      <summary>Send a request by hand</summary>
+      <form onSubmit={(e) => void send(e)} aria-label="A request by hand">
+        <div className="wire-byhand-field">
+          <label className="field-label" htmlFor={`${listId}-m`}>
+            Method
+          </label>
+          <input id={`${listId}-m`} className="filter" list={listId} value={method} onChange={(e) => setMethod(e.target.value)} spellCheck={false} />
+          <datalist id={listId}>
+            {RAW_METHODS.map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+        </div>
+        <div className="wire-byhand-field">
+          <label className="field-label" htmlFor={`${listId}-p`}>
+            Params (JSON)
+          </label>
+          <textarea id={`${listId}-p`} className="wire-byhand-params" rows={5} value={params} onChange={(e) => setParams(e.target.value)} spellCheck={false} />
+        </div>
+        <div className="reply-actions">
+          <span className="muted small">Sent with this agent’s saved credentials; the exchange shows below.</span>
+          <span className="spacer" />
+          <button type="submit" className="btn btn-primary btn-small" disabled={busy || method.trim() === ''}>
+            {busy ? 'Sending…' : 'Send request'}
+          </button>
+        </div>
+      </form>
+      {answer && (
+        <div className={answer.ok ? 'wire-body' : 'error-line'} role={answer.ok ? 'status' : 'alert'} data-testid="byhand-answer">
+          {answer.ok ? <pre>{answer.text}</pre> : answer.text}
+        </div>
+      )}
+    </details>
+  );
+}
 
 /**
  * Every request the hub sent to one remote agent and everything that came back (responses, streamed
@@ -239,6 +313,7 @@ export function WireLog({
           Clear
         </button>
       </div>
+      {!task && <ByHand agentId={agentId} />}
       {note && (
         <p className="muted small" role="status">
           {note}
