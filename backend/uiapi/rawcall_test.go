@@ -19,7 +19,7 @@ func TestRawCallGoesThroughTheHubsClient(t *testing.T) {
 
 	var sent struct{ Result json.RawMessage }
 	c.result("agents.call", map[string]any{"id": remote.ID, "method": "SendMessage", "params": map[string]any{
-		"message": map[string]any{"messageId": "by-hand-1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": "hello by hand"}}},
+		"message":       map[string]any{"messageId": "by-hand-1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": "hello by hand"}}},
 		"configuration": map[string]any{"returnImmediately": false},
 	}}, &sent)
 	if !strings.Contains(string(sent.Result), "hello by hand") || !strings.Contains(string(sent.Result), `"task"`) {
