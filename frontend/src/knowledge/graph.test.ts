@@ -5,6 +5,9 @@ import {
   collapseTargets,
   edgeId,
   hiddenLinks,
+  isLink,
+  isTypePredicate,
+  RDF_TYPE,
   laterChangeId,
   legendOf,
   neighbourhoodElements,
@@ -245,5 +248,17 @@ describe('withAuthor', () => {
   });
   it('passes any other error on', async () => {
     await expect(withAuthor(async () => Promise.reject(new Error('knowledge graph unreachable')))).rejects.toThrow('unreachable');
+  });
+});
+
+describe('types', () => {
+  it('reads rdf:type as the hub answers it (the full IRI) and as an older hub did (the CURIE): never drawn as a link', () => {
+    expect(RDF_TYPE).toBe('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+    expect(isTypePredicate(RDF_TYPE) && isTypePredicate('rdf:type')).toBe(true);
+    expect(isTypePredicate('ex:type')).toBe(false);
+    expect(isLink({ subject: 'ex:a', predicate: RDF_TYPE, object: 'https://schema.org/Person' })).toBe(false);
+    expect(isLink({ subject: 'ex:a', predicate: 'ex:knows', object: 'ex:b' })).toBe(true);
+    const detail: GNodeDetail = { id: 'ex:a', degree: 3, out: [{ subject: 'ex:a', predicate: RDF_TYPE, object: 'ex:T' }] };
+    expect(hiddenLinks(detail, 1)).toBe(1);
   });
 });
