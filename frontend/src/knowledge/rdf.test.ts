@@ -23,7 +23,7 @@ const RDFS = 'http://www.w3.org/2000/01/rdf-schema#';
 const NQ = `<http://example.org/alice> <${RDF}type> <http://schema.org/Person> .
 <http://example.org/alice> <http://www.w3.org/2000/01/rdf-schema#label> "Alice \\"Al\\"\\nSmith" .
 <http://example.org/alice> <http://example.org/age> "42"^^<${XSD}integer> <http://example.org/g1> .
-<http://example.org/alice> <http://example.org/score> "0.5"^^<${XSD}double> .
+<http://example.org/alice> <http://example.org/score> "5.0E-1"^^<${XSD}double> .
 <http://example.org/alice> <http://example.org/active> "true"^^<${XSD}boolean> .
 <http://example.org/alice> <http://example.org/big> "123456789012345678901"^^<${XSD}integer> .
 <http://example.org/alice> <http://example.org/born> "1980-01-02"^^<${XSD}date> .
@@ -151,7 +151,7 @@ describe('export serialization', () => {
       `<agenthub:hub> <${RDF}type> <a2a:Agent> .\n` +
         `<agenthub:hub> <http://www.w3.org/2000/01/rdf-schema#label> "Hub \\"one\\"\\n" .\n` +
         `<ex:n> <ex:count> "3"^^<${XSD}integer> <ex:g> .\n` +
-        `<ex:n> <ex:ratio> "0.25"^^<${XSD}double> .\n` +
+        `<ex:n> <ex:ratio> "2.5E-1"^^<${XSD}double> .\n` +
         `<ex:n> <ex:ok> "false"^^<${XSD}boolean> .\n` +
         `<ex:n> <ex:motto> "salut"@fr .\n` +
         `_:b1 <ex:p> <urn:agenthub:id:Alice%20Smith> .\n`,

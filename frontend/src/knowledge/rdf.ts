@@ -140,18 +140,16 @@ export function literalToObject(t: Term): KGStatement['object'] {
   if (dt === RDF_LANGSTRING) return { value: t.value };
   const type = idOfIri(dt);
   if (type === XSD + 'string') return { value: t.value };
-  const lex = t.value.trim();
-  if (type === XSD + 'boolean') {
-    if (lex === 'true' || lex === '1') return { value: true, type };
-    if (lex === 'false' || lex === '0') return { value: false, type };
-  }
-  if (INTEGER_TYPES.has(type) && /^[+-]?\d+$/.test(lex)) {
+  // A JSON value only where the file's text is the one export writes back: "042" or "1.50" stay text.
+  const lex = t.value;
+  if (type === XSD + 'boolean' && (lex === 'true' || lex === 'false')) return { value: lex === 'true', type };
+  if (INTEGER_TYPES.has(type) && /^-?\d+$/.test(lex)) {
     const n = Number(lex);
-    if (Number.isSafeInteger(n)) return { value: n, type };
+    if (Number.isSafeInteger(n) && numberLexical(n, type) === lex) return { value: n, type };
   }
-  if (DECIMAL_TYPES.has(type) && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(lex)) {
+  if (DECIMAL_TYPES.has(type) && /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(lex)) {
     const n = Number(lex);
-    if (Number.isFinite(n)) return { value: n, type };
+    if (Number.isFinite(n) && numberLexical(n, type) === lex) return { value: n, type };
   }
   return { value: t.value, type };
 }
@@ -263,8 +261,11 @@ function termToNQuads(t: Term): string {
   }
 }
 
-/** The lexical form of a number for a datatype (xsd:integer and xsd:decimal take no exponent). */
+/** The lexical form of a number for a datatype (xsd:integer and xsd:decimal take no exponent; doubles are canonical). */
 function numberLexical(n: number, type: string): string {
+  // A double or float in XSD's canonical form ("2.5E-1"), which jsonld.js also writes for every
+  // xsd:double it reads from JSON-LD: the same text either way, so N-Quads and JSON-LD agree.
+  if (type === XSD + 'double' || type === XSD + 'float') return n.toExponential(15).replace(/(\d)0*e\+?/, '$1E');
   const s = String(n);
   if (!/e/i.test(s) || !(INTEGER_TYPES.has(type) || type === XSD + 'decimal')) return s;
   if (Math.abs(n) >= 1) return BigInt(n).toString(); // String() uses an exponent from 1e21: integers there
@@ -403,7 +404,10 @@ export const EXPORT_CONTEXT: Record<string, string> = { ...PREFIXES };
 export async function statementsToJsonLd(sts: KGStatement[]): Promise<string> {
   const jsonld = (await import('jsonld')).default;
   // The quads themselves, not N-Quads text: jsonld's own N-Quads reader takes ~1 s per 1000 lines.
-  const dataset = sts.map(statementToQuad).map((q) => ({ ...q, object: withTermTypes(q.object) }));
+  // jsonld.fromRDF prefixes a blank node subject or object with "_:" but names a graph by its value as
+  // it is: a blank node graph would become a relative IRI, its statements dropped on reading.
+  const graphFor = (g: Term): Term => (g.termType === 'BlankNode' ? { ...g, value: '_:' + g.value } : g);
+  const dataset = sts.map(statementToQuad).map((q) => ({ ...q, object: withTermTypes(q.object), graph: graphFor(q.graph) }));
   const expanded = await jsonld.fromRDF(dataset);
   const doc = await jsonld.compact(expanded, { '@context': EXPORT_CONTEXT }, { documentLoader: noRemoteContexts });
   return JSON.stringify(doc, null, 2) + '\n';
