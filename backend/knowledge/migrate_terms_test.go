@@ -164,10 +164,10 @@ func TestMigrateTermsFromCURIEKeyedDataDir(t *testing.T) {
 		return string(b)
 	}
 	for q, want := range map[string]string{
-		`{ nodes(type: "schema:Organization") { items { id label types } } }`: `{"nodes":{"items":[{"id":"ex:acme","label":"Acme","types":["https://schema.org/Organization"]}]}}`,
+		`{ nodes(type: "schema:Organization") { items { id label types } } }`:                                     `{"nodes":{"items":[{"id":"ex:acme","label":"Acme","types":["https://schema.org/Organization"]}]}}`,
 		`{ statements(subject: "ex:acme", predicate: "schema:foundingDate") { items { value datatype graph } } }`: `{"statements":{"items":[{"datatype":"http://www.w3.org/2001/XMLSchema#date","graph":"ex:g","value":"1999-01-01"}]}}`,
-		`{ statements(subject: "ex:cat", predicate: "rdfs:label") { items { value datatype language } } }`: `{"statements":{"items":[{"datatype":"@fr","language":"fr","value":"chat"},{"datatype":"@en","language":"en","value":"chat"}]}}`,
-		`{ search(text: "acme") { id label } }`: `{"search":[{"id":"ex:acme","label":"Acme"}]}`,
+		`{ statements(subject: "ex:cat", predicate: "rdfs:label") { items { value datatype language } } }`:        `{"statements":{"items":[{"datatype":"@fr","language":"fr","value":"chat"},{"datatype":"@en","language":"en","value":"chat"}]}}`,
+		`{ search(text: "acme") { id label } }`:                                                                   `{"search":[{"id":"ex:acme","label":"Acme"}]}`,
 	} {
 		if got := query("graphql", q); got != want {
 			t.Errorf("%s\n got %s\nwant %s", q, got, want)

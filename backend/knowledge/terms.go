@@ -100,6 +100,17 @@ func expandTerm(t string, declared Prefixes) string {
 	return t
 }
 
+// namespaceTerm is a namespace as the rules name it, in the stored form of the terms in it: a
+// well-known prefix ("schema:") is its namespace IRI; anything else is read as a term.
+func namespaceTerm(ns string) string {
+	if p, ok := strings.CutSuffix(ns, ":"); ok {
+		if full, ok := wellKnownNS[p]; ok {
+			return full
+		}
+	}
+	return canonicalTerm(ns)
+}
+
 type prefixesKey struct{}
 
 // withPrefixes carries a request's declared prefixes to where its terms are read.

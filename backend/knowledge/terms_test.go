@@ -1,6 +1,9 @@
 package knowledge
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCanonicalTerm: well-known CURIEs become their full IRIs; schema.org's http:// IRIs read as
 // its https:// ones; other IRIs, unknown prefixes, blank nodes, a bare prefix and bare namespaces
@@ -103,4 +106,28 @@ func errorsOf(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// TestRulesNameTermsEitherWay: a forbidden predicate and a read-only namespace written in the
+// rules as CURIEs of the well-known prefixes apply to the statements stored under full IRIs.
+func TestRulesNameTermsEitherWay(t *testing.T) {
+	r := DefaultRules()
+	r.ForbiddenPredicates = []string{"owl:sameAs"}
+	r.ReadOnlyNamespaces = []string{"agenthub:", "schema:"}
+	for _, c := range []struct {
+		st   Statement
+		want string
+	}{
+		{Statement{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "http://www.w3.org/2002/07/owl#sameAs"}, Object: Object{ID: "ex:b"}}, "predicate owl:sameAs is forbidden"},
+		{Statement{Subject: Subject{ID: "https://schema.org/Person"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:b"}}, "namespace schema: is read-only"},
+		{Statement{Subject: Subject{ID: "agenthub:hub"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:b"}}, "namespace agenthub: is read-only"},
+		{Statement{Subject: Subject{ID: "ex:a"}, Predicate: Predicate{ID: "ex:p"}, Object: Object{ID: "ex:b"}}, ""},
+	} {
+		c.st.Certainty = new(float64)
+		*c.st.Certainty = 1
+		got := r.check("user://owner", []Patch{{Op: OpAdd, Statement: c.st}})
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.st, got, c.want)
+		}
+	}
 }
