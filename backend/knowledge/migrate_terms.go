@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"log/slog"
+	"strings"
 
 	"github.com/boltdb/bolt"
 
@@ -18,8 +19,9 @@ import (
 // and a graph file of an earlier form is rebuilt from kg_statements (see Open).
 const termsVersion = 1
 
-// migrateTermsBatch is how many statements one transaction of the migration reads.
-const migrateTermsBatch = 5000
+// migrateTermsBatch is how many statements one transaction of the migration reads (a variable for
+// tests).
+var migrateTermsBatch = 5000
 
 // migrateTerms rewrites the statements of kg_statements stored in an earlier form of terms into
 // today's, once (kg_state.terms_version records it), and logs one line with the counts. A
@@ -34,36 +36,43 @@ func migrateTerms(ctx context.Context, db *store.DB, log *slog.Logger) (bool, er
 	}
 	var seen, rewritten, merged int64
 	for after := int64(0); ; {
+		// The batch's results are kept only once it commits: the writer may run it again.
 		var n int
+		var last, batchRewritten, batchMerged int64
 		err := db.Write(ctx, func(tx *sql.Tx) error {
+			last, batchRewritten, batchMerged = after, 0, 0
 			if db.Postgres() {
 				// Replicas starting together on one database migrate one batch at a time.
 				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('agenthub.knowledge.terms'))`); err != nil {
 					return err
 				}
 			}
-			rs, err := selectRows(ctx, tx, `SELECT `+rowColumns+` FROM kg_statements WHERE id > ? ORDER BY id LIMIT ?`, after, migrateTermsBatch)
+			rs, err := selectRows(ctx, tx, `SELECT `+rowColumns+` FROM kg_statements WHERE id > ? ORDER BY id LIMIT ?`, last, migrateTermsBatch)
 			if err != nil {
 				return err
 			}
 			n = len(rs)
 			for _, r := range rs {
-				after = r.ID
+				last = r.ID
 				old := r.Stmt
-				old.Object.Language = "" // scanRow's, not a column
-				oldKey := key{old.Subject.ID, old.Predicate.ID, "", old.Graph}
 				st := r.Stmt
 				if err := st.canonicalize(nil); err != nil {
 					continue // not a statement today's checks take; kept as it is
 				}
-				var objKey string
-				if err := tx.QueryRowContext(ctx, `SELECT obj_key FROM kg_statements WHERE id = ?`, r.ID).Scan(&objKey); err != nil {
-					return err
-				}
-				oldKey.object = objKey
 				newKey := st.key()
-				if newKey == oldKey && st.Object.datatype() == datatypeColumn(old) {
-					continue
+				same := st.Subject.ID == old.Subject.ID && st.Predicate.ID == old.Predicate.ID && st.Object.ID == old.Object.ID &&
+					st.Graph == old.Graph && st.Object.datatype() == datatypeColumn(old)
+				if same && strings.HasPrefix(old.Object.Type, "@") {
+					// A language-tagged string: its columns read the same, its object key (once a
+					// typed string's "^^<@fr>") may not.
+					var objKey string
+					if err := tx.QueryRowContext(ctx, `SELECT obj_key FROM kg_statements WHERE id = ?`, r.ID).Scan(&objKey); err != nil {
+						return err
+					}
+					same = objKey == newKey.object
+				}
+				if same {
+					continue // the columns decide the object key otherwise: it is today's too
 				}
 				var other int64
 				err := tx.QueryRowContext(ctx, `SELECT id FROM kg_statements WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`,
@@ -73,7 +82,7 @@ func migrateTerms(ctx context.Context, db *store.DB, log *slog.Logger) (bool, er
 					if err := deleteRow(ctx, tx, r.ID); err != nil {
 						return err
 					}
-					merged++
+					batchMerged++
 					continue
 				case err != nil && !errors.Is(err, sql.ErrNoRows):
 					return err
@@ -82,9 +91,8 @@ func migrateTerms(ctx context.Context, db *store.DB, log *slog.Logger) (bool, er
 					newKey.subject, newKey.predicate, newKey.object, nullable(st.Object.ID), nullable(st.Object.datatype()), newKey.graph, r.ID); err != nil {
 					return err
 				}
-				rewritten++
+				batchRewritten++
 			}
-			seen += int64(n)
 			if n < migrateTermsBatch {
 				return writeState(ctx, tx, "terms_version", termsVersion)
 			}
@@ -93,6 +101,7 @@ func migrateTerms(ctx context.Context, db *store.DB, log *slog.Logger) (bool, er
 		if err != nil {
 			return false, err
 		}
+		after, seen, rewritten, merged = last, seen+int64(n), rewritten+batchRewritten, merged+batchMerged
 		if n < migrateTermsBatch {
 			break
 		}
@@ -127,8 +136,11 @@ func readGraphTerms(bdb *bolt.DB) (int64, error) {
 	return v, err
 }
 
-// writeGraphTerms records today's form of terms in bdb, synced (once per graph file).
+// writeGraphTerms records today's form of terms in bdb, synced, unless it is recorded already.
 func writeGraphTerms(bdb *bolt.DB) error {
+	if v, err := readGraphTerms(bdb); err != nil || v == termsVersion {
+		return err
+	}
 	if err := bdb.Update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(positionBucket)
 		if err != nil {

@@ -126,6 +126,9 @@ func TestMigrateTermsFromCURIEKeyedDataDir(t *testing.T) {
 	}
 	qs.Close()
 
+	// In batches of 3: the migration's transactions end between statements of one subject.
+	defer func(b int) { migrateTermsBatch = b }(migrateTermsBatch)
+	migrateTermsBatch = 3
 	var logs logBuffer
 	open := func() *Service {
 		s, err := Open(t.Context(), Options{DB: db, Source: "hub", Dir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
