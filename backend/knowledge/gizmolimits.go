@@ -12,6 +12,7 @@ import (
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/query"
 	"github.com/cayleygraph/cayley/query/gizmo"
+	"github.com/cayleygraph/quad"
 )
 
 // Gizmo scripts are JavaScript (goja), which has no memory limit of its own: a loop doubling a
@@ -59,7 +60,7 @@ func (slots gizmoSlots) runGizmo(ctx context.Context, qs graph.QuadStore, script
 		return nil, ctx.Err()
 	}
 	release := func() { <-slots }
-	it, err := gizmo.NewSession(qs).Execute(ctx, script, query.Options{Collation: query.JSON, Limit: GizmoMaxResults})
+	it, err := gizmo.NewSession(qs).Execute(ctx, script, query.Options{Collation: query.Raw, Limit: GizmoMaxResults})
 	if err != nil {
 		release()
 		return nil, gizmoError(err)
@@ -69,7 +70,7 @@ func (slots gizmoSlots) runGizmo(ctx context.Context, qs graph.QuadStore, script
 	stopWatch := watchHeap(ctx, func() { cancel(errGizmoMemory) })
 	out := []any{}
 	for it.Next(ctx) {
-		out = append(out, it.Result())
+		out = append(out, gizmoJSON(qs, it.Result()))
 	}
 	stopWatch()
 	cause := context.Cause(ctx)
@@ -151,4 +152,33 @@ func heapObjects() uint64 {
 	copy(s, heapSample)
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// gizmoJSON is a raw Gizmo result as Cayley's JSON collation gives it, except that a language-tagged
+// string keeps its tag ("chat"@fr; the JSON collation answers "chat" for every language).
+func gizmoJSON(qs graph.QuadStore, raw any) any {
+	r, ok := raw.(*gizmo.Result)
+	if !ok || r == nil || r.Meta {
+		return nil
+	}
+	if r.Val != nil {
+		return r.Val
+	}
+	obj := map[string]any{}
+	for k, ref := range r.Tags {
+		v := qs.NameOf(ref)
+		if v == nil {
+			continue
+		}
+		if _, lang := v.(quad.LangString); lang {
+			obj[k] = quad.StringOf(v)
+			continue
+		}
+		out := v.Native()
+		if nv, ok := out.(quad.Value); ok && nv == v {
+			out = quad.StringOf(v)
+		}
+		obj[k] = out
+	}
+	return obj
 }

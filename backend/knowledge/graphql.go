@@ -115,8 +115,11 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.ID) })},
 			"value": &graphql.Field{Type: jsonScalar, Description: "The object's value when it is a literal.",
 				Resolve: metaField(func(r *row) any { return r.Stmt.Object.Value })},
-			"datatype": &graphql.Field{Type: graphql.String, Resolve: metaField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.Type) })},
-			"graph":    &graphql.Field{Type: graphql.ID, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Graph) })},
+			"datatype": &graphql.Field{Type: graphql.String, Description: "The literal's datatype IRI, or \"@tag\" for a string with a language.",
+				Resolve: metaField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.Type) })},
+			"language": &graphql.Field{Type: graphql.String, Description: "The language tag of a language-tagged string literal.",
+				Resolve: metaField(func(r *row) any { return nilIfEmpty(r.Stmt.Object.Language) })},
+			"graph": &graphql.Field{Type: graphql.ID, Resolve: rowField(func(r *row) any { return nilIfEmpty(r.Stmt.Graph) })},
 			"certainty": &graphql.Field{Type: graphql.NewNonNull(graphql.Float),
 				Resolve: metaField(func(r *row) any { return *r.Stmt.Certainty })},
 			"provenance": &graphql.Field{Type: jsonScalar, Description: "What the writer said of where the statement comes from, as given.",
@@ -234,7 +237,7 @@ func newSchema(s *Service) (graphql.Schema, error) {
 		Fields: graphql.Fields{
 			"node": &graphql.Field{Type: node, Args: graphql.FieldConfigArgument{"id": {Type: id}},
 				Resolve: func(p graphql.ResolveParams) (any, error) {
-					n := canonicalTerm(p.Args["id"].(string))
+					n := expandTerm(p.Args["id"].(string), prefixesOf(p.Context))
 					ok, err := s.nodeExists(p.Context, n)
 					if err != nil || !ok {
 						return nil, err
@@ -256,12 +259,12 @@ func newSchema(s *Service) (graphql.Schema, error) {
 						for _, w := range ws {
 							f := w.(map[string]any)
 							if pr, ok := f["predicate"].(string); ok {
-								f["predicate"] = canonicalTerm(pr)
+								f["predicate"] = expandTerm(pr, prefixesOf(p.Context))
 							}
 							where = append(where, f)
 						}
 					}
-					return s.nodes(p.Context, termArg(p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
+					return s.nodes(p.Context, termArg(p.Context, p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
 				}},
 			"statements": &graphql.Field{Type: graphql.NewNonNull(pageOf("StatementPage", stmtList)),
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID},
@@ -287,7 +290,7 @@ func newSchema(s *Service) (graphql.Schema, error) {
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID}, "type": {Type: graphql.ID}},
 				Resolve: func(p graphql.ResolveParams) (any, error) {
 					if f, ok := p.Context.Value(subscriptionKey{}).(*changeFilter); ok {
-						f.subject, f.predicate, f.object, f.typ = termArg(p.Args, "subject"), termArg(p.Args, "predicate"), termArg(p.Args, "object"), termArg(p.Args, "type")
+						f.subject, f.predicate, f.object, f.typ = termArg(p.Context, p.Args, "subject"), termArg(p.Context, p.Args, "predicate"), termArg(p.Context, p.Args, "object"), termArg(p.Context, p.Args, "type")
 						f.set = true
 					}
 					return nil, nil
@@ -308,7 +311,7 @@ func (s *Service) links(p graphql.ResolveParams, dir quad.Direction) ([]*row, er
 	if byAuthors {
 		limit = maxFirst
 	}
-	rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, dir, strArg(p.Args, "predicate"), limit, true, !byAuthors)
+	rs, err := s.edgesOf(p.Context, p.Source.(nodeRef).id, dir, termArg(p.Context, p.Args, "predicate"), limit, true, !byAuthors)
 	out := rs[:0]
 	for _, r := range rs {
 		if byAuthor(p.Args, r) && len(out) < first {
@@ -621,7 +624,7 @@ func (s *Service) statements(ctx context.Context, args map[string]any) (*page, e
 	for _, c := range []struct{ arg, col string }{{"subject", "subject"}, {"predicate", "predicate"}, {"object", "object_id"}, {"graph", "graph"}, {"author", "source"}} {
 		if val, ok := args[c.arg].(string); ok {
 			if c.arg != "author" {
-				val = canonicalTerm(val)
+				val = expandTerm(val, prefixesOf(ctx))
 			}
 			w += " AND " + c.col + " = ?"
 			qargs = append(qargs, val)

@@ -126,6 +126,13 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if err := o.DB.Migrate(ctx, "knowledge", sub); err != nil {
 		return nil, err
 	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if _, err := migrateTerms(ctx, o.DB, logger); err != nil {
+		return nil, fmt.Errorf("knowledge: migrate terms: %w", err)
+	}
 	rules, err := LoadRules(filepath.Join(o.Dir, RulesFile))
 	if err != nil {
 		return nil, fmt.Errorf("knowledge rules: %w", err)
@@ -160,6 +167,18 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 	if s.st, err = prepareStmts(ctx, o.DB); err != nil {
 		return fail(fmt.Errorf("knowledge: prepare: %w", err))
 	}
+	if !created && !rebuild {
+		// A graph file of an earlier form of terms (terms.go) holds quads no statement has now.
+		v, err := readGraphTerms(s.bolt)
+		if err != nil {
+			return fail(err)
+		}
+		if rebuild = v < termsVersion; rebuild {
+			s.qs.Close()
+			s.qs = nil
+			why = "its terms were in an earlier version's form (CURIEs, language tags as datatypes)"
+		}
+	}
 	if created && !rebuild {
 		// A new bolt file beside a log that has changes (knowledge.bolt was deleted, or is an
 		// earlier version's, see boltFile): the log's start may be gone, so the graph is built
@@ -181,6 +200,9 @@ func Open(ctx context.Context, o Options) (*Service, error) {
 		if err := s.rebuildGraph(ctx, dir, why); err != nil {
 			return fail(fmt.Errorf("knowledge rebuild: %w", err))
 		}
+	}
+	if err := writeGraphTerms(s.bolt); err != nil {
+		return fail(err)
 	}
 	if s.schema, err = newSchema(s); err != nil {
 		return fail(err)
@@ -375,8 +397,12 @@ func (s *Service) Update(ctx context.Context, patches []Patch, justification str
 	if len(justification) > MaxJustificationBytes {
 		return nil, tooLarge("", &FieldTooLarge{"justification", len(justification), MaxJustificationBytes})
 	}
+	prefixes := prefixesOf(ctx)
+	if err := prefixes.check(); err != nil {
+		return nil, errorf(CodeInvalidParams, err.Error(), nil)
+	}
 	for i := range patches {
-		if err := patches[i].check(); err != nil {
+		if err := patches[i].check(prefixes); err != nil {
 			var big *FieldTooLarge
 			if errors.As(err, &big) {
 				return nil, tooLarge(fmt.Sprintf("mutations[%d].", i), big)
@@ -396,13 +422,15 @@ func tooLarge(prefix string, e *FieldTooLarge) *Error {
 	return errorf(CodeInvalidParams, prefix+e.Error(), map[string]any{"field": prefix + e.Field, "size": e.Size, "limit": e.Limit})
 }
 
-func (p *Patch) check() error {
+func (p *Patch) check(prefixes Prefixes) error {
 	switch p.Op {
 	case OpAdd, OpRemove, OpReplace:
 	default:
 		return fmt.Errorf("op must be add, remove or replace")
 	}
-	p.Statement.canonicalize()
+	if err := p.Statement.canonicalize(prefixes); err != nil {
+		return err
+	}
 	return p.Statement.check()
 }
 
@@ -805,6 +833,9 @@ func (s *Service) seed(ctx context.Context, stmts []Statement) error {
 	}
 	patches := make([]Patch, len(stmts))
 	for i, st := range stmts {
+		if err := st.canonicalize(nil); err != nil {
+			return err
+		}
 		patches[i] = Patch{Op: OpAdd, Statement: st}
 	}
 	_, err = s.update(ctx, s.source, patches, "sample graph of a new hub", true, nil, "seeded")

@@ -10,10 +10,10 @@ import (
 	"github.com/cayleygraph/quad"
 )
 
-// Well-known predicates the schema reads: a node's types and its label.
+// Well-known predicates the schema reads: a node's types and its label, stored as full IRIs (terms.go).
 const (
-	RDFType   = "rdf:type"
-	RDFSLabel = "rdfs:label"
+	RDFType   = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+	RDFSLabel = "http://www.w3.org/2000/01/rdf-schema#label"
 )
 
 // Statement is the extension's KGStatement on the wire.
@@ -38,11 +38,13 @@ type Predicate struct {
 }
 
 // Object is KGObject: exactly one of ID (a resource) or Value (a literal: string, number, boolean);
-// Type is the literal's datatype.
+// Type is the literal's datatype, or "@tag" for a string with a language, whose tag Language
+// repeats (the extension has no language field: this one is the hub's, optional on the way in).
 type Object struct {
-	ID    string `json:"id,omitempty"`
-	Value any    `json:"value,omitempty"`
-	Type  string `json:"type,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Value    any    `json:"value,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Language string `json:"language,omitempty"`
 }
 
 // Limits of one statement's fields, in bytes: each was accepted at 7 MB, and a literal is stored
@@ -127,7 +129,10 @@ func (o Object) quadValue() quad.Value {
 	}
 	switch v := o.Value.(type) {
 	case string:
-		if o.Type != "" && o.Type != "xsd:string" {
+		if lang, ok := strings.CutPrefix(o.Type, "@"); ok {
+			return quad.LangString{Value: quad.String(v), Lang: lang}
+		}
+		if o.Type != "" && o.Type != xsdString {
 			return quad.TypedString{Value: quad.String(v), Type: quad.IRI(o.Type)}
 		}
 		return quad.String(v)
@@ -152,14 +157,14 @@ func (o Object) datatype() string {
 	}
 	switch v := o.Value.(type) {
 	case bool:
-		return "xsd:boolean"
+		return xsdNS + "boolean"
 	case float64:
 		if v == math.Trunc(v) {
-			return "xsd:integer"
+			return xsdNS + "integer"
 		}
-		return "xsd:double"
+		return xsdNS + "double"
 	}
-	return "xsd:string"
+	return xsdString
 }
 
 // objectKey identifies an object within a statement: the N-Quads form of its Cayley value, which is

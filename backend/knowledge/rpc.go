@@ -70,6 +70,8 @@ type QueryParams struct {
 	// when the update went through another replica. Without it the query waits for every change
 	// logged when it started.
 	MinChangeID string `json:"minChangeId"`
+	// Prefixes declares CURIE prefixes for the query's terms (GraphQL arguments, Gizmo IRIs).
+	Prefixes Prefixes `json:"prefixes"`
 }
 
 // QueryResult is KnowledgeQueryResponseResult.
@@ -106,7 +108,10 @@ func (s *Service) Query(ctx context.Context, p QueryParams) (*QueryResult, error
 			return nil, errorf(CodeInvalidParams, "minChangeId is not a change id of this graph", nil)
 		}
 	}
-	ctx = context.WithValue(ctx, viewKey{}, v)
+	if err := p.Prefixes.check(); err != nil {
+		return nil, errorf(CodeInvalidParams, err.Error(), nil)
+	}
+	ctx = withPrefixes(context.WithValue(ctx, viewKey{}, v), p.Prefixes)
 	start := time.Now()
 	seq, err := s.graphForQuery(ctx, seen)
 	if err != nil {
@@ -215,7 +220,7 @@ var GizmoMaxHidden = 1000
 // age, against the graph less the statements it may not see (viewStore), or, when more than
 // GizmoMaxHidden are hidden, against an in-memory copy of the ones it may see.
 func (s *Service) queryGizmo(ctx context.Context, script string, v *view, filtered bool) ([]any, error) {
-	script = canonicalGizmo(script)
+	script = canonicalGizmo(script, prefixesOf(ctx))
 	var qs graph.QuadStore = s.qs
 	if filtered {
 		w, args := v.sqlFilter()
@@ -269,6 +274,8 @@ type UpdateParams struct {
 	Mutations     []Patch `json:"mutations"`
 	SourceAgentID string  `json:"sourceAgentId"`
 	Justification string  `json:"justification"`
+	// Prefixes declares CURIE prefixes expanded in the mutations' terms (terms.go).
+	Prefixes Prefixes `json:"prefixes"`
 }
 
 func (s *Service) callUpdate(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -276,7 +283,7 @@ func (s *Service) callUpdate(ctx context.Context, raw json.RawMessage) (any, err
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	return s.Update(ctx, p.Mutations, p.Justification)
+	return s.Update(withPrefixes(ctx, p.Prefixes), p.Mutations, p.Justification)
 }
 
 // SubscribeParams are KnowledgeSubscribeParams; AfterChangeID resumes after that change ("0": from
@@ -287,6 +294,7 @@ type SubscribeParams struct {
 	QueryLanguage     string         `json:"queryLanguage"`
 	Variables         map[string]any `json:"variables"`
 	AfterChangeID     string         `json:"afterChangeId"`
+	Prefixes          Prefixes       `json:"prefixes"` // for the subscription's arguments
 }
 
 type subscriptionKey struct{}
@@ -333,9 +341,12 @@ func (s *Service) openSubscribe(ctx context.Context, raw json.RawMessage) (func(
 	if _, err := checkGraphQL(p.SubscriptionQuery, p.Variables, CodeSubscriptionError); err != nil {
 		return nil, err
 	}
+	if err := p.Prefixes.check(); err != nil {
+		return nil, errorf(CodeSubscriptionError, err.Error(), nil)
+	}
 	f := &changeFilter{}
 	res := graphql.Do(graphql.Params{Schema: s.schema, RequestString: p.SubscriptionQuery, VariableValues: p.Variables,
-		Context: context.WithValue(ctx, subscriptionKey{}, f)})
+		Context: withPrefixes(context.WithValue(ctx, subscriptionKey{}, f), p.Prefixes)})
 	if len(res.Errors) > 0 {
 		return nil, errorf(CodeSubscriptionError, "subscription: "+res.Errors[0].Message, queryErrorData(res.Errors))
 	}

@@ -174,12 +174,12 @@ func (r Rules) check(principal string, patches []Patch) string {
 	for i, p := range patches {
 		s := p.Statement
 		for _, ns := range r.ReadOnlyNamespaces {
-			if strings.HasPrefix(s.Subject.ID, ns) || s.Graph != "" && strings.HasPrefix(s.Graph, ns) {
+			if full := namespaceTerm(ns); strings.HasPrefix(s.Subject.ID, full) || s.Graph != "" && strings.HasPrefix(s.Graph, full) {
 				return fmt.Sprintf("mutations[%d]: namespace %s is read-only", i, ns)
 			}
 		}
 		for _, fp := range r.ForbiddenPredicates {
-			if s.Predicate.ID == fp {
+			if s.Predicate.ID == canonicalTerm(fp) { // the statement's terms are in their stored form
 				return fmt.Sprintf("mutations[%d]: predicate %s is forbidden", i, fp)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,6 +72,9 @@ func scanRow(sc scanner) (*row, error) {
 			return nil, err
 		}
 		r.Stmt.Object.Type = datatype.String
+		if lang, ok := strings.CutPrefix(datatype.String, "@"); ok {
+			r.Stmt.Object.Language = lang
+		}
 	}
 	r.Stmt.Certainty = &certainty
 	if provenance.Valid {
@@ -250,6 +254,9 @@ func changesAfter(ctx context.Context, db *sql.DB, after int64, limit int) ([]Ch
 		if err := json.Unmarshal([]byte(stmt), &c.Statement); err != nil {
 			return nil, err
 		}
+		// A change logged by an earlier version names its terms as that version stored them
+		// (well-known CURIEs, "@tag" as a datatype): read in today's form, as kg_statements holds it.
+		_ = c.Statement.canonicalize(nil)
 		c.At, _ = time.Parse(time.RFC3339Nano, at)
 		out = append(out, c)
 	}

@@ -18,6 +18,34 @@ async function chooseFile(name: string, text: string) {
 }
 
 describe('ImportExport: import', () => {
+  it('gives each import blank nodes of its own (two imports of _:b0 are two nodes), unless asked to keep the labels', async () => {
+    const sent: KGPatch[][] = [];
+    await serveKg((_method, params) => {
+      sent.push(params.mutations as KGPatch[]);
+      return { success: true, statementsAffected: (params.mutations as KGPatch[]).length };
+    });
+    const file = '_:b0 <http://example.org/city> "Paris" .\n<http://example.org/a> <http://example.org/home> _:b0 .\n';
+    render(<ImportExport />);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Justification'), 'twice');
+    const importOnce = async () => {
+      await chooseFile('homes.nq', file);
+      await user.click(await screen.findByRole('button', { name: 'Import 2 statements' }));
+      await screen.findByTestId('import-done');
+    };
+    await importOnce();
+    await importOnce();
+    const labels = sent.map((b) => [b[0].statement.subject.id, b[1].statement.object.id]);
+    expect(labels[0][0]).toMatch(/^_:i[0-9a-f]{8}_b0$/);
+    expect(labels[0][1]).toBe(labels[0][0]); // one node within an import
+    expect(labels[1][0]).toBe(labels[1][1]);
+    expect(labels[1][0]).not.toBe(labels[0][0]); // another node in the next
+    await user.click(screen.getByRole('checkbox', { name: /Keep the file’s blank node labels/ }));
+    await user.click(await screen.findByRole('button', { name: 'Import 2 statements' }));
+    await waitFor(() => expect(sent).toHaveLength(3));
+    expect(sent[2][0].statement.subject.id).toBe('_:b0');
+  });
+
   it('sends the file as add patches in batches with the justification, the progress bar reaching the end', async () => {
     const sent: KGPatch[][] = [];
     const { calls } = await serveKg((method, params) => {
@@ -39,7 +67,7 @@ describe('ImportExport: import', () => {
     expect(sent.map((b) => b.length)).toEqual([1000, 200]);
     expect(sent[1][199]).toEqual({
       op: 'add',
-      statement: { subject: { id: 'http://example.org/s1199' }, predicate: { id: 'http://example.org/n' }, object: { value: 1199, type: 'xsd:integer' } },
+      statement: { subject: { id: 'http://example.org/s1199' }, predicate: { id: 'http://example.org/n' }, object: { value: 1199, type: 'http://www.w3.org/2001/XMLSchema#integer' } },
     });
     expect(calls.every((c) => c.agent === 'bob-hub' && c.params.justification === 'census 2026')).toBe(true);
   });

@@ -38,7 +38,9 @@ export function ImportExport({ agent }: { agent?: string }) {
 
 function ImportSection({ agent }: { agent?: string }) {
   const [file, setFile] = useState<Picked | null>(null);
-  const [keepLabels, setKeepLabels] = useState(true);
+  // Blank nodes are the file's own (RDF scopes them to their document): each import gets new ones,
+  // unless the person restores a file of this hub's own and asks to keep its labels.
+  const [keepLabels, setKeepLabels] = useState(false);
   const [justification, setJustification] = useState('');
   const [state, setState] = useState<ImportState>({ phase: 'idle' });
   const [error, setError] = useState<string | null>(null);
@@ -144,7 +146,7 @@ function ImportSection({ agent }: { agent?: string }) {
               void parse(file, e.target.checked);
             }}
           />{' '}
-          Keep the file’s blank node labels (importing the file again adds nothing new); unchecked, its blank nodes are new ones
+          Keep the file’s blank node labels (importing the file again then adds nothing new); unchecked, each import’s blank nodes are new ones
         </label>
       )}
       <div className="kgio-row">

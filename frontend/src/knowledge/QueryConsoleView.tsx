@@ -30,6 +30,7 @@ import {
   type HistoryEntry,
 } from './console';
 import { rpcErrorOf } from './rpc';
+import { displayTerm } from './rdf';
 import './kgconsole.css';
 
 const LANGUAGES: { id: QueryLanguage; label: string }[] = [
@@ -423,10 +424,12 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
                     <tr key={i}>
                       {table.columns.map((c) => {
                         const t = cellText(r[c]);
+                        // IRIs are answered in full and shown compacted (rdf:type), the full IRI on hover
+                        const shown = typeof r[c] === 'string' ? displayTerm(t) : t;
                         // an ID (or any one word) stays on one line; text wraps between its words
                         return (
-                          <td key={c} className={/\s/.test(t.trim()) ? 'kgq-text' : undefined}>
-                            {t}
+                          <td key={c} className={/\s/.test(t.trim()) ? 'kgq-text' : undefined} title={shown !== t ? t : undefined}>
+                            {shown}
                           </td>
                         );
                       })}

@@ -6,6 +6,9 @@ import {
   collapseTargets,
   edgeId,
   hiddenLinks,
+  isLink,
+  isTypePredicate,
+  RDF_TYPE,
   laterChangeId,
   legendOf,
   neighbourhoodElements,
@@ -255,5 +258,17 @@ describe('idsFromLabel', () => {
     expect(idsFromLabel('  Ça va? Über-Straße! ', 1)).toEqual(['urn:agenthub:node:ca-va-uber-straße']);
     expect(idsFromLabel('东京 tower', 1)).toEqual(['urn:agenthub:node:东京-tower']);
     expect(idsFromLabel('…', 1)).toEqual(['urn:agenthub:node:node']);
+  });
+});
+
+describe('types', () => {
+  it('reads rdf:type as the hub answers it (the full IRI) and as an older hub did (the CURIE): never drawn as a link', () => {
+    expect(RDF_TYPE).toBe('http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+    expect(isTypePredicate(RDF_TYPE) && isTypePredicate('rdf:type')).toBe(true);
+    expect(isTypePredicate('ex:type')).toBe(false);
+    expect(isLink({ subject: 'ex:a', predicate: RDF_TYPE, object: 'https://schema.org/Person' })).toBe(false);
+    expect(isLink({ subject: 'ex:a', predicate: 'ex:knows', object: 'ex:b' })).toBe(true);
+    const detail: GNodeDetail = { id: 'ex:a', degree: 3, out: [{ subject: 'ex:a', predicate: RDF_TYPE, object: 'ex:T' }] };
+    expect(hiddenLinks(detail, 1)).toBe(1);
   });
 });

@@ -4,8 +4,14 @@
 
 import type { ChangeEvent, KGStatement } from './kg';
 
-export const RDF_TYPE = 'rdf:type';
-export const RDFS_LABEL = 'rdfs:label';
+/** rdf:type and rdfs:label as the hub stores and answers them: full IRIs (it expands CURIEs on the way in). */
+export const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+export const RDFS_LABEL = 'http://www.w3.org/2000/01/rdf-schema#label';
+
+/** Whether a predicate is rdf:type: the full IRI, or the CURIE another agent's older hub may answer. */
+export function isTypePredicate(p: string | null | undefined): boolean {
+  return p === RDF_TYPE || p === 'rdf:type';
+}
 
 /** A node as the GraphQL schema gives it (Node { id types label degree }). */
 export interface GNode {
@@ -172,7 +178,7 @@ export function nodeElement(n: GNode): NodeElement {
 
 /** Whether a statement is drawn as an edge: a link to a resource other than a type. */
 export function isLink(st: GStatement): st is GStatement & { object: string } {
-  return typeof st.object === 'string' && st.object !== '' && st.predicate !== RDF_TYPE;
+  return typeof st.object === 'string' && st.object !== '' && !isTypePredicate(st.predicate);
 }
 
 export function edgeElement(st: GStatement & { object: string }): EdgeElement {
@@ -232,7 +238,7 @@ export function neighbourhoodElements(detail: GNodeDetail, neighbours: GNode[]):
 
 /** How many of a node's links the view does not show (degree counts type links too: they are not drawn). */
 export function hiddenLinks(detail: GNodeDetail, shownLinks: number): number {
-  const typeLinks = (detail.out ?? []).filter((s) => s.predicate === RDF_TYPE && s.object).length;
+  const typeLinks = (detail.out ?? []).filter((s) => isTypePredicate(s.predicate) && s.object).length;
   const degree = typeof detail.degree === 'number' ? detail.degree : 0;
   return Math.max(0, degree - typeLinks - shownLinks);
 }
@@ -296,7 +302,7 @@ export function changeEffect(c: ChangeEvent, visible: Set<string>, expanded: Set
   const objectShown = o !== '' && visible.has(o);
   if (!subjectShown && !objectShown) return { touches: false, refresh: [] };
   const eff: ChangeEffect = { touches: true, refresh: [] };
-  if (o !== '' && p !== RDF_TYPE) {
+  if (o !== '' && !isTypePredicate(p)) {
     const edge = edgeElement({ subject: s, predicate: p, object: o, graph: st.graph, certainty: st.certainty });
     if (c.op === 'remove') {
       if (subjectShown && objectShown) eff.removeEdge = edge.data.id;

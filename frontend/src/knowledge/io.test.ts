@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { HubError } from '../api/client';
 import type { KGPatch, QueryResult, UpdateResult } from './kg';
 import { Cancelled, exportQuery, exportStatements, importStatements } from './io';
-import { parseRdf, serializeRdf, statementKey, storedDatatype, type KGStatement, type StatementRow } from './rdf';
+import { expandCurie, parseRdf, serializeRdf, statementKey, storedDatatype, type KGStatement, type StatementRow } from './rdf';
 
 /**
  * A hub's knowledge graph as far as import and export see it: knowledge/update's all-or-nothing
  * adds under the rules' maximum patch size and read-only namespaces (rules.go, with its messages),
- * and knowledge/query's statements(first, after, graph) paging by row id (graphql.go).
+ * and knowledge/query's statements(first, after, graph) paging by row id (graphql.go); like the hub
+ * it stores the well-known CURIEs as full IRIs (terms.go).
  */
 class FakeHub {
   rows: (StatementRow & { id: number })[] = [];
@@ -30,12 +31,12 @@ class FakeHub {
     for (const p of patches) {
       const s = p.statement;
       const row: StatementRow = {
-        subject: s.subject.id,
-        predicate: s.predicate.id,
-        object: s.object.id ?? null,
+        subject: expandCurie(s.subject.id),
+        predicate: expandCurie(s.predicate.id),
+        object: s.object.id ? expandCurie(s.object.id) : null,
         value: s.object.id ? null : (s.object.value ?? null),
         datatype: storedDatatype(s.object) ?? null,
-        graph: s.graph ?? null,
+        graph: s.graph ? expandCurie(s.graph) : null,
       };
       const k = JSON.stringify([row.subject, row.predicate, row.object, row.value, row.datatype, row.graph]);
       if (!this.keys.has(k)) this.rows.push({ ...row, id: this.nextId++ });
@@ -114,7 +115,7 @@ describe('export', () => {
     const sts = await exportStatements({ query: hub.query, onProgress: (n) => read.push(n) });
     expect(sts).toHaveLength(2345);
     expect(read).toEqual([1000, 2000, 2345]);
-    expect(sts[2344]).toEqual({ subject: { id: 'ex:s2344' }, predicate: { id: 'ex:p' }, object: { value: 2344, type: 'xsd:integer' } });
+    expect(sts[2344]).toEqual({ subject: { id: 'ex:s2344' }, predicate: { id: 'ex:p' }, object: { value: 2344, type: 'http://www.w3.org/2001/XMLSchema#integer' } });
   });
 
   it('exports one named graph when asked', async () => {

@@ -18,11 +18,12 @@ import {
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
+const RDFS = 'http://www.w3.org/2000/01/rdf-schema#';
 
 const NQ = `<http://example.org/alice> <${RDF}type> <http://schema.org/Person> .
 <http://example.org/alice> <http://www.w3.org/2000/01/rdf-schema#label> "Alice \\"Al\\"\\nSmith" .
 <http://example.org/alice> <http://example.org/age> "42"^^<${XSD}integer> <http://example.org/g1> .
-<http://example.org/alice> <http://example.org/score> "0.5"^^<${XSD}double> .
+<http://example.org/alice> <http://example.org/score> "5.0E-1"^^<${XSD}double> .
 <http://example.org/alice> <http://example.org/active> "true"^^<${XSD}boolean> .
 <http://example.org/alice> <http://example.org/big> "123456789012345678901"^^<${XSD}integer> .
 <http://example.org/alice> <http://example.org/born> "1980-01-02"^^<${XSD}date> .
@@ -35,23 +36,24 @@ describe('N-Quads → statements and patches', () => {
   it('maps IRIs, literals, graphs and blank nodes the way the hub stores them', async () => {
     const sts = await parseRdf(NQ, 'nquads');
     expect(sts).toEqual([
-      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'rdf:type' }, object: { id: 'schema:Person' } },
-      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'rdfs:label' }, object: { value: 'Alice "Al"\nSmith' } },
+      // IRIs are sent as they are: the hub stores full IRIs (schema.org's http:// ones under https://).
+      { subject: { id: 'http://example.org/alice' }, predicate: { id: RDF + 'type' }, object: { id: 'http://schema.org/Person' } },
+      { subject: { id: 'http://example.org/alice' }, predicate: { id: RDFS + 'label' }, object: { value: 'Alice "Al"\nSmith' } },
       {
         subject: { id: 'http://example.org/alice' },
         predicate: { id: 'http://example.org/age' },
-        object: { value: 42, type: 'xsd:integer' },
+        object: { value: 42, type: XSD + 'integer' },
         graph: 'http://example.org/g1',
       },
-      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/score' }, object: { value: 0.5, type: 'xsd:double' } },
-      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/active' }, object: { value: true, type: 'xsd:boolean' } },
+      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/score' }, object: { value: 0.5, type: XSD + 'double' } },
+      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/active' }, object: { value: true, type: XSD + 'boolean' } },
       // Beyond 2^53 a number would change: it stays text, with its datatype.
       {
         subject: { id: 'http://example.org/alice' },
         predicate: { id: 'http://example.org/big' },
-        object: { value: '123456789012345678901', type: 'xsd:integer' },
+        object: { value: '123456789012345678901', type: XSD + 'integer' },
       },
-      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/born' }, object: { value: '1980-01-02', type: 'xsd:date' } },
+      { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/born' }, object: { value: '1980-01-02', type: XSD + 'date' } },
       { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/motto' }, object: { value: 'bonjour', type: '@fr' } },
       { subject: { id: '_:addr' }, predicate: { id: 'http://example.org/city' }, object: { value: 'Paris' } },
       { subject: { id: 'http://example.org/alice' }, predicate: { id: 'http://example.org/address' }, object: { id: '_:addr' } },
@@ -95,7 +97,7 @@ describe('JSON-LD → statements', () => {
     const want: KGStatement[] = [
       { subject: { id: 'http://example.org/bob' }, predicate: { id: 'rdf:type' }, object: { id: 'http://example.org/Person' } },
       { subject: { id: 'http://example.org/bob' }, predicate: { id: 'schema:name' }, object: { value: 'Bob', type: '@en' } },
-      { subject: { id: 'http://example.org/bob' }, predicate: { id: 'http://example.org/age' }, object: { value: 7, type: 'xsd:integer' } },
+      { subject: { id: 'http://example.org/bob' }, predicate: { id: 'http://example.org/age' }, object: { value: 7, type: XSD + 'integer' } },
       { subject: { id: 'http://example.org/bob' }, predicate: { id: 'http://example.org/knows' }, object: { id: 'http://example.org/alice' } },
       { subject: { id: 'http://example.org/bob' }, predicate: { id: 'http://example.org/tags' }, object: { value: 'a' } },
       { subject: { id: 'http://example.org/bob' }, predicate: { id: 'http://example.org/tags' }, object: { value: 'b' } },
@@ -139,9 +141,9 @@ describe('export serialization', () => {
     const sts: KGStatement[] = [
       { subject: { id: 'agenthub:hub' }, predicate: { id: 'rdf:type' }, object: { id: 'a2a:Agent' } },
       { subject: { id: 'agenthub:hub' }, predicate: { id: 'rdfs:label' }, object: { value: 'Hub "one"\n', type: 'xsd:string' } },
-      { subject: { id: 'ex:n' }, predicate: { id: 'ex:count' }, object: { value: 3, type: 'xsd:integer' }, graph: 'ex:g' },
-      { subject: { id: 'ex:n' }, predicate: { id: 'ex:ratio' }, object: { value: 0.25, type: 'xsd:double' } },
-      { subject: { id: 'ex:n' }, predicate: { id: 'ex:ok' }, object: { value: false, type: 'xsd:boolean' } },
+      { subject: { id: 'ex:n' }, predicate: { id: 'ex:count' }, object: { value: 3, type: XSD + 'integer' }, graph: 'ex:g' },
+      { subject: { id: 'ex:n' }, predicate: { id: 'ex:ratio' }, object: { value: 0.25, type: XSD + 'double' } },
+      { subject: { id: 'ex:n' }, predicate: { id: 'ex:ok' }, object: { value: false, type: XSD + 'boolean' } },
       { subject: { id: 'ex:n' }, predicate: { id: 'ex:motto' }, object: { value: 'salut', type: '@fr' } },
       { subject: { id: '_:b1' }, predicate: { id: 'ex:p' }, object: { id: 'Alice Smith' } },
     ];
@@ -149,7 +151,7 @@ describe('export serialization', () => {
       `<agenthub:hub> <${RDF}type> <a2a:Agent> .\n` +
         `<agenthub:hub> <http://www.w3.org/2000/01/rdf-schema#label> "Hub \\"one\\"\\n" .\n` +
         `<ex:n> <ex:count> "3"^^<${XSD}integer> <ex:g> .\n` +
-        `<ex:n> <ex:ratio> "0.25"^^<${XSD}double> .\n` +
+        `<ex:n> <ex:ratio> "2.5E-1"^^<${XSD}double> .\n` +
         `<ex:n> <ex:ok> "false"^^<${XSD}boolean> .\n` +
         `<ex:n> <ex:motto> "salut"@fr .\n` +
         `_:b1 <ex:p> <urn:agenthub:id:Alice%20Smith> .\n`,
@@ -171,18 +173,18 @@ describe('export serialization', () => {
   });
 });
 
-// What knowledge/query's statements(first, after) gives for a graph holding a bit of everything.
+// What knowledge/query's statements(first, after) gives for a graph holding a bit of everything: full IRIs.
 const ROWS = [
-  { subject: 'agenthub:hub', predicate: 'rdf:type', object: 'a2a:Agent', value: null, datatype: null, graph: null },
-  { subject: 'agenthub:hub', predicate: 'rdfs:label', object: null, value: 'AgentHub', datatype: 'xsd:string', graph: null },
-  { subject: 'ex:n', predicate: 'ex:count', object: null, value: 3, datatype: 'xsd:integer', graph: 'ex:g' },
-  { subject: 'ex:n', predicate: 'ex:ratio', object: null, value: 0.25, datatype: 'xsd:double', graph: null },
-  { subject: 'ex:n', predicate: 'ex:whole', object: null, value: 2, datatype: 'xsd:double', graph: null },
-  { subject: 'ex:n', predicate: 'ex:tiny', object: null, value: 1e-7, datatype: 'xsd:decimal', graph: null },
-  { subject: 'ex:n', predicate: 'ex:huge', object: null, value: '123456789012345678901', datatype: 'xsd:integer', graph: null },
-  { subject: 'ex:n', predicate: 'ex:ok', object: null, value: true, datatype: 'xsd:boolean', graph: null },
+  { subject: 'agenthub:hub', predicate: RDF + 'type', object: 'a2a:Agent', value: null, datatype: null, graph: null },
+  { subject: 'agenthub:hub', predicate: RDFS + 'label', object: null, value: 'AgentHub', datatype: XSD + 'string', graph: null },
+  { subject: 'ex:n', predicate: 'ex:count', object: null, value: 3, datatype: XSD + 'integer', graph: 'ex:g' },
+  { subject: 'ex:n', predicate: 'ex:ratio', object: null, value: 0.25, datatype: XSD + 'double', graph: null },
+  { subject: 'ex:n', predicate: 'ex:whole', object: null, value: 2, datatype: XSD + 'double', graph: null },
+  { subject: 'ex:n', predicate: 'ex:tiny', object: null, value: 1e-7, datatype: XSD + 'decimal', graph: null },
+  { subject: 'ex:n', predicate: 'ex:huge', object: null, value: '123456789012345678901', datatype: XSD + 'integer', graph: null },
+  { subject: 'ex:n', predicate: 'ex:ok', object: null, value: true, datatype: XSD + 'boolean', graph: null },
   { subject: 'ex:n', predicate: 'ex:motto', object: null, value: 'salut\n"toi"', datatype: '@fr', graph: null },
-  { subject: 'ex:n', predicate: 'ex:when', object: null, value: '2026-01-01', datatype: 'xsd:date', graph: null },
+  { subject: 'ex:n', predicate: 'ex:when', object: null, value: '2026-01-01', datatype: XSD + 'date', graph: null },
   { subject: 'Alice Smith', predicate: 'ex:knows', object: 'ex:n', value: null, datatype: null, graph: 'My graph' },
 ];
 
@@ -192,7 +194,7 @@ describe('round trip: export → import gives the same statements', () => {
   it('through N-Quads, blank nodes included', async () => {
     const withBlank = [
       ...exported,
-      rowToStatement({ subject: '_:b7', predicate: 'ex:city', value: 'Paris', datatype: 'xsd:string' }),
+      rowToStatement({ subject: '_:b7', predicate: 'ex:city', value: 'Paris', datatype: XSD + 'string' }),
       rowToStatement({ subject: 'ex:n', predicate: 'ex:address', object: '_:b7' }),
     ];
     const text = await serializeRdf(withBlank, 'nquads');
@@ -211,7 +213,7 @@ describe('round trip: export → import gives the same statements', () => {
 
   it('through JSON-LD keeps blank nodes blank and linked (jsonld relabels them)', async () => {
     const sts = [
-      rowToStatement({ subject: '_:b7', predicate: 'ex:city', value: 'Paris', datatype: 'xsd:string' }),
+      rowToStatement({ subject: '_:b7', predicate: 'ex:city', value: 'Paris', datatype: XSD + 'string' }),
       rowToStatement({ subject: 'ex:n', predicate: 'ex:address', object: '_:b7' }),
     ];
     const back = await parseRdf(await serializeRdf(sts, 'jsonld'), 'jsonld', { blankPrefix: 'i9_' });
@@ -219,5 +221,18 @@ describe('round trip: export → import gives the same statements', () => {
     const addr = back.find((s) => s.predicate.id === 'ex:address');
     expect(city?.subject.id).toMatch(/^_:i9_/);
     expect(addr?.object.id).toBe(city?.subject.id);
+  });
+});
+
+describe('display', () => {
+  it('compacts the full IRIs the hub answers to CURIEs, also in Gizmo’s <IRI> form, and leaves others', async () => {
+    const { displayTerm } = await import('./rdf');
+    expect(displayTerm(RDF + 'type')).toBe('rdf:type');
+    expect(displayTerm('<' + RDFS + 'label>')).toBe('<rdfs:label>');
+    expect(displayTerm('https://schema.org/Person')).toBe('schema:Person');
+    expect(displayTerm('http://xmlns.com/foaf/0.1/knows')).toBe('foaf:knows');
+    expect(displayTerm('http://example.org/a')).toBe('http://example.org/a');
+    expect(displayTerm('agenthub:hub')).toBe('agenthub:hub');
+    expect(displayTerm('Bonjour tout le monde')).toBe('Bonjour tout le monde');
   });
 });

@@ -1,15 +1,16 @@
 // RDF files ↔ the knowledge-graph extension's statements and patches, for import and export.
 //
-// The hub stores ids as plain strings. Its own data uses short names for the W3C vocabularies
-// ("rdf:type", "rdfs:label", "xsd:integer": the GraphQL schema reads types and labels by these), so
-// an imported IRI in one of PREFIXES is stored in that short form and expanded again on export.
-// A blank node is stored as "_:label". An id that is neither a clean absolute IRI nor a blank node
-// (say "Alice" or "a b") cannot be written in N-Quads as it is: it travels as
-// <urn:agenthub:id:ENCODED> and is decoded on import, so export → import gives it back unchanged.
+// The hub stores IRIs as full IRIs (it expands the well-known CURIEs, PREFIXES here, on the way in),
+// so an import sends the file's IRIs as they are and an export writes what the hub answers; only
+// display compacts them (compactIri). A blank node is stored as "_:label", and each import gets
+// labels of its own (freshBlankPrefix): two imports of "_:b0" are two nodes. An id that is neither a
+// clean absolute IRI nor a blank node (say "Alice" or "a b") cannot be written in N-Quads as it is:
+// it travels as <urn:agenthub:id:ENCODED> and is decoded on import, so export → import gives it back
+// unchanged.
 //
 // Literals: a KGObject has a value (string, number, boolean) and a datatype. Numbers and booleans
 // become JSON values when they fit exactly (an integer beyond 2^53 stays text); a language-tagged
-// string keeps its tag as the datatype "@tag" (the extension has no language field).
+// string keeps its tag as the datatype "@tag" (the hub also answers it as `language`).
 
 import type { KGPatch, KGStatement } from './kg';
 
@@ -35,15 +36,18 @@ export const PREFIXES: Record<string, string> = {
   rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
   xsd: 'http://www.w3.org/2001/XMLSchema#',
   owl: 'http://www.w3.org/2002/07/owl#',
-  schema: 'http://schema.org/',
+  schema: 'https://schema.org/',
+  foaf: 'http://xmlns.com/foaf/0.1/',
+  skos: 'http://www.w3.org/2004/02/skos/core#',
+  dcterms: 'http://purl.org/dc/terms/',
 };
 
 const XSD = PREFIXES.xsd;
 const RDF_LANGSTRING = PREFIXES.rdf + 'langString';
 const LOCAL_ID = 'urn:agenthub:id:';
 
-/** The stored form of an IRI: short for the PREFIXES vocabularies, local ids decoded. */
-export function compactIri(iri: string): string {
+/** The id an IRI of a file is stored as: the IRI itself, or a local id decoded. */
+export function idOfIri(iri: string): string {
   if (iri.startsWith(LOCAL_ID)) {
     try {
       return decodeURIComponent(iri.slice(LOCAL_ID.length));
@@ -51,16 +55,42 @@ export function compactIri(iri: string): string {
       return iri;
     }
   }
+  return iri;
+}
+
+/** An id for display: a CURIE for the PREFIXES vocabularies ("rdf:type"), local ids decoded. */
+export function compactIri(iri: string): string {
+  iri = idOfIri(iri);
   for (const [p, ns] of Object.entries(PREFIXES)) {
     if (iri.startsWith(ns) && iri.length > ns.length) return p + ':' + iri.slice(ns.length);
   }
   return iri;
 }
 
+/** A result's text for display: a full IRI (also Gizmo's "<IRI>") of PREFIXES compacted, anything else as it is. */
+export function displayTerm(text: string): string {
+  if (text.length > 2 && text.startsWith('<') && text.endsWith('>') && !text.startsWith('<urn:agenthub:id:')) {
+    return '<' + displayTerm(text.slice(1, -1)) + '>';
+  }
+  return text.startsWith(LOCAL_ID) ? text : compactIri(text);
+}
+
 // A scheme, then no character N-Quads forbids in an IRI.
 const CLEAN_IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\u0000-\u0020<>"{}|^`\\]*$/;
 // A blank node label that N-Quads (and every other syntax) takes as it is.
 const CLEAN_LABEL = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?$/;
+
+/**
+ * An id as the hub stores it (backend/knowledge/terms.go): a CURIE of PREFIXES as its full IRI, a
+ * schema.org IRI under https://; anything else as given.
+ */
+export function expandCurie(id: string): string {
+  const colon = id.indexOf(':');
+  const ns = colon > 0 ? PREFIXES[id.slice(0, colon)] : undefined;
+  if (ns && colon < id.length - 1 && !id.startsWith('//', colon + 1)) return ns + id.slice(colon + 1);
+  if (id.startsWith('http://schema.org/') && id.length > 'http://schema.org/'.length) return PREFIXES.schema + id.slice('http://schema.org/'.length);
+  return id;
+}
 
 /** The IRI an id is written as (never a blank node: see termOfId). */
 export function expandId(id: string): string {
@@ -87,7 +117,7 @@ export interface ImportOptions {
 function idOfTerm(t: Term, where: string, o: ImportOptions): string {
   switch (t.termType) {
     case 'NamedNode':
-      return compactIri(t.value);
+      return idOfIri(t.value);
     case 'BlankNode':
       return '_:' + (o.blankPrefix ?? '') + t.value.replace(/^_:/, '');
     default:
@@ -99,29 +129,27 @@ const INTEGER_TYPES = new Set(
   [
     'integer', 'int', 'long', 'short', 'byte', 'nonNegativeInteger', 'nonPositiveInteger', 'positiveInteger',
     'negativeInteger', 'unsignedLong', 'unsignedInt', 'unsignedShort', 'unsignedByte',
-  ].map((t) => 'xsd:' + t),
+  ].map((t) => XSD + t),
 );
-const DECIMAL_TYPES = new Set(['xsd:decimal', 'xsd:double', 'xsd:float']);
+const DECIMAL_TYPES = new Set(['decimal', 'double', 'float'].map((t) => XSD + t));
 
 /** A literal as a KGObject: a JSON value when the lexical form maps to one exactly. */
 export function literalToObject(t: Term): KGStatement['object'] {
   const dt = t.datatype?.value ?? XSD + 'string';
   if (t.language) return { value: t.value, type: '@' + t.language.toLowerCase() };
   if (dt === RDF_LANGSTRING) return { value: t.value };
-  const type = compactIri(dt);
-  if (type === 'xsd:string') return { value: t.value };
-  const lex = t.value.trim();
-  if (type === 'xsd:boolean') {
-    if (lex === 'true' || lex === '1') return { value: true, type };
-    if (lex === 'false' || lex === '0') return { value: false, type };
-  }
-  if (INTEGER_TYPES.has(type) && /^[+-]?\d+$/.test(lex)) {
+  const type = idOfIri(dt);
+  if (type === XSD + 'string') return { value: t.value };
+  // A JSON value only where the file's text is the one export writes back: "042" or "1.50" stay text.
+  const lex = t.value;
+  if (type === XSD + 'boolean' && (lex === 'true' || lex === 'false')) return { value: lex === 'true', type };
+  if (INTEGER_TYPES.has(type) && /^-?\d+$/.test(lex)) {
     const n = Number(lex);
-    if (Number.isSafeInteger(n)) return { value: n, type };
+    if (Number.isSafeInteger(n) && numberLexical(n, type) === lex) return { value: n, type };
   }
-  if (DECIMAL_TYPES.has(type) && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(lex)) {
+  if (DECIMAL_TYPES.has(type) && /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(lex)) {
     const n = Number(lex);
-    if (Number.isFinite(n)) return { value: n, type };
+    if (Number.isFinite(n) && numberLexical(n, type) === lex) return { value: n, type };
   }
   return { value: t.value, type };
 }
@@ -131,7 +159,7 @@ export function quadToStatement(q: Quad, o: ImportOptions = {}): KGStatement {
   if (q.predicate.termType !== 'NamedNode') throw new Error('predicate: must be an IRI');
   const st: KGStatement = {
     subject: { id: idOfTerm(q.subject, 'subject', o) },
-    predicate: { id: compactIri(q.predicate.value) },
+    predicate: { id: idOfIri(q.predicate.value) },
     object: q.object.termType === 'Literal' ? literalToObject(q.object) : { id: idOfTerm(q.object, 'object', o) },
   };
   if (q.graph.termType !== 'DefaultGraph') st.graph = idOfTerm(q.graph, 'graph', o);
@@ -145,16 +173,16 @@ export function statementsToPatches(sts: KGStatement[], op: KGPatch['op'] = 'add
 /** The datatype the hub stores for a literal (its backend's defaults when none is given). */
 export function storedDatatype(o: KGStatement['object']): string | undefined {
   if (o.id !== undefined && o.id !== null && o.id !== '') return undefined;
-  if (o.type) return o.type;
-  if (typeof o.value === 'boolean') return 'xsd:boolean';
-  if (typeof o.value === 'number') return Number.isInteger(o.value) ? 'xsd:integer' : 'xsd:double';
-  return 'xsd:string';
+  if (o.type) return o.type.startsWith('@') ? o.type.toLowerCase() : expandCurie(o.type);
+  if (typeof o.value === 'boolean') return XSD + 'boolean';
+  if (typeof o.value === 'number') return Number.isInteger(o.value) ? XSD + 'integer' : XSD + 'double';
+  return XSD + 'string';
 }
 
-/** What identifies a statement for the hub: subject, predicate, object (with datatype) and graph. */
+/** What identifies a statement for the hub: subject, predicate, object (with datatype) and graph, as it stores them. */
 export function statementKey(s: KGStatement): string {
-  const obj = s.object.id ? ['id', s.object.id] : ['value', s.object.value, storedDatatype(s.object)];
-  return JSON.stringify([s.subject.id, s.predicate.id, obj, s.graph ?? '']);
+  const obj = s.object.id ? ['id', expandCurie(s.object.id)] : ['value', s.object.value, storedDatatype(s.object)];
+  return JSON.stringify([expandCurie(s.subject.id), expandCurie(s.predicate.id), obj, expandCurie(s.graph ?? '')]);
 }
 
 /** A statement's triple and graph as given (no certainty or provenance): what a file holds. */
@@ -233,17 +261,20 @@ function termToNQuads(t: Term): string {
   }
 }
 
-/** The lexical form of a number for a datatype (xsd:integer and xsd:decimal take no exponent). */
+/** The lexical form of a number for a datatype (xsd:integer and xsd:decimal take no exponent; doubles are canonical). */
 function numberLexical(n: number, type: string): string {
+  // A double or float in XSD's canonical form ("2.5E-1"), which jsonld.js also writes for every
+  // xsd:double it reads from JSON-LD: the same text either way, so N-Quads and JSON-LD agree.
+  if (type === XSD + 'double' || type === XSD + 'float') return n.toExponential(15).replace(/(\d)0*e\+?/, '$1E');
   const s = String(n);
-  if (!/e/i.test(s) || !(INTEGER_TYPES.has(type) || type === 'xsd:decimal')) return s;
+  if (!/e/i.test(s) || !(INTEGER_TYPES.has(type) || type === XSD + 'decimal')) return s;
   if (Math.abs(n) >= 1) return BigInt(n).toString(); // String() uses an exponent from 1e21: integers there
   return n.toFixed(100).replace(/0+$/, '');
 }
 
 /** A KGObject's literal as an RDF term. */
 export function objectToLiteral(o: KGStatement['object']): Term {
-  const type = storedDatatype(o) ?? 'xsd:string';
+  const type = storedDatatype(o) ?? XSD + 'string';
   const v = o.value;
   if (type.startsWith('@')) return { termType: 'Literal', value: String(v), language: type.slice(1), datatype: { value: RDF_LANGSTRING } };
   const lex = typeof v === 'number' ? numberLexical(v, type) : typeof v === 'boolean' ? String(v) : String(v ?? '');
@@ -373,7 +404,10 @@ export const EXPORT_CONTEXT: Record<string, string> = { ...PREFIXES };
 export async function statementsToJsonLd(sts: KGStatement[]): Promise<string> {
   const jsonld = (await import('jsonld')).default;
   // The quads themselves, not N-Quads text: jsonld's own N-Quads reader takes ~1 s per 1000 lines.
-  const dataset = sts.map(statementToQuad).map((q) => ({ ...q, object: withTermTypes(q.object) }));
+  // jsonld.fromRDF prefixes a blank node subject or object with "_:" but names a graph by its value as
+  // it is: a blank node graph would become a relative IRI, its statements dropped on reading.
+  const graphFor = (g: Term): Term => (g.termType === 'BlankNode' ? { ...g, value: '_:' + g.value } : g);
+  const dataset = sts.map(statementToQuad).map((q) => ({ ...q, object: withTermTypes(q.object), graph: graphFor(q.graph) }));
   const expanded = await jsonld.fromRDF(dataset);
   const doc = await jsonld.compact(expanded, { '@context': EXPORT_CONTEXT }, { documentLoader: noRemoteContexts });
   return JSON.stringify(doc, null, 2) + '\n';

@@ -8,6 +8,7 @@ import { freeSpot } from './canvas';
 import type { EditField, EditSubmit } from './EditDialog';
 import {
   RDF_TYPE,
+  isTypePredicate,
   RDFS_LABEL,
   STATEMENT_FIELDS,
   edgeElement,
@@ -44,7 +45,7 @@ export function touchedNodes(patches: KGPatch[]): string[] {
   const ids = new Set<string>();
   for (const p of patches) {
     ids.add(p.statement.subject.id);
-    if (p.statement.object.id && p.statement.predicate.id !== RDF_TYPE) ids.add(p.statement.object.id);
+    if (p.statement.object.id && !isTypePredicate(p.statement.predicate.id)) ids.add(p.statement.object.id);
   }
   return [...ids];
 }
@@ -129,7 +130,7 @@ export function useKnowledgeEdits(
       for (const p of patches) {
         const s = p.statement;
         touched.add(s.subject.id);
-        if (s.object.id && s.predicate.id !== RDF_TYPE) {
+        if (s.object.id && !isTypePredicate(s.predicate.id)) {
           const e = edgeElement({ subject: s.subject.id, predicate: s.predicate.id, object: s.object.id, graph: s.graph, certainty: s.certainty });
           if (p.op === 'remove') cy.getElementById(e.data.id).remove();
           else if (cy.getElementById(s.subject.id).nonempty() && cy.getElementById(s.object.id).nonempty()) addElements([e]);

@@ -14,6 +14,7 @@ declare module 'jsonld' {
     toRDF(input: object, options?: { documentLoader?: Loader; format?: string }): Promise<unknown>;
     fromRDF(dataset: string | object[], options?: { format?: string }): Promise<object>;
     compact(input: object, ctx: object, options?: { documentLoader?: Loader }): Promise<object>;
+    canonize(input: string | object, options?: { algorithm?: string; inputFormat?: string; format?: string }): Promise<string>;
   };
   export default jsonld;
 }
