@@ -190,7 +190,10 @@ describe('Gizmo completion', () => {
   });
 
   it('reads the predicates from the Gizmo answer', () => {
-    expect(predicatesOf([{ id: '<schema:name>' }, { id: '<rdf:type>' }, { id: '<rdf:type>' }, { x: 1 }])).toEqual(['rdf:type', 'schema:name']);
+    expect(predicatesOf([{ id: '<https://schema.org/name>' }, { id: '<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>' }, { id: '<rdf:type>' }, { x: 1 }])).toEqual([
+      'rdf:type',
+      'schema:name',
+    ]);
     expect(predicatesOf(null)).toEqual([]);
   });
 });

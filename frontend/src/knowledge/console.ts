@@ -6,6 +6,7 @@ import { getAutocompleteSuggestions, Position } from 'graphql-language-service';
 
 import type { QueryLanguage } from './kg';
 import { rpcErrorOf } from './rpc';
+import { compactIri } from './rdf';
 
 export type { QueryLanguage };
 
@@ -153,13 +154,16 @@ export function gizmoCompletionsAt(text: string, offset: number, predicates: rea
 /** The predicates in a graph, asked of it with Gizmo (for completion). */
 export const PREDICATES_QUERY = 'g.V().OutPredicates().Unique().All()';
 
-/** The predicate ids of PREDICATES_QUERY's answer ({id: "<iri>"} rows), sorted. */
+/**
+ * The predicate ids of PREDICATES_QUERY's answer ({id: "<iri>"} rows), as shown (well-known IRIs
+ * compacted: rdf:type, which Gizmo takes as "<rdf:type>"), sorted.
+ */
 export function predicatesOf(data: unknown): string[] {
   if (!Array.isArray(data)) return [];
   const out = new Set<string>();
   for (const r of data) {
     const id = (r as { id?: unknown })?.id;
-    if (typeof id === 'string') out.add(id.replace(/^<(.*)>$/, '$1'));
+    if (typeof id === 'string') out.add(compactIri(id.replace(/^<(.*)>$/, '$1')));
   }
   return [...out].sort();
 }
