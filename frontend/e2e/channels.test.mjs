@@ -195,7 +195,7 @@ describe('channels', () => {
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('');
     await box.pressSequentially('@a2a');
-    const options = page.getByRole('listbox', { name: 'Members to mention' }).getByRole('option');
+    const options = page.getByRole('listbox', { name: 'Agents and members to mention' }).getByRole('option');
     await options.first().waitFor(WAIT);
     assert.equal(await options.count(), 1);
     await box.press('Enter');
@@ -225,6 +225,23 @@ describe('channels', () => {
     await box.pressSequentially('blue');
     await box.press('Enter');
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
+  test('issue 29 item 1: an agent outside the channel is offered by @, marked so', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Chats').click();
+    await newChannel(page, 'planning');
+    // A new channel has no agent yet; the @ popup still offers every agent the hub knows, marked as
+    // not in the channel (before, it listed members only: nothing at all).
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.pressSequentially('@dem');
+    const options = page.getByRole('listbox', { name: 'Agents and members to mention' }).getByRole('option');
+    await options.first().waitFor(WAIT);
+    assert.equal(await options.first().innerText(), '@demo AgentHub demo agent · not in #planning');
+    await box.press('Enter');
+    await composerHolds(box, '@demo ');
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });

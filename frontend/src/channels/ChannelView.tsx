@@ -13,7 +13,7 @@ import { dividerIndex } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
 import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent, type ChannelMember } from './model';
-import { channelTitle, displayName, handleOf, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
+import { channelTitle, displayName, handleOf, joinableAgents, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
@@ -257,7 +257,14 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
       <Composer
         agentName={direct ? title : `#${title}`}
         onSend={send}
-        mentions={(q) => mentionOptions(members, agents, q)}
+        mentions={(q) =>
+          // Every known agent completes, members first; one outside the channel says so (another hub's
+          // channel: only its members, ours cannot join it).
+          mentionOptions(members, agents, q, OWNER, agent || direct ? [] : joinableAgents(agents)).map((o) => ({
+            ...o,
+            note: o.member ? undefined : `not in #${title}`,
+          }))
+        }
         insert={insert}
         autoFocus={ch.loaded}
       />

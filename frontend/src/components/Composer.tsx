@@ -33,7 +33,7 @@ export interface ComposerProps {
   /** text put at the start of the message (e.g. "@demo " to answer that agent); a new key puts it again */
   insert?: { text: string; key: number };
   /** channels: the members an @query completes to (handle inserted as "@handle ") */
-  mentions?: (query: string) => { handle: string; label: string }[];
+  mentions?: (query: string) => { handle: string; label: string; note?: string }[];
 }
 
 function tooBig(name: string): string {
@@ -252,7 +252,7 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
         Message
       </label>
       {completing && (
-        <ul id={listId} role="listbox" aria-label="Members to mention" className="mention-list" data-testid="mention-list">
+        <ul id={listId} role="listbox" aria-label="Agents and members to mention" className="mention-list" data-testid="mention-list">
           {options.map((o, i) => (
             <li
               key={o.handle}
@@ -266,6 +266,7 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
               }}
             >
               <span className="mention-handle">@{o.handle}</span> <span className="muted small">{o.label}</span>
+              {o.note && <span className="mention-note small"> · {o.note}</span>}
             </li>
           ))}
         </ul>
