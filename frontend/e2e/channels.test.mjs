@@ -219,9 +219,9 @@ describe('channels', () => {
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"].bridge-input-required').first().waitFor(WAIT);
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]').filter({ hasText: 'has a question' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });
-    // "Answer" starts a message that mentions the agent: it goes to the open task, which completes.
+    // "Answer" starts a reply bound to the open task (issue 29 item 3 tests it closely): it completes.
     await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
-    await composerHolds(box, '@demo ');
+    await page.getByTestId('composer-answering').waitFor(WAIT);
     await box.pressSequentially('blue');
     await box.press('Enter');
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
@@ -242,6 +242,47 @@ describe('channels', () => {
     assert.equal(await options.first().innerText(), '@demo AgentHub demo agent · not in #planning');
     await box.press('Enter');
     await composerHolds(box, '@demo ');
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
+  test('issue 29 item 3: Answer binds the reply to the question’s task, whatever the text; the answered question stops asking', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Chats').click();
+    await newChannel(page, 'questions');
+    await page.getByRole('button', { name: /^Members/ }).click();
+    await addMember(page, '(remote://demo)');
+    await page.keyboard.press('Escape');
+    await send(page, '@demo ask', 'ask');
+    const question = page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'What should I tell you back?' });
+    await question.locator('.tag', { hasText: 'asks' }).waitFor(WAIT);
+    const asking = page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]');
+    await asking.filter({ hasText: 'has a question' }).waitFor(WAIT);
+
+    // Answer opens a reply state: a banner naming the agent and its question, with a way out; the box
+    // stays empty (before: it held "@demo ", and a reply without it never reached the agent).
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+    const banner = page.getByTestId('composer-answering');
+    await banner.waitFor(WAIT);
+    assert.match(await banner.innerText(), /answers AgentHub demo agent’s question: “What should I tell you back\?/);
+    assert.equal(await box.inputValue(), '');
+    await page.getByRole('button', { name: 'Don’t answer: send a new message instead' }).click();
+    await banner.waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+    await banner.waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'channels-answer.png') });
+
+    // No @mention in the text: it still goes to the task that asks, which completes with the answer.
+    await box.pressSequentially('blue, no mention at all');
+    await box.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'blue, no mention at all' }).getByTestId('event-reply').waitFor(WAIT);
+    await banner.waitFor({ state: 'detached', ...WAIT });
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'You answered: blue, no mention at all' }).waitFor(WAIT);
+    // The question is answered: the header no longer says so, and it lost its outline and "asks".
+    await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
+    assert.equal(await question.locator('.tag', { hasText: 'asks' }).count(), 0);
+    assert.equal(await page.locator('[data-testid="channel-event"].bridge-input-required').count(), 0);
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });

@@ -12,7 +12,18 @@ import { getChannel, publish, type Ext } from './api';
 import { dividerIndex } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
-import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent, type ChannelMember } from './model';
+import {
+  bridgeNote,
+  isDirect,
+  membersOf,
+  OWNER,
+  questionOpen,
+  replyTo,
+  type BridgeState,
+  type Channel,
+  type ChannelEvent,
+  type ChannelMember,
+} from './model';
 import { channelTitle, displayName, handleOf, joinableAgents, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
@@ -68,15 +79,18 @@ function OwnText({ text, members, agents }: { text: string; members: ChannelMemb
   );
 }
 
-function EventRow({ ev, agents, members }: { ev: ChannelEvent; agents: AgentInfo[]; members: ChannelMember[] }) {
+function EventRow({ ev, agents, members, asks }: { ev: ChannelEvent; agents: AgentInfo[]; members: ChannelMember[]; asks: boolean }) {
   const mine = ev.author === OWNER;
   const kind = schemeOf(ev.author) === 'remote' ? 'agent' : mine ? 'owner' : 'principal';
   const note = bridgeNote(ev);
+  const reply = replyTo(ev);
+  // A question keeps its outline and "asks" only while it waits for an answer.
+  const shown = note?.state === 'input-required' && !asks ? 'asked' : note?.state;
   const parts = (Array.isArray(ev.parts) ? ev.parts : []).map(toPart) as Part[];
   const at = msTime(ev.timestamp);
   return (
     <article
-      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${note?.state ? `bridge-${note.state}` : ''}`}
+      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${shown ? `bridge-${shown}` : ''}`}
       data-testid="channel-event"
       data-seq={ev.sequence}
       data-author={ev.author}
@@ -85,7 +99,12 @@ function EventRow({ ev, agents, members }: { ev: ChannelEvent; agents: AgentInfo
       <div className="bubble-head">
         <span className="bubble-who">{displayName(ev.author, agents)}</span>
         {kind === 'principal' && <span className="muted small">@{handleOf(ev.author)}</span>}
-        {note?.state === 'input-required' && <span className="tag tag-accent">asks</span>}
+        {shown === 'input-required' && <span className="tag tag-accent">asks</span>}
+        {reply && (
+          <span className="muted small" data-testid="event-reply">
+            ↩ answers {displayName(reply.member, agents)}
+          </span>
+        )}
         {note?.state === 'failed' && <span className="tag tag-danger">failed</span>}
         {note?.state === 'hop-limit' && <span className="tag">not forwarded</span>}
         {at && (
@@ -132,8 +151,11 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
     );
   });
   const [membersOpen, setMembersOpen] = useState(false);
-  // "Answer" on an agent's question starts a message that mentions it: that goes to its open task.
+  // "Answer" on an agent's question starts a reply bound to its task (the composer's answer chip):
+  // what is sent goes to that task whatever the text says (metadata.agenthub.replyTo). A state
+  // without a task (an older hub) falls back to starting a message that mentions the agent.
   const [insert, setInsert] = useState<{ text: string; key: number } | undefined>(undefined);
+  const [replying, setReplying] = useState<{ member: string; taskId: string; key: number } | undefined>(undefined);
   // The divider stays where the owner's reading stopped when they opened the channel.
   const [readAtOpen] = useState(lastRead);
   const newestAtOpen = ch.newestAtOpen;
@@ -145,17 +167,42 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const direct = isDirect(channelId);
   const isOwner = members.some((m) => m.principalId === OWNER && m.role === 'owner');
 
+  // The reply holds while its question is open: answered (here or elsewhere), it goes.
+  const replyState = replying ? (ch.bridge[replying.member] as BridgeState | undefined) : undefined;
+  const answering =
+    replying && replyState?.state === 'input-required' && replyState.taskId === replying.taskId
+      ? {
+          taskId: replying.taskId,
+          from: displayName(replying.member, agents),
+          question: (() => {
+            const q = [...ch.events].reverse().find((e) => e.author === replying.member && bridgeNote(e)?.taskId === replying.taskId);
+            return q ? { parts: (Array.isArray(q.parts) ? q.parts : []).map(toPart) as Part[] } : undefined;
+          })(),
+        }
+      : undefined;
+
   const lastSent = useRef(0);
   const send = useCallback(
-    async ({ text, files }: ComposerSend) => {
-      const ev = await publish(ext, { channelId, parts: outgoingParts(text, files), idempotencyKey: newKey() }, agent);
+    async ({ text, files, taskId }: ComposerSend) => {
+      const to = taskId && replying?.taskId === taskId ? replying : undefined;
+      const ev = await publish(
+        ext,
+        {
+          channelId,
+          parts: outgoingParts(text, files),
+          idempotencyKey: newKey(),
+          ...(to ? { metadata: { agenthub: { replyTo: { member: to.member, taskId: to.taskId } } } } : {}),
+        },
+        agent,
+      );
+      if (to) setReplying(undefined);
       if (ev) {
         ch.add([ev]);
         lastSent.current = ev.sequence;
         onRead(ev.sequence);
       }
     },
-    [ext, channelId, agent, ch.add, onRead], // eslint-disable-line react-hooks/exhaustive-deps
+    [ext, channelId, agent, ch.add, onRead, replying], // eslint-disable-line react-hooks/exhaustive-deps
   );
 
   const onAtEnd = useCallback((seq: number) => onRead(seq), [onRead]);
@@ -212,7 +259,11 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
                       type="button"
                       className="btn btn-ghost btn-small chan-answer"
                       aria-label={`Answer ${displayName(m.principalId, agents)}`}
-                      onClick={() => setInsert((cur) => ({ text: `@${mentionHandle(m.principalId, agents)} `, key: (cur?.key ?? 0) + 1 }))}
+                      onClick={() =>
+                        s!.taskId
+                          ? setReplying((cur) => ({ member: m.principalId, taskId: s!.taskId!, key: (cur?.key ?? 0) + 1 }))
+                          : setInsert((cur) => ({ text: `@${mentionHandle(m.principalId, agents)} `, key: (cur?.key ?? 0) + 1 }))
+                      }
                     >
                       Answer
                     </button>
@@ -244,7 +295,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
             This is the beginning of {direct ? `your direct chat with ${title}` : `#${title}`}.
           </p>
         }
-        renderEvent={(ev) => <EventRow ev={ev} agents={agents} members={members} />}
+        renderEvent={(ev) => <EventRow ev={ev} agents={agents} members={members} asks={questionOpen(ev, ch.bridge)} />}
       />
       {ch.loaded && ch.events.length === 0 && (
         <p className="chat-empty muted">
@@ -266,6 +317,9 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
           }))
         }
         insert={insert}
+        answering={answering}
+        answerKey={replying?.key}
+        onSetAside={() => setReplying(undefined)}
         autoFocus={ch.loaded}
       />
 

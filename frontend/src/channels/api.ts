@@ -66,7 +66,7 @@ export async function history(ext: Ext, channelId: string, page: { sinceSequence
 
 export async function publish(
   ext: Ext,
-  p: { channelId?: string; recipientId?: string; parts: unknown[]; idempotencyKey?: string },
+  p: { channelId?: string; recipientId?: string; parts: unknown[]; idempotencyKey?: string; metadata?: Record<string, unknown> },
   agent?: string,
 ): Promise<ChannelEvent | null> {
   const r = (await ext.call('channels/publish', p, agent)) as { event?: unknown } | null;

@@ -58,6 +58,18 @@ describe('Composer', () => {
     expect(screen.getByTestId('composer-answering').textContent).toContain('answers Agent’s question (same task');
   });
 
+  it('names who asks, and hands ✕ to the page when it leaves the reply itself (a channel)', async () => {
+    const onSend = vi.fn(async () => ({}));
+    const onSetAside = vi.fn();
+    render(<Composer agentName="#general" onSend={onSend} answering={{ taskId: 't1', from: 'Demo agent' }} onSetAside={onSetAside} />);
+    expect(screen.getByTestId('composer-answering').textContent).toContain('answers Demo agent’s question');
+    await userEvent.type(box(), 'blue{Enter}');
+    expect(onSend).toHaveBeenLastCalledWith({ text: 'blue', files: [], taskId: 't1' });
+    await userEvent.click(screen.getByRole('button', { name: 'Don’t answer: send a new message instead' }));
+    expect(onSetAside).toHaveBeenCalledTimes(1);
+    expect(screen.queryByTestId('composer-new-message')).toBeNull();
+  });
+
   it('answers the question by default; ✕ sends a new message instead, and the choice can be undone', async () => {
     const onSend = vi.fn(async () => ({}));
     const question = { id: 'q', role: 'agent' as const, parts: [{ kind: 'text' as const, text: 'Which colour?' }] };
