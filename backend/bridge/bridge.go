@@ -431,7 +431,7 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 			return
 		}
 		hop, answer, reply = meta.Hop+1, false, nil // an agent's answer answers no one's question
-		if meta.Origin != "" { // an answer stored before chains were counted is a chain of its own
+		if meta.Origin != "" {                      // an answer stored before chains were counted is a chain of its own
 			origin = meta.Origin
 		}
 	} else {

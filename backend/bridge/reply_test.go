@@ -48,8 +48,12 @@ func (e *askAgent) Send(_ context.Context, msg *a2a.Message, _ bool) iter.Seq2[a
 	}
 }
 
-func (e *askAgent) GetTask(context.Context, a2a.TaskID) (*a2a.Task, error) { return nil, a2a.ErrTaskNotFound }
-func (e *askAgent) Cancel(context.Context, a2a.TaskID) (*a2a.Task, error)  { return nil, a2a.ErrTaskNotFound }
+func (e *askAgent) GetTask(context.Context, a2a.TaskID) (*a2a.Task, error) {
+	return nil, a2a.ErrTaskNotFound
+}
+func (e *askAgent) Cancel(context.Context, a2a.TaskID) (*a2a.Task, error) {
+	return nil, a2a.ErrTaskNotFound
+}
 
 // sayReplying publishes text as the owner with metadata.agenthub.replyTo, as the UI's "Answer" does.
 func sayReplying(t *testing.T, chans *channels.Service, channelID, text string, reply Reply) {
