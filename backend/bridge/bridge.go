@@ -430,8 +430,9 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		if meta == nil || isNotice(meta.State) {
 			return
 		}
-		hop, answer, reply = meta.Hop+1, false, nil // an agent's answer answers no one's question
-		if meta.Origin != "" {                      // an answer stored before chains were counted is a chain of its own
+		// An agent's answer answers no one's question.
+		hop, answer, reply = meta.Hop+1, false, nil
+		if meta.Origin != "" { // an answer stored before chains were counted is a chain of its own
 			origin = meta.Origin
 		}
 	} else {
