@@ -229,7 +229,7 @@ describe('channels', () => {
     await page.context().close();
   });
 
-  test('issue 29 item 1: an agent outside the channel is offered by @, marked so', async () => {
+  test('issue 29 item 1: an agent outside the channel is offered by @, marked so, and added in one click that gets it the message', async () => {
     const page = await openUI(s.browser, s.hub);
     await nav(page, 'Chats').click();
     await newChannel(page, 'planning');
@@ -242,6 +242,22 @@ describe('channels', () => {
     assert.equal(await options.first().innerText(), '@demo AgentHub demo agent · not in #planning');
     await box.press('Enter');
     await composerHolds(box, '@demo ');
+
+    // Sent, the mention reached no one: the channel says so and offers to add the agent; once added, it
+    // gets that very message (before: the mention was dropped without a word).
+    await box.pressSequentially('hello outsider');
+    await box.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'hello outsider' }).waitFor(WAIT);
+    const offer = page.getByTestId('mention-outside');
+    await offer.waitFor(WAIT);
+    assert.match(await offer.innerText(), /AgentHub demo agent is not in #planning, so your message did not reach it/);
+    await page.screenshot({ path: join(SHOTS, 'channels-mention-outside.png') });
+    await offer.getByRole('button', { name: 'Add AgentHub demo agent to #planning' }).click();
+    await offer.waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('button', { name: 'Members (2)' }).waitFor(WAIT);
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello outsider' }).waitFor(WAIT);
+    // The message is in the channel once, not posted again.
+    assert.equal(await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'hello outsider' }).count(), 1);
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });

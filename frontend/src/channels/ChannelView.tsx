@@ -8,7 +8,7 @@ import { Parts } from '../components/Parts';
 import { ErrorBox } from '../components/ErrorBox';
 import { formatChatTime, formatDateTime } from '../lib/format';
 import { useHub } from '../state/hub';
-import { getChannel, publish, type Ext } from './api';
+import { getChannel, publish, setMember, type Ext } from './api';
 import { dividerIndex } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
@@ -24,7 +24,7 @@ import {
   type ChannelEvent,
   type ChannelMember,
 } from './model';
-import { channelTitle, displayName, handleOf, joinableAgents, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
+import { channelTitle, displayName, handleOf, joinableAgents, mentionedOutside, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
@@ -166,6 +166,13 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const title = channel ? channelTitle(channel, agents) : '';
   const direct = isDirect(channelId);
   const isOwner = members.some((m) => m.principalId === OWNER && m.role === 'owner');
+  // Agents that could join: this hub's channels only (another hub's cannot take ours), never a direct chat.
+  const joinable = useMemo(() => (agent || direct ? [] : joinableAgents(agents)), [agent, direct, agents]);
+  // The owner's last message mentioned agents outside the channel (it reached none of them): Slack's
+  // "Add them to #channel?", in one click, after which they get that message.
+  const [outside, setOutside] = useState<{ seq: number; principals: string[] } | undefined>(undefined);
+  const [adding, setAdding] = useState(false);
+  const [addError, setAddError] = useState('');
 
   // The reply holds while its question is open: answered (here or elsewhere), it goes.
   const replyState = replying ? (ch.bridge[replying.member] as BridgeState | undefined) : undefined;
@@ -196,16 +203,39 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
         agent,
       );
       if (to) setReplying(undefined);
+      const missed = ev ? mentionedOutside(text, members, agents, joinable) : [];
+      setOutside(missed.length ? { seq: ev!.sequence, principals: missed } : undefined);
+      setAddError('');
       if (ev) {
         ch.add([ev]);
         lastSent.current = ev.sequence;
         onRead(ev.sequence);
       }
     },
-    [ext, channelId, agent, ch.add, onRead, replying], // eslint-disable-line react-hooks/exhaustive-deps
+    [ext, channelId, agent, ch.add, onRead, replying, members, agents, joinable], // eslint-disable-line react-hooks/exhaustive-deps
   );
 
   const onAtEnd = useCallback((seq: number) => onRead(seq), [onRead]);
+  const addOutside = async () => {
+    if (!outside || adding) return;
+    setAdding(true);
+    setAddError('');
+    try {
+      for (const p of outside.principals) {
+        const c = await setMember(ext, true, channelId, p, agent);
+        if (c) {
+          ch.setChannel(c);
+          onChannel(c);
+        }
+        await ext.bridgeDeliver?.(channelId, outside.seq, p);
+      }
+      setOutside(undefined);
+    } catch (e) {
+      setAddError((e as Error)?.message || 'The agent was not added.');
+    } finally {
+      setAdding(false);
+    }
+  };
   const setChannel = (c: Channel | null) => {
     if (!c) {
       onGone();
@@ -305,13 +335,41 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
         </p>
       )}
 
+      {outside && (
+        <div className="chan-outside" role="region" aria-label="Mentioned outside the channel" data-testid="mention-outside">
+          {(() => {
+            const names = outside.principals.map((p) => displayName(p, agents)).join(', ');
+            const one = outside.principals.length === 1;
+            return (
+              <>
+                <p>
+                  {names} {one ? 'is' : 'are'} not in #{title}, so your message did not reach {one ? 'it' : 'them'}.{' '}
+                  {isOwner ? `Add ${one ? 'it' : 'them'} to #${title}? ${one ? 'It gets' : 'They get'} your message once added.` : 'Only an owner of the channel adds members.'}
+                </p>
+                <div className="reply-actions">
+                  {isOwner && (
+                    <button type="button" className="btn btn-primary btn-small" disabled={adding} onClick={() => void addOutside()}>
+                      {adding ? 'Adding…' : `Add ${names} to #${title}`}
+                    </button>
+                  )}
+                  <button type="button" className="btn btn-small" onClick={() => setOutside(undefined)}>
+                    {isOwner ? 'Don’t add' : 'Dismiss'}
+                  </button>
+                </div>
+                {addError && <ErrorBox message={addError} context="agent" />}
+              </>
+            );
+          })()}
+        </div>
+      )}
+
       <Composer
         agentName={direct ? title : `#${title}`}
         onSend={send}
         mentions={(q) =>
           // Every known agent completes, members first; one outside the channel says so (another hub's
           // channel: only its members, ours cannot join it).
-          mentionOptions(members, agents, q, OWNER, agent || direct ? [] : joinableAgents(agents)).map((o) => ({
+          mentionOptions(members, agents, q, OWNER, joinable).map((o) => ({
             ...o,
             note: o.member ? undefined : `not in #${title}`,
           }))

@@ -14,6 +14,8 @@ export interface Ext {
   stream(method: string, params: Any, onResult: (r: unknown) => void, opts?: { agent?: string; onError?: (e: Error) => void; onEnd?: () => void }): () => void;
   /** gateway bridge.states (contract §2); undefined when the gateway has no bridge */
   bridgeStates?(channelId: string): Promise<BridgeState[]>;
+  /** gateway bridge.deliver: the message at sequence, which mentioned member before it joined, sent to it */
+  bridgeDeliver?(channelId: string, sequence: number, member: string): Promise<void>;
 }
 
 /** The Ext of a hub connection: the gateway's ext.call / ext.stream (api/client's helpers). */
@@ -38,6 +40,10 @@ export function extOf(client: HubClient): Ext {
       const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
       const r = (await call.call(client, 'bridge.states', { channelId })) as { agents?: unknown } | null;
       return Array.isArray(r?.agents) ? (r!.agents as BridgeState[]).filter((s) => s && typeof s.member === 'string') : [];
+    },
+    async bridgeDeliver(channelId, sequence, member) {
+      const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
+      await call.call(client, 'bridge.deliver', { channelId, sequence, member });
     },
   };
 }

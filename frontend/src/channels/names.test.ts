@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMention, channelTitle, displayName, handleOf, joinableAgents, mentionAt, mentionHandle, mentionOptions, mentionSegments, slugOf } from './names';
+import { applyMention, channelTitle, displayName, handleOf, joinableAgents, mentionedOutside, mentionAt, mentionHandle, mentionOptions, mentionSegments, slugOf } from './names';
 import type { ChannelMember } from './model';
 
 const agents = [
@@ -117,5 +117,23 @@ describe('added agents are mentioned by the slug of their name', () => {
       { mention: 'a2a-js-interop-agent', label: 'a2a-js interop agent' },
       { mention: 'demo', label: 'Demo agent' },
     ]);
+  });
+});
+
+describe('mentionedOutside', () => {
+  it('finds the agents a message mentions that are not in the channel, by handle or name slug, once each', () => {
+    const named = [
+      { id: 'demo', name: 'AgentHub demo agent' },
+      { id: '216af8fb-1111-2222-3333-444455556666', name: 'a2a-js interop agent' },
+    ];
+    const joinable = ['remote://demo', 'remote://216af8fb-1111-2222-3333-444455556666'];
+    const owner = m('user://owner', 'owner');
+    expect(mentionedOutside('@demo hello', [owner], named, joinable)).toEqual(['remote://demo']);
+    expect(mentionedOutside('@Demo, @a2a-js-interop-agent. and @demo again', [owner], named, joinable)).toEqual([
+      'remote://demo',
+      'remote://216af8fb-1111-2222-3333-444455556666',
+    ]);
+    expect(mentionedOutside('@demo hello', [owner, m('remote://demo')], named, joinable)).toEqual([]); // a member
+    expect(mentionedOutside('mail bob@demo, @demos, @all', [owner], named, joinable)).toEqual([]);
   });
 });

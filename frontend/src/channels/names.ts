@@ -180,3 +180,28 @@ export function mentionSegments(text: string, members: ChannelMember[], agents: 
   if (last < text.length) out.push({ text: text.slice(last) });
   return out;
 }
+
+/**
+ * The agents in `joinable` that text @mentions (by handle or name slug) and that are not members: a
+ * mention the hub's bridge sends to no one, which the channel offers to add them for.
+ */
+export function mentionedOutside(text: string, members: ChannelMember[], agents: Pick<AgentInfo, 'id' | 'name'>[], joinable: string[]): string[] {
+  const have = new Set(members.map((m) => m.principalId));
+  const byHandle = new Map<string, string>();
+  for (const id of joinable) {
+    if (have.has(id)) continue;
+    byHandle.set(handleOf(id).toLowerCase(), id);
+    byHandle.set(mentionHandle(id, agents).toLowerCase(), id);
+  }
+  const out: string[] = [];
+  const re = /@([\p{L}\p{N}_.\-]+)/gu;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const before = m.index > 0 ? text[m.index - 1] : '';
+    if (before && /[\p{L}\p{N}_.\-@]/u.test(before)) continue;
+    let handle = m[1].toLowerCase();
+    while (/[.\-]$/.test(handle) && !byHandle.has(handle)) handle = handle.slice(0, -1);
+    const id = byHandle.get(handle);
+    if (id && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
