@@ -138,11 +138,13 @@ async function addMember(page, option) {
   return value;
 }
 
-// newChannel creates a channel from the sidebar's "+" (or the empty page's button).
-async function newChannel(page, name) {
+// newChannel creates a channel from the sidebar's "+" (or the empty page's button), with the agents
+// whose principal ids are in agents picked in the dialog.
+async function newChannel(page, name, agents = []) {
   await page.getByRole('button', { name: /^(New channel|Create a channel)$/ }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New channel' });
   await dialog.getByLabel('Name').fill(name);
+  for (const id of agents) await dialog.getByRole('group', { name: 'Agents in it' }).locator(`input[value="${id}"]`).check();
   await dialog.getByRole('button', { name: 'Create channel' }).click();
   await page.getByRole('heading', { name: name, level: 2 }).waitFor(WAIT);
   return decodeURIComponent(new URL(page.url()).hash.replace(/^#\/chats\/channel\//, '').split('?')[0]);
@@ -258,6 +260,18 @@ describe('channels', () => {
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello outsider' }).waitFor(WAIT);
     // The message is in the channel once, not posted again.
     assert.equal(await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'hello outsider' }).count(), 1);
+
+    // The New channel dialog brings agents in from the start: the demo agent is a member, and answers.
+    await newChannel(page, 'standup', ['remote://demo']);
+    await page.getByRole('button', { name: 'Members (2)' }).waitFor(WAIT);
+    await box.pressSequentially('@dem');
+    await options.first().waitFor(WAIT);
+    assert.equal(await options.first().innerText(), '@demo AgentHub demo agent');
+    await box.press('Enter');
+    await box.pressSequentially('hello standup');
+    await box.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello standup' }).waitFor(WAIT);
+    assert.equal(await page.getByTestId('mention-outside').count(), 0);
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });
