@@ -89,3 +89,25 @@ func TestGatewayBridgeDeliver(t *testing.T) {
 		t.Errorf("no sequence: %+v", f)
 	}
 }
+
+// channels.memberLog lists a channel's joins and leaves, oldest first, from its audit.
+func TestGatewayChannelMemberLog(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	ch, err := h.Channels.Create(t.Context(), channels.CreateParams{Name: "log", Members: []string{"remote://demo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Channels.RemoveMember(t.Context(), ch.ID, "remote://demo"); err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Entries []channels.MemberEntry }
+	c.result("channels.memberLog", map[string]any{"channelId": ch.ID}, &res)
+	if len(res.Entries) != 2 || !res.Entries[0].Joined || res.Entries[0].Principal != "remote://demo" ||
+		res.Entries[1].Joined || res.Entries[1].Principal != "remote://demo" || res.Entries[1].Actor != "user://owner" {
+		t.Fatalf("member log: %+v", res.Entries)
+	}
+	if f := c.call("channels.memberLog", map[string]any{"channelId": "no-such-channel"}); f.Error == nil || f.Error.Code != "not_found" {
+		t.Errorf("unknown channel: %+v", f)
+	}
+}
