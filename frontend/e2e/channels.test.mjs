@@ -260,6 +260,9 @@ describe('channels', () => {
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello outsider' }).waitFor(WAIT);
     // The message is in the channel once, not posted again.
     assert.equal(await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'hello outsider' }).count(), 1);
+    // The join is a line of the channel (before: nothing said who joined, or when).
+    const lines = page.getByTestId('member-line');
+    await lines.filter({ hasText: 'You added AgentHub demo agent' }).waitFor(WAIT);
 
     // The New channel dialog brings agents in from the start: the demo agent is a member, and answers.
     await newChannel(page, 'standup', ['remote://demo']);
@@ -272,6 +275,17 @@ describe('channels', () => {
     await box.press('Enter');
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello standup' }).waitFor(WAIT);
     assert.equal(await page.getByTestId('mention-outside').count(), 0);
+    // Its join (at the creation) comes before the first message; a removal is a line too, after them.
+    assert.deepEqual(await lines.allInnerTexts().then((t) => t.map((x) => x.replace(/ · .*$/, ''))), ['You added AgentHub demo agent']);
+    await page.getByRole('button', { name: /^Members/ }).click();
+    await page.getByRole('dialog', { name: /^Members of/ }).getByRole('button', { name: 'Remove AgentHub demo agent' }).click();
+    await page.keyboard.press('Escape');
+    await lines.filter({ hasText: 'You removed AgentHub demo agent' }).waitFor(WAIT);
+    const order = await page.$$eval('[data-testid="member-line"], [data-testid="channel-event"]', (els) =>
+      els.map((e) => (e.dataset.testid === 'member-line' ? `line:${e.dataset.joined}` : `event:${e.dataset.author}`)),
+    );
+    assert.deepEqual(order, ['line:true', 'event:user://owner', 'event:remote://demo', 'line:false']);
+    await page.screenshot({ path: join(SHOTS, 'channels-joins.png') });
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });

@@ -9,7 +9,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { formatChatTime, formatDateTime } from '../lib/format';
 import { useHub } from '../state/hub';
 import { getChannel, publish, setMember, type Ext } from './api';
-import { dividerIndex } from './events';
+import { dividerIndex, placeLines } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
 import {
@@ -23,6 +23,7 @@ import {
   type Channel,
   type ChannelEvent,
   type ChannelMember,
+  type MemberEntry,
 } from './model';
 import { channelTitle, displayName, handleOf, joinableAgents, mentionedOutside, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
@@ -74,6 +75,27 @@ function OwnText({ text, members, agents }: { text: string; members: ChannelMemb
         ) : (
           s.text
         ),
+      )}
+    </p>
+  );
+}
+
+/** A join or leave, as a line of the channel: "You added X", "X left". */
+function MemberLine({ e, agents }: { e: MemberEntry; agents: AgentInfo[] }) {
+  const who = displayName(e.principal, agents);
+  const by = displayName(e.actor, agents);
+  const text = e.actor === e.principal ? `${who} ${e.joined ? 'joined' : 'left'}` : `${by} ${e.joined ? 'added' : 'removed'} ${who}`;
+  const at = msTime(e.at);
+  return (
+    <p className="chan-system muted small" data-testid="member-line" data-principal={e.principal} data-joined={e.joined}>
+      {text}
+      {at && (
+        <>
+          {' · '}
+          <time dateTime={at} title={formatDateTime(at)}>
+            {formatChatTime(at)}
+          </time>
+        </>
       )}
     </p>
   );
@@ -140,6 +162,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   usePushed('channel', (d) => {
     const p = d as ChannelPush | null;
     if (agent || !p || p.channelId !== channelId || (p.change !== 'members' && p.change !== 'updated')) return;
+    if (p.change === 'members') ch.reloadJoins();
     const my = ++reread.current;
     getChannel(ext, channelId).then(
       (c) => {
@@ -160,6 +183,9 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const [readAtOpen] = useState(lastRead);
   const newestAtOpen = ch.newestAtOpen;
   const dividerAt = useMemo(() => dividerIndex(ch.events, readAtOpen, OWNER, newestAtOpen), [ch.events, readAtOpen, newestAtOpen]);
+
+  const lines = useMemo(() => placeLines(ch.events, ch.joins, ch.atStart), [ch.events, ch.joins, ch.atStart]);
+  const newestSeq = ch.events.length ? ch.events[ch.events.length - 1].sequence : 0;
 
   const channel = ch.channel;
   const members = membersOf(channel);
@@ -325,8 +351,23 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
             This is the beginning of {direct ? `your direct chat with ${title}` : `#${title}`}.
           </p>
         }
-        renderEvent={(ev) => <EventRow ev={ev} agents={agents} members={members} asks={questionOpen(ev, ch.bridge)} />}
+        renderEvent={(ev) => (
+          <>
+            {(lines.before.get(ev.sequence) ?? []).map((e, i) => (
+              <MemberLine key={`b${i}`} e={e} agents={agents} />
+            ))}
+            <EventRow ev={ev} agents={agents} members={members} asks={questionOpen(ev, ch.bridge)} />
+            {ev.sequence === newestSeq && lines.after.map((e, i) => <MemberLine key={`a${i}`} e={e} agents={agents} />)}
+          </>
+        )}
       />
+      {ch.loaded && ch.events.length === 0 && lines.after.length > 0 && (
+        <div className="chan-system-list" aria-label="Joins and leaves" role="group">
+          {lines.after.map((e, i) => (
+            <MemberLine key={i} e={e} agents={agents} />
+          ))}
+        </div>
+      )}
       {ch.loaded && ch.events.length === 0 && (
         <p className="chat-empty muted">
           {direct

@@ -3,7 +3,7 @@
 
 import { extCall, extStream, type HubClient } from '../api/client';
 import { sha256Hex } from './sha256';
-import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
+import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent, type MemberEntry } from './model';
 
 type Any = Record<string, unknown>;
 
@@ -16,6 +16,8 @@ export interface Ext {
   bridgeStates?(channelId: string): Promise<BridgeState[]>;
   /** gateway bridge.deliver: the message at sequence, which mentioned member before it joined, sent to it */
   bridgeDeliver?(channelId: string, sequence: number, member: string): Promise<void>;
+  /** gateway channels.memberLog: the channel's joins and leaves, oldest first */
+  memberLog?(channelId: string): Promise<MemberEntry[]>;
 }
 
 /** The Ext of a hub connection: the gateway's ext.call / ext.stream (api/client's helpers). */
@@ -44,6 +46,13 @@ export function extOf(client: HubClient): Ext {
     async bridgeDeliver(channelId, sequence, member) {
       const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
       await call.call(client, 'bridge.deliver', { channelId, sequence, member });
+    },
+    async memberLog(channelId) {
+      const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
+      const r = (await call.call(client, 'channels.memberLog', { channelId })) as { entries?: unknown } | null;
+      return Array.isArray(r?.entries)
+        ? (r!.entries as MemberEntry[]).filter((e) => e && typeof e.principal === 'string' && typeof e.at === 'number')
+        : [];
     },
   };
 }

@@ -76,6 +76,14 @@ export function questionOpen(ev: ChannelEvent, states: Record<string, BridgeStat
   return s.state === 'input-required' && (!s.taskId || !note.taskId || s.taskId === note.taskId);
 }
 
+/** One join or leave of a channel (gateway channels.memberLog, read from the channel's audit). */
+export interface MemberEntry {
+  at: number;
+  actor: string;
+  principal: string;
+  joined: boolean;
+}
+
 /** The owner of this hub, as the hub names the person at the desktop. */
 export const OWNER = 'user://owner';
 
