@@ -160,6 +160,7 @@ const rowsInDom = (page) => page.getByTestId('channel-event').count();
 describe('channels', () => {
   let general;
   let bulk;
+  let questions;
 
   test('a channel with two real agents: each answers its @mention as itself, a question shows as the agent’s state', async (t) => {
     const other = await sdkAgent();
@@ -293,7 +294,7 @@ describe('channels', () => {
   test('issue 29 item 3: Answer binds the reply to the question’s task, whatever the text; the answered question stops asking', async () => {
     const page = await openUI(s.browser, s.hub);
     await nav(page, 'Chats').click();
-    await newChannel(page, 'questions');
+    questions = await newChannel(page, 'questions');
     await page.getByRole('button', { name: /^Members/ }).click();
     await addMember(page, '(remote://demo)');
     await page.keyboard.press('Escape');
@@ -436,6 +437,28 @@ describe('channels', () => {
         for (const v of violations) found.push(`${colorScheme} ${state}: ${v}`);
       }
       await page.screenshot({ path: join(SHOTS, `channels-axe-${colorScheme}.png`) });
+      await page.keyboard.press('Escape');
+
+      // Issue 29's parts: the answer banner, the @ popup with an agent outside the channel, the offer
+      // to add it, the join lines (#questions holds the demo agent only; the SDK agent is outside).
+      await page.goto(`${base}#/chats/channel/${encodeURIComponent(questions)}`);
+      await page.getByTestId('member-line').first().waitFor(WAIT);
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('@demo ask');
+      await box.press('Enter');
+      await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+      await page.getByTestId('composer-answering').waitFor(WAIT);
+      await box.pressSequentially('@a2a');
+      await page.getByRole('listbox', { name: 'Agents and members to mention' }).getByRole('option', { name: /not in #questions/ }).waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} answer and popup: ${v}`);
+      await box.fill('blue');
+      await box.press('Enter');
+      await page.getByTestId('composer-answering').waitFor({ state: 'detached', ...WAIT });
+      await box.fill('@a2a-js-interop-agent are you there?');
+      await box.press('Enter');
+      await page.getByTestId('mention-outside').waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} mention outside: ${v}`);
+      await page.getByRole('button', { name: 'Don’t add' }).click();
       await context.close();
     }
     assert.deepEqual(found, []);

@@ -123,7 +123,7 @@ function EventRow({ ev, agents, members, asks }: { ev: ChannelEvent; agents: Age
         {kind === 'principal' && <span className="muted small">@{handleOf(ev.author)}</span>}
         {shown === 'input-required' && <span className="tag tag-accent">asks</span>}
         {reply && (
-          <span className="muted small" data-testid="event-reply">
+          <span className="small" data-testid="event-reply">
             ↩ answers {displayName(reply.member, agents)}
           </span>
         )}
