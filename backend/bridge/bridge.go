@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -98,6 +99,16 @@ type Meta struct {
 	Origin string `json:"origin,omitempty"`
 }
 
+// Reply is metadata.agenthub.replyTo of a message of a person (or any author that is not an added
+// agent) that answers an agent's question: the message goes to that agent member, mentioned or not,
+// and answers its open task when TaskID is the task that asks (the UI's "Answer" sets it, so an
+// answer never depends on a typed @mention). A TaskID that is no longer the one asking (answered
+// already, or a newer question) sends it as a new message in the agent's context instead.
+type Reply struct {
+	Member string `json:"member"` // remote://AGENT-ID
+	TaskID string `json:"taskId"`
+}
+
 // Config configures Open.
 type Config struct {
 	DB       *store.DB
@@ -147,6 +158,8 @@ type job struct {
 	hop    int
 	origin string // the id of the message the chain began with (Meta.Origin)
 	answer bool   // from a person or member, not an agent: it may answer the agent's open question
+	// replyTo, when set, is the task the message answers (Reply.TaskID): only that task, if it still asks.
+	replyTo string
 	// resume, instead of a message to send, is a task that was still working when the hub stopped:
 	// it is watched again.
 	resume string
@@ -391,7 +404,8 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	// Most events mention no one: they need no read of the channel's members, which on a busy
 	// channel cost the hub more than storing the event.
 	text := eventText(ev)
-	if handles, _, _ := mentionTokens(text); len(handles) == 0 {
+	reply := replyOf(ev)
+	if handles, _, _ := mentionTokens(text); len(handles) == 0 && reply == nil {
 		return
 	}
 	members, err := b.cfg.Channels.Members(b.ctx, ev.ChannelID)
@@ -420,7 +434,8 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 		if meta == nil || endsChain(meta.State) {
 			return
 		}
-		hop, answer = meta.Hop+1, false
+		// An agent's answer answers no one's question.
+		hop, answer, reply = meta.Hop+1, false, nil
 		if meta.Origin != "" { // an answer stored before chains were counted is a chain of its own
 			origin = meta.Origin
 		}
@@ -430,6 +445,17 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	// An agent's @all is not expanded: an agent that echoes or greets "@all" would otherwise send
 	// every answer to every other agent, and their answers to all again.
 	targets := mentioned(text, agents, self, !fromAgent)
+	replyTo := "" // the agent a reply is for, when it is a member
+	if reply != nil {
+		for _, a := range agents {
+			if remotePrefix+a.id == reply.Member {
+				replyTo = a.id
+			}
+		}
+		if replyTo != "" && !slices.Contains(targets, replyTo) {
+			targets = append(targets, replyTo)
+		}
+	}
 	if len(targets) == 0 {
 		return
 	}
@@ -497,7 +523,11 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	}
 	body := addressed(text)
 	for _, id := range sent {
-		b.enqueue(key{ev.ChannelID, id}, job{event: ev, text: body, hop: hop, origin: origin, answer: answer})
+		j := job{event: ev, text: body, hop: hop, origin: origin, answer: answer}
+		if id == replyTo {
+			j.replyTo = reply.TaskID
+		}
+		b.enqueue(key{ev.ChannelID, id}, j)
 	}
 }
 
@@ -607,7 +637,7 @@ func (b *Bridge) send(k key, j job) {
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(j.text))
 	msg.ContextID = row.contextID
-	if j.answer && row.state == StateInputRequired && row.taskID != "" {
+	if j.answer && row.state == StateInputRequired && row.taskID != "" && (j.replyTo == "" || j.replyTo == row.taskID) {
 		msg.TaskID = a2a.TaskID(row.taskID)
 	}
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
@@ -887,6 +917,18 @@ func eventText(ev *channels.MessageEvent) string {
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// replyOf is an event's metadata.agenthub.replyTo naming an added agent, nil when it has none.
+func replyOf(ev *channels.MessageEvent) *Reply {
+	hub, _ := ev.Metadata["agenthub"].(map[string]any)
+	r, _ := hub["replyTo"].(map[string]any)
+	member, _ := r["member"].(string)
+	if !strings.HasPrefix(member, remotePrefix) {
+		return nil
+	}
+	task, _ := r["taskId"].(string)
+	return &Reply{Member: member, TaskID: task}
 }
 
 // metaOf is an event's metadata.agenthub.bridge, nil when it has none.

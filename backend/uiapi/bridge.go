@@ -10,13 +10,16 @@ import (
 	"github.com/agenthub/agenthub/backend/channels"
 )
 
-// bridgeCall serves bridge.states: the working state of each added agent in a channel (see doc.go).
+// bridgeCall serves bridge.states (the working state of each added agent in a channel) and
+// bridge.deliver (a message that mentioned an agent before it joined, sent to it now); see doc.go.
 func (g *Gateway) bridgeCall(ctx context.Context, method string, params json.RawMessage) (any, error, bool) {
-	if method != "bridge.states" {
+	if method != "bridge.states" && method != "bridge.deliver" {
 		return nil, nil, false
 	}
 	var p struct {
 		ChannelID string `json:"channelId"`
+		Sequence  int64  `json:"sequence"`
+		Member    string `json:"member"`
 	}
 	if err := decode(params, &p); err != nil {
 		return nil, err, true
@@ -28,13 +31,29 @@ func (g *Gateway) bridgeCall(ctx context.Context, method string, params json.Raw
 		return nil, &Error{Code: CodeNotFound, Message: "this hub bridges no agents into channels"}, true
 	}
 	// The gateway acts as the owner: a channel the owner may not see is not found.
-	states, err := g.cfg.Bridge.States(ctx, p.ChannelID)
-	var ce *channels.Error
-	if errors.As(err, &ce) && ce.Code == channels.CodeChannelNotFound {
-		return nil, &Error{Code: CodeNotFound, Message: ce.Message}, true
+	notFound := func(err error) error {
+		var ce *channels.Error
+		if errors.As(err, &ce) && ce.Code == channels.CodeChannelNotFound {
+			return &Error{Code: CodeNotFound, Message: ce.Message}
+		}
+		return err
 	}
+	if method == "bridge.deliver" {
+		if p.Sequence <= 0 || p.Member == "" {
+			return nil, invalid("sequence and member are required"), true
+		}
+		err := g.cfg.Bridge.Deliver(ctx, p.ChannelID, p.Sequence, p.Member)
+		if errors.Is(err, bridge.ErrNotDeliverable) {
+			return nil, invalid("%s", err.Error()), true
+		}
+		if err != nil {
+			return nil, notFound(err), true
+		}
+		return map[string]any{"delivered": true}, nil, true
+	}
+	states, err := g.cfg.Bridge.States(ctx, p.ChannelID)
 	if err != nil {
-		return nil, err, true
+		return nil, notFound(err), true
 	}
 	return map[string]any{"agents": states}, nil, true
 }

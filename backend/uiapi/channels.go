@@ -2,6 +2,8 @@ package uiapi
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
@@ -41,4 +43,37 @@ func (g *Gateway) channelUpdate(ctx context.Context, e bus.Event) (ChannelUpdate
 		return ChannelUpdate{}, false
 	}
 	return up, true
+}
+
+// channelsCall serves channels.memberLog {channelId}: the joins and leaves of one of this hub's
+// channels, from its audit rows, which the UI shows in the channel as system lines (see doc.go).
+func (g *Gateway) channelsCall(ctx context.Context, method string, params json.RawMessage) (any, error, bool) {
+	if method != "channels.memberLog" {
+		return nil, nil, false
+	}
+	var p struct {
+		ChannelID string `json:"channelId"`
+	}
+	if err := decode(params, &p); err != nil {
+		return nil, err, true
+	}
+	if p.ChannelID == "" {
+		return nil, invalid("channelId is required"), true
+	}
+	if g.cfg.Channels == nil {
+		return nil, &Error{Code: CodeNotFound, Message: "this hub has no channels"}, true
+	}
+	// The gateway acts as the owner: a channel the owner may not see is not found.
+	log, err := g.cfg.Channels.MemberLog(ctx, p.ChannelID)
+	var ce *channels.Error
+	if errors.As(err, &ce) && ce.Code == channels.CodeChannelNotFound {
+		return nil, &Error{Code: CodeNotFound, Message: ce.Message}, true
+	}
+	if err != nil {
+		return nil, err, true
+	}
+	if log == nil {
+		log = []channels.MemberEntry{}
+	}
+	return map[string]any{"entries": log}, nil, true
 }

@@ -120,6 +120,13 @@
 //	bridge.states {channelId}                 → {agents: BridgeState[]}   the added agents that are
 //	                members of the channel (remote://AGENT-ID), in member order; one the bridge has
 //	                not talked to yet is idle. A channel the owner may not see: not_found
+//	channels.memberLog {channelId}            → {entries: [{at, actor, principal, joined}]}   the
+//	                joins (joined true) and leaves of one of this hub's channels, oldest first, read
+//	                from its audit rows; a channel the owner may not see: not_found
+//	bridge.deliver {channelId, sequence, member} → {delivered: true}   sends the channel's message at
+//	                sequence to the added agent member (remote://AGENT-ID) that it mentioned before the
+//	                agent joined (the UI's "Add to #channel"); a message that does not mention it, an
+//	                agent's answer, or an agent that is not a member: invalid_params
 //
 // # Pushed topics
 //

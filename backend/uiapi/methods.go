@@ -174,6 +174,9 @@ func (g *Gateway) call(ctx context.Context, method string, params json.RawMessag
 	if result, err, ok := g.bridgeCall(ctx, method, params); ok {
 		return result, err
 	}
+	if result, err, ok := g.channelsCall(ctx, method, params); ok {
+		return result, err
+	}
 	if result, err, ok := g.scenarioCall(ctx, method, params); ok {
 		return result, err
 	}

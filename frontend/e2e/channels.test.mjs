@@ -138,11 +138,13 @@ async function addMember(page, option) {
   return value;
 }
 
-// newChannel creates a channel from the sidebar's "+" (or the empty page's button).
-async function newChannel(page, name) {
+// newChannel creates a channel from the sidebar's "+" (or the empty page's button), with the agents
+// whose principal ids are in agents picked in the dialog.
+async function newChannel(page, name, agents = []) {
   await page.getByRole('button', { name: /^(New channel|Create a channel)$/ }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New channel' });
   await dialog.getByLabel('Name').fill(name);
+  for (const id of agents) await dialog.getByRole('group', { name: 'Agents in it' }).locator(`input[value="${id}"]`).check();
   await dialog.getByRole('button', { name: 'Create channel' }).click();
   await page.getByRole('heading', { name: name, level: 2 }).waitFor(WAIT);
   return decodeURIComponent(new URL(page.url()).hash.replace(/^#\/chats\/channel\//, '').split('?')[0]);
@@ -158,6 +160,7 @@ const rowsInDom = (page) => page.getByTestId('channel-event').count();
 describe('channels', () => {
   let general;
   let bulk;
+  let questions;
 
   test('a channel with two real agents: each answers its @mention as itself, a question shows as the agent’s state', async (t) => {
     const other = await sdkAgent();
@@ -195,7 +198,7 @@ describe('channels', () => {
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('');
     await box.pressSequentially('@a2a');
-    const options = page.getByRole('listbox', { name: 'Members to mention' }).getByRole('option');
+    const options = page.getByRole('listbox', { name: 'Agents and members to mention' }).getByRole('option');
     await options.first().waitFor(WAIT);
     assert.equal(await options.count(), 1);
     await box.press('Enter');
@@ -219,12 +222,112 @@ describe('channels', () => {
     await page.locator('[data-testid="channel-event"][data-author="remote://demo"].bridge-input-required').first().waitFor(WAIT);
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]').filter({ hasText: 'has a question' }).waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'channels-agents.png') });
-    // "Answer" starts a message that mentions the agent: it goes to the open task, which completes.
+    // "Answer" starts a reply bound to the open task (issue 29 item 3 tests it closely): it completes.
     await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
-    await composerHolds(box, '@demo ');
+    await page.getByTestId('composer-answering').waitFor(WAIT);
     await box.pressSequentially('blue');
     await box.press('Enter');
     await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
+  test('issue 29 item 1: an agent outside the channel is offered by @, marked so, and added in one click that gets it the message', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Chats').click();
+    await newChannel(page, 'planning');
+    // A new channel has no agent yet; the @ popup still offers every agent the hub knows, marked as
+    // not in the channel (before, it listed members only: nothing at all).
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.pressSequentially('@dem');
+    const options = page.getByRole('listbox', { name: 'Agents and members to mention' }).getByRole('option');
+    await options.first().waitFor(WAIT);
+    assert.equal(await options.first().innerText(), '@demo AgentHub demo agent · not in #planning');
+    await box.press('Enter');
+    await composerHolds(box, '@demo ');
+
+    // Sent, the mention reached no one: the channel says so and offers to add the agent; once added, it
+    // gets that very message (before: the mention was dropped without a word).
+    await box.pressSequentially('hello outsider');
+    await box.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'hello outsider' }).waitFor(WAIT);
+    const offer = page.getByTestId('mention-outside');
+    await offer.waitFor(WAIT);
+    assert.match(await offer.innerText(), /AgentHub demo agent is not in #planning, so your message did not reach it/);
+    await page.screenshot({ path: join(SHOTS, 'channels-mention-outside.png') });
+    await offer.getByRole('button', { name: 'Add AgentHub demo agent to #planning' }).click();
+    await offer.waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('button', { name: 'Members (2)' }).waitFor(WAIT);
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello outsider' }).waitFor(WAIT);
+    // The message is in the channel once, not posted again.
+    assert.equal(await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'hello outsider' }).count(), 1);
+    // The join is a line of the channel (before: nothing said who joined, or when).
+    const lines = page.getByTestId('member-line');
+    await lines.filter({ hasText: 'You added AgentHub demo agent' }).waitFor(WAIT);
+
+    // The New channel dialog brings agents in from the start: the demo agent is a member, and answers.
+    await newChannel(page, 'standup', ['remote://demo']);
+    await page.getByRole('button', { name: 'Members (2)' }).waitFor(WAIT);
+    await box.pressSequentially('@dem');
+    await options.first().waitFor(WAIT);
+    assert.equal(await options.first().innerText(), '@demo AgentHub demo agent');
+    await box.press('Enter');
+    await box.pressSequentially('hello standup');
+    await box.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'hello standup' }).waitFor(WAIT);
+    assert.equal(await page.getByTestId('mention-outside').count(), 0);
+    // Its join (at the creation) comes before the first message; a removal is a line too, after them.
+    assert.deepEqual(await lines.allInnerTexts().then((t) => t.map((x) => x.replace(/ · .*$/, ''))), ['You added AgentHub demo agent']);
+    await page.getByRole('button', { name: /^Members/ }).click();
+    await page.getByRole('dialog', { name: /^Members of/ }).getByRole('button', { name: 'Remove AgentHub demo agent' }).click();
+    await page.keyboard.press('Escape');
+    await lines.filter({ hasText: 'You removed AgentHub demo agent' }).waitFor(WAIT);
+    const order = await page.$$eval('[data-testid="member-line"], [data-testid="channel-event"]', (els) =>
+      els.map((e) => (e.dataset.testid === 'member-line' ? `line:${e.dataset.joined}` : `event:${e.dataset.author}`)),
+    );
+    assert.deepEqual(order, ['line:true', 'event:user://owner', 'event:remote://demo', 'line:false']);
+    await page.screenshot({ path: join(SHOTS, 'channels-joins.png') });
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
+  test('issue 29 item 3: Answer binds the reply to the question’s task, whatever the text; the answered question stops asking', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Chats').click();
+    questions = await newChannel(page, 'questions');
+    await page.getByRole('button', { name: /^Members/ }).click();
+    await addMember(page, '(remote://demo)');
+    await page.keyboard.press('Escape');
+    await send(page, '@demo ask', 'ask');
+    const question = page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'What should I tell you back?' });
+    await question.locator('.tag', { hasText: 'asks' }).waitFor(WAIT);
+    const asking = page.locator('[data-testid="agent-state"][data-member="remote://demo"][data-state="input-required"]');
+    await asking.filter({ hasText: 'has a question' }).waitFor(WAIT);
+
+    // Answer opens a reply state: a banner naming the agent and its question, with a way out; the box
+    // stays empty (before: it held "@demo ", and a reply without it never reached the agent).
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+    const banner = page.getByTestId('composer-answering');
+    await banner.waitFor(WAIT);
+    assert.match(await banner.innerText(), /answers AgentHub demo agent’s question: “What should I tell you back\?/);
+    assert.equal(await box.inputValue(), '');
+    await page.getByRole('button', { name: 'Don’t answer: send a new message instead' }).click();
+    await banner.waitFor({ state: 'detached', ...WAIT });
+    await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+    await banner.waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'channels-answer.png') });
+
+    // No @mention in the text: it still goes to the task that asks, which completes with the answer.
+    await box.pressSequentially('blue, no mention at all');
+    await box.press('Enter');
+    await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'blue, no mention at all' }).getByTestId('event-reply').waitFor(WAIT);
+    await banner.waitFor({ state: 'detached', ...WAIT });
+    await page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'You answered: blue, no mention at all' }).waitFor(WAIT);
+    // The question is answered: the header no longer says so, and it lost its outline and "asks".
+    await page.locator('[data-testid="agent-state"][data-member="remote://demo"]').waitFor({ state: 'detached', ...WAIT });
+    assert.equal(await question.locator('.tag', { hasText: 'asks' }).count(), 0);
+    assert.equal(await page.locator('[data-testid="channel-event"].bridge-input-required').count(), 0);
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|Failed to load resource/.test(e)), []);
     await page.context().close();
   });
@@ -334,6 +437,28 @@ describe('channels', () => {
         for (const v of violations) found.push(`${colorScheme} ${state}: ${v}`);
       }
       await page.screenshot({ path: join(SHOTS, `channels-axe-${colorScheme}.png`) });
+      await page.keyboard.press('Escape');
+
+      // Issue 29's parts: the answer banner, the @ popup with an agent outside the channel, the offer
+      // to add it, the join lines (#questions holds the demo agent only; the SDK agent is outside).
+      await page.goto(`${base}#/chats/channel/${encodeURIComponent(questions)}`);
+      await page.getByTestId('member-line').first().waitFor(WAIT);
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('@demo ask');
+      await box.press('Enter');
+      await page.getByRole('button', { name: 'Answer AgentHub demo agent' }).click();
+      await page.getByTestId('composer-answering').waitFor(WAIT);
+      await box.pressSequentially('@a2a');
+      await page.getByRole('listbox', { name: 'Agents and members to mention' }).getByRole('option', { name: /not in #questions/ }).waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} answer and popup: ${v}`);
+      await box.fill('blue');
+      await box.press('Enter');
+      await page.getByTestId('composer-answering').waitFor({ state: 'detached', ...WAIT });
+      await box.fill('@a2a-js-interop-agent are you there?');
+      await box.press('Enter');
+      await page.getByTestId('mention-outside').waitFor(WAIT);
+      for (const v of await axeViolations(page)) found.push(`${colorScheme} mention outside: ${v}`);
+      await page.getByRole('button', { name: 'Don’t add' }).click();
       await context.close();
     }
     assert.deepEqual(found, []);

@@ -8,12 +8,24 @@ import { Parts } from '../components/Parts';
 import { ErrorBox } from '../components/ErrorBox';
 import { formatChatTime, formatDateTime } from '../lib/format';
 import { useHub } from '../state/hub';
-import { getChannel, publish, type Ext } from './api';
-import { dividerIndex } from './events';
+import { getChannel, publish, setMember, type Ext } from './api';
+import { dividerIndex, placeLines } from './events';
 import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
-import { bridgeNote, isDirect, membersOf, OWNER, type BridgeState, type Channel, type ChannelEvent, type ChannelMember } from './model';
-import { channelTitle, displayName, handleOf, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
+import {
+  bridgeNote,
+  isDirect,
+  membersOf,
+  OWNER,
+  questionOpen,
+  replyTo,
+  type BridgeState,
+  type Channel,
+  type ChannelEvent,
+  type ChannelMember,
+  type MemberEntry,
+} from './model';
+import { channelTitle, displayName, handleOf, joinableAgents, mentionedOutside, mentionHandle, mentionOptions, mentionSegments, schemeOf } from './names';
 import { newKey } from './sha256';
 import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
@@ -69,15 +81,41 @@ function OwnText({ text, members, agents }: { text: string; members: ChannelMemb
   );
 }
 
-function EventRow({ ev, agents, members }: { ev: ChannelEvent; agents: AgentInfo[]; members: ChannelMember[] }) {
+/** A join or leave, as a line of the channel: "You added X", "X left". */
+function MemberLine({ e, agents }: { e: MemberEntry; agents: AgentInfo[] }) {
+  const who = displayName(e.principal, agents);
+  const by = displayName(e.actor, agents);
+  const text = e.actor === e.principal ? `${who} ${e.joined ? 'joined' : 'left'}` : `${by} ${e.joined ? 'added' : 'removed'} ${who}`;
+  const at = msTime(e.at);
+  return (
+    <p className="chan-system muted small" data-testid="member-line" data-principal={e.principal} data-joined={e.joined}>
+      {text}
+      {at && (
+        <>
+          {' · '}
+          <time dateTime={at} title={formatDateTime(at)}>
+            {formatChatTime(at)}
+          </time>
+        </>
+      )}
+    </p>
+  );
+}
+
+function EventRow({ ev, agents, members, asks }: { ev: ChannelEvent; agents: AgentInfo[]; members: ChannelMember[]; asks: boolean }) {
   const mine = ev.author === OWNER;
   const kind = schemeOf(ev.author) === 'remote' ? 'agent' : mine ? 'owner' : 'principal';
   const note = bridgeNote(ev);
+  const reply = replyTo(ev);
+  // A question (input-required, or auth-required: the agent asks for credentials) keeps its outline
+  // and "asks" only while it waits for an answer.
+  const question = note?.state === 'input-required' || note?.state === 'auth-required';
+  const shown = question ? (asks ? 'input-required' : 'asked') : note?.state;
   const parts = (Array.isArray(ev.parts) ? ev.parts : []).map(toPart) as Part[];
   const at = msTime(ev.timestamp);
   return (
     <article
-      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${note?.state ? `bridge-${note.state}` : ''}`}
+      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${shown ? `bridge-${shown}` : ''}`}
       data-testid="channel-event"
       data-seq={ev.sequence}
       data-author={ev.author}
@@ -86,7 +124,12 @@ function EventRow({ ev, agents, members }: { ev: ChannelEvent; agents: AgentInfo
       <div className="bubble-head">
         <span className="bubble-who">{displayName(ev.author, agents)}</span>
         {kind === 'principal' && <span className="muted small">@{handleOf(ev.author)}</span>}
-        {(note?.state === 'input-required' || note?.state === 'auth-required') && <span className="tag tag-accent">asks</span>}
+        {shown === 'input-required' && <span className="tag tag-accent">asks</span>}
+        {reply && (
+          <span className="small" data-testid="event-reply">
+            ↩ answers {displayName(reply.member, agents)}
+          </span>
+        )}
         {(note?.state === 'failed' || note?.state === 'rejected') && <span className="tag tag-danger">{note.state}</span>}
         {note?.state === 'hop-limit' && <span className="tag">not forwarded</span>}
         {at && (
@@ -122,6 +165,7 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   usePushed('channel', (d) => {
     const p = d as ChannelPush | null;
     if (agent || !p || p.channelId !== channelId || (p.change !== 'members' && p.change !== 'updated')) return;
+    if (p.change === 'members') ch.reloadJoins();
     const my = ++reread.current;
     getChannel(ext, channelId).then(
       (c) => {
@@ -133,33 +177,94 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
     );
   });
   const [membersOpen, setMembersOpen] = useState(false);
-  // "Answer" on an agent's question starts a message that mentions it: that goes to its open task.
+  // "Answer" on an agent's question starts a reply bound to its task (the composer's answer chip):
+  // what is sent goes to that task whatever the text says (metadata.agenthub.replyTo). A state
+  // without a task (an older hub) falls back to starting a message that mentions the agent.
   const [insert, setInsert] = useState<{ text: string; key: number } | undefined>(undefined);
+  const [replying, setReplying] = useState<{ member: string; taskId: string; key: number } | undefined>(undefined);
   // The divider stays where the owner's reading stopped when they opened the channel.
   const [readAtOpen] = useState(lastRead);
   const newestAtOpen = ch.newestAtOpen;
   const dividerAt = useMemo(() => dividerIndex(ch.events, readAtOpen, OWNER, newestAtOpen), [ch.events, readAtOpen, newestAtOpen]);
+
+  const lines = useMemo(() => placeLines(ch.events, ch.joins, ch.atStart), [ch.events, ch.joins, ch.atStart]);
+  const newestSeq = ch.events.length ? ch.events[ch.events.length - 1].sequence : 0;
 
   const channel = ch.channel;
   const members = membersOf(channel);
   const title = channel ? channelTitle(channel, agents) : '';
   const direct = isDirect(channelId);
   const isOwner = members.some((m) => m.principalId === OWNER && m.role === 'owner');
+  // Agents that could join: this hub's channels only (another hub's cannot take ours), never a direct chat.
+  const joinable = useMemo(() => (agent || direct ? [] : joinableAgents(agents)), [agent, direct, agents]);
+  // The owner's last message mentioned agents outside the channel (it reached none of them): Slack's
+  // "Add them to #channel?", in one click, after which they get that message.
+  const [outside, setOutside] = useState<{ seq: number; principals: string[] } | undefined>(undefined);
+  const [adding, setAdding] = useState(false);
+  const [addError, setAddError] = useState('');
+
+  // The reply holds while its question is open: answered (here or elsewhere), it goes.
+  const replyState = replying ? (ch.bridge[replying.member] as BridgeState | undefined) : undefined;
+  const answering =
+    replying && replyState?.state === 'input-required' && replyState.taskId === replying.taskId
+      ? {
+          taskId: replying.taskId,
+          from: displayName(replying.member, agents),
+          question: (() => {
+            const q = [...ch.events].reverse().find((e) => e.author === replying.member && bridgeNote(e)?.taskId === replying.taskId);
+            return q ? { parts: (Array.isArray(q.parts) ? q.parts : []).map(toPart) as Part[] } : undefined;
+          })(),
+        }
+      : undefined;
 
   const lastSent = useRef(0);
   const send = useCallback(
-    async ({ text, files }: ComposerSend) => {
-      const ev = await publish(ext, { channelId, parts: outgoingParts(text, files), idempotencyKey: newKey() }, agent);
+    async ({ text, files, taskId }: ComposerSend) => {
+      const to = taskId && replying?.taskId === taskId ? replying : undefined;
+      const ev = await publish(
+        ext,
+        {
+          channelId,
+          parts: outgoingParts(text, files),
+          idempotencyKey: newKey(),
+          ...(to ? { metadata: { agenthub: { replyTo: { member: to.member, taskId: to.taskId } } } } : {}),
+        },
+        agent,
+      );
+      if (to) setReplying(undefined);
+      const missed = ev ? mentionedOutside(text, members, agents, joinable) : [];
+      setOutside(missed.length ? { seq: ev!.sequence, principals: missed } : undefined);
+      setAddError('');
       if (ev) {
         ch.add([ev]);
         lastSent.current = ev.sequence;
         onRead(ev.sequence);
       }
     },
-    [ext, channelId, agent, ch.add, onRead], // eslint-disable-line react-hooks/exhaustive-deps
+    [ext, channelId, agent, ch.add, onRead, replying, members, agents, joinable], // eslint-disable-line react-hooks/exhaustive-deps
   );
 
   const onAtEnd = useCallback((seq: number) => onRead(seq), [onRead]);
+  const addOutside = async () => {
+    if (!outside || adding) return;
+    setAdding(true);
+    setAddError('');
+    try {
+      for (const p of outside.principals) {
+        const c = await setMember(ext, true, channelId, p, agent);
+        if (c) {
+          ch.setChannel(c);
+          onChannel(c);
+        }
+        await ext.bridgeDeliver?.(channelId, outside.seq, p);
+      }
+      setOutside(undefined);
+    } catch (e) {
+      setAddError((e as Error)?.message || 'The agent was not added.');
+    } finally {
+      setAdding(false);
+    }
+  };
   const setChannel = (c: Channel | null) => {
     if (!c) {
       onGone();
@@ -213,7 +318,11 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
                       type="button"
                       className="btn btn-ghost btn-small chan-answer"
                       aria-label={`Answer ${displayName(m.principalId, agents)}`}
-                      onClick={() => setInsert((cur) => ({ text: `@${mentionHandle(m.principalId, agents)} `, key: (cur?.key ?? 0) + 1 }))}
+                      onClick={() =>
+                        s!.taskId
+                          ? setReplying((cur) => ({ member: m.principalId, taskId: s!.taskId!, key: (cur?.key ?? 0) + 1 }))
+                          : setInsert((cur) => ({ text: `@${mentionHandle(m.principalId, agents)} `, key: (cur?.key ?? 0) + 1 }))
+                      }
                     >
                       Answer
                     </button>
@@ -245,8 +354,23 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
             This is the beginning of {direct ? `your direct chat with ${title}` : `#${title}`}.
           </p>
         }
-        renderEvent={(ev) => <EventRow ev={ev} agents={agents} members={members} />}
+        renderEvent={(ev) => (
+          <>
+            {(lines.before.get(ev.sequence) ?? []).map((e, i) => (
+              <MemberLine key={`b${i}`} e={e} agents={agents} />
+            ))}
+            <EventRow ev={ev} agents={agents} members={members} asks={questionOpen(ev, ch.bridge)} />
+            {ev.sequence === newestSeq && lines.after.map((e, i) => <MemberLine key={`a${i}`} e={e} agents={agents} />)}
+          </>
+        )}
       />
+      {ch.loaded && ch.events.length === 0 && lines.after.length > 0 && (
+        <div className="chan-system-list" aria-label="Joins and leaves" role="group">
+          {lines.after.map((e, i) => (
+            <MemberLine key={i} e={e} agents={agents} />
+          ))}
+        </div>
+      )}
       {ch.loaded && ch.events.length === 0 && (
         <p className="chat-empty muted">
           {direct
@@ -255,11 +379,49 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
         </p>
       )}
 
+      {outside && (
+        <div className="chan-outside" role="region" aria-label="Mentioned outside the channel" data-testid="mention-outside">
+          {(() => {
+            const names = outside.principals.map((p) => displayName(p, agents)).join(', ');
+            const one = outside.principals.length === 1;
+            return (
+              <>
+                <p>
+                  {names} {one ? 'is' : 'are'} not in #{title}, so your message did not reach {one ? 'it' : 'them'}.{' '}
+                  {isOwner ? `Add ${one ? 'it' : 'them'} to #${title}? ${one ? 'It gets' : 'They get'} your message once added.` : 'Only an owner of the channel adds members.'}
+                </p>
+                <div className="reply-actions">
+                  {isOwner && (
+                    <button type="button" className="btn btn-primary btn-small" disabled={adding} onClick={() => void addOutside()}>
+                      {adding ? 'Adding…' : `Add ${names} to #${title}`}
+                    </button>
+                  )}
+                  <button type="button" className="btn btn-small" onClick={() => setOutside(undefined)}>
+                    {isOwner ? 'Don’t add' : 'Dismiss'}
+                  </button>
+                </div>
+                {addError && <ErrorBox message={addError} context="agent" />}
+              </>
+            );
+          })()}
+        </div>
+      )}
+
       <Composer
         agentName={direct ? title : `#${title}`}
         onSend={send}
-        mentions={(q) => mentionOptions(members, agents, q)}
+        mentions={(q) =>
+          // Every known agent completes, members first; one outside the channel says so (another hub's
+          // channel: only its members, ours cannot join it).
+          mentionOptions(members, agents, q, OWNER, joinable).map((o) => ({
+            ...o,
+            note: o.member ? undefined : `not in #${title}`,
+          }))
+        }
         insert={insert}
+        answering={answering}
+        answerKey={replying?.key}
+        onSetAside={() => setReplying(undefined)}
         autoFocus={ch.loaded}
       />
 

@@ -12,6 +12,10 @@ import { newKey } from './sha256';
 import { outgoingParts } from './parts';
 
 export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext; agent?: string; onCreated: (c: Channel) => void; onClose: () => void }) {
+  const { agents } = useHub();
+  // The agents that may join from the start (this hub's channels only: another hub cannot take ours).
+  const joinable = agent ? [] : agents.filter((a) => a.kind !== 'hub');
+  const [picked, setPicked] = useState<string[]>([]);
   const [name, setName] = useState('');
   const [visibility, setVisibility] = useState<'private' | 'public'>('private');
   const [busy, setBusy] = useState(false);
@@ -23,7 +27,7 @@ export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext;
     setBusy(true);
     setError('');
     try {
-      onCreated(await createChannel(ext, { name: n, visibility }, agent));
+      onCreated(await createChannel(ext, { name: n, visibility, ...(picked.length ? { members: picked } : {}) }, agent));
     } catch (err) {
       setError((err as Error)?.message || 'The channel was not created.');
       setBusy(false);
@@ -45,7 +49,29 @@ export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext;
             principal of the hub can read it
           </label>
         </fieldset>
-        <p className="muted small">You are its owner. Add agents and principals from its Members.</p>
+        {joinable.length > 0 && (
+          <fieldset className="chan-visibility" data-testid="new-channel-agents">
+            <legend>Agents in it</legend>
+            {joinable.map((a) => {
+              const id = `remote://${a.id}`;
+              return (
+                <label key={a.id}>
+                  <input
+                    type="checkbox"
+                    value={id}
+                    checked={picked.includes(id)}
+                    onChange={(e) => setPicked((cur) => (e.target.checked ? [...cur, id] : cur.filter((x) => x !== id)))}
+                  />{' '}
+                  {a.name || a.id} <span className="muted small">({id})</span>
+                </label>
+              );
+            })}
+          </fieldset>
+        )}
+        <p className="muted small">
+          You are its owner. {joinable.length > 0 ? 'An agent in it answers when mentioned with @. ' : ''}Add more agents and principals from its
+          Members.
+        </p>
         {error && <ErrorBox message={error} context="agent" />}
         <div className="reply-actions">
           <span className="spacer" />

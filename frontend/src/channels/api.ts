@@ -3,7 +3,7 @@
 
 import { extCall, extStream, type HubClient } from '../api/client';
 import { sha256Hex } from './sha256';
-import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent } from './model';
+import { isChannel, isEvent, OWNER, type BridgeState, type Channel, type ChannelEvent, type MemberEntry } from './model';
 
 type Any = Record<string, unknown>;
 
@@ -14,6 +14,10 @@ export interface Ext {
   stream(method: string, params: Any, onResult: (r: unknown) => void, opts?: { agent?: string; onError?: (e: Error) => void; onEnd?: () => void }): () => void;
   /** gateway bridge.states (contract §2); undefined when the gateway has no bridge */
   bridgeStates?(channelId: string): Promise<BridgeState[]>;
+  /** gateway bridge.deliver: the message at sequence, which mentioned member before it joined, sent to it */
+  bridgeDeliver?(channelId: string, sequence: number, member: string): Promise<void>;
+  /** gateway channels.memberLog: the channel's joins and leaves, oldest first */
+  memberLog?(channelId: string): Promise<MemberEntry[]>;
 }
 
 /** The Ext of a hub connection: the gateway's ext.call / ext.stream (api/client's helpers). */
@@ -38,6 +42,17 @@ export function extOf(client: HubClient): Ext {
       const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
       const r = (await call.call(client, 'bridge.states', { channelId })) as { agents?: unknown } | null;
       return Array.isArray(r?.agents) ? (r!.agents as BridgeState[]).filter((s) => s && typeof s.member === 'string') : [];
+    },
+    async bridgeDeliver(channelId, sequence, member) {
+      const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
+      await call.call(client, 'bridge.deliver', { channelId, sequence, member });
+    },
+    async memberLog(channelId) {
+      const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
+      const r = (await call.call(client, 'channels.memberLog', { channelId })) as { entries?: unknown } | null;
+      return Array.isArray(r?.entries)
+        ? (r!.entries as MemberEntry[]).filter((e) => e && typeof e.principal === 'string' && typeof e.at === 'number')
+        : [];
     },
   };
 }
@@ -66,7 +81,7 @@ export async function history(ext: Ext, channelId: string, page: { sinceSequence
 
 export async function publish(
   ext: Ext,
-  p: { channelId?: string; recipientId?: string; parts: unknown[]; idempotencyKey?: string },
+  p: { channelId?: string; recipientId?: string; parts: unknown[]; idempotencyKey?: string; metadata?: Record<string, unknown> },
   agent?: string,
 ): Promise<ChannelEvent | null> {
   const r = (await ext.call('channels/publish', p, agent)) as { event?: unknown } | null;

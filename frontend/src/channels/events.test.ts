@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dividerIndex, firstGap, mergeEvents, newestPage, olderPage, unreadCount } from './events';
+import { dividerIndex, firstGap, mergeEvents, newestPage, olderPage, unreadCount, placeLines } from './events';
 import type { ChannelEvent } from './model';
 
 const ev = (sequence: number, author = 'agent://alice'): ChannelEvent => ({
@@ -96,5 +96,25 @@ describe('the unread divider and count', () => {
     expect(unreadCount(10, 10)).toBe(0);
     expect(unreadCount(10, undefined)).toBe(0);
     expect(unreadCount(3, 7)).toBe(0);
+  });
+});
+
+describe('placeLines', () => {
+  const ev = (sequence: number, timestamp: number) => ({ id: `e${sequence}`, channelId: 'c', sequence, timestamp, author: 'user://owner', parts: [], kind: 'message' });
+  const line = (at: number) => ({ at, actor: 'user://owner', principal: 'remote://demo', joined: true });
+  it('puts each join or leave before the first event newer than it, or after the newest', () => {
+    const events = [ev(1, 100), ev(2, 200), ev(3, 300)];
+    const { before, after } = placeLines(events, [line(50), line(150), line(160), line(400)], true);
+    expect(before.get(1)).toEqual([line(50)]);
+    expect(before.get(2)).toEqual([line(150), line(160)]);
+    expect(before.has(3)).toBe(false);
+    expect(after).toEqual([line(400)]);
+  });
+  it('leaves out what is older than the events held until the start is held', () => {
+    const { before, after } = placeLines([ev(40, 100), ev(41, 200)], [line(50), line(150)], false);
+    expect(before.has(40)).toBe(false);
+    expect(before.get(41)).toEqual([line(150)]);
+    expect(after).toEqual([]);
+    expect(placeLines([], [line(1)], true).after).toEqual([line(1)]);
   });
 });

@@ -5,7 +5,7 @@
 // sequences never skip (§6): an older page is therefore asked for as "the pageSize events after
 // oldest - 1 - pageSize".
 
-import type { ChannelEvent } from './model';
+import type { ChannelEvent, MemberEntry } from './model';
 
 /** The hub's most per history page (spec §8). */
 export const MAX_PAGE = 200;
@@ -78,4 +78,23 @@ export function dividerIndex(events: ChannelEvent[], lastRead: number | undefine
 export function unreadCount(lastSequence: number | undefined, lastRead: number | undefined): number {
   if (lastSequence === undefined || lastRead === undefined) return 0;
   return Math.max(0, lastSequence - lastRead);
+}
+
+/**
+ * Where a channel's joins and leaves show among the events held: each before the first event newer
+ * than it (by time), or after the newest event. A line older than the oldest event held is left out
+ * until the start of the channel is held (atStart), as the events before it are.
+ */
+export function placeLines(events: ChannelEvent[], lines: MemberEntry[], atStart: boolean): { before: Map<number, MemberEntry[]>; after: MemberEntry[] } {
+  const before = new Map<number, MemberEntry[]>();
+  const after: MemberEntry[] = [];
+  for (const l of lines) {
+    const i = events.findIndex((e) => e.timestamp > l.at);
+    if (i < 0) after.push(l);
+    else if (i > 0 || atStart) {
+      const seq = events[i].sequence;
+      before.set(seq, [...(before.get(seq) ?? []), l]);
+    }
+  }
+  return { before, after };
 }

@@ -47,6 +47,43 @@ export function bridgeNote(ev: ChannelEvent): BridgeNote | undefined {
   return b && typeof b === 'object' ? (b as BridgeNote) : undefined;
 }
 
+/**
+ * metadata.agenthub.replyTo of a message that answers an agent member's question (the channel's
+ * Answer): the hub's bridge sends it to that agent's task whatever the text says.
+ */
+export interface ReplyTo {
+  member: string;
+  taskId: string;
+}
+
+export function replyTo(ev: ChannelEvent): ReplyTo | undefined {
+  const ah = ev.metadata?.agenthub;
+  const r = ah && typeof ah === 'object' ? (ah as { replyTo?: unknown }).replyTo : undefined;
+  const x = r as ReplyTo | undefined;
+  return x && typeof x === 'object' && typeof x.member === 'string' && typeof x.taskId === 'string' ? x : undefined;
+}
+
+/**
+ * Whether an agent's question (an event in state input-required) still waits for an answer: its task
+ * is the one the agent's bridge state says it asks in. Without states (another hub's channel) a
+ * question is taken as open.
+ */
+export function questionOpen(ev: ChannelEvent, states: Record<string, BridgeState>): boolean {
+  const note = bridgeNote(ev);
+  if (note?.state !== 'input-required' && note?.state !== 'auth-required') return false;
+  const s = states[ev.author];
+  if (!s) return true;
+  return s.state === 'input-required' && (!s.taskId || !note.taskId || s.taskId === note.taskId);
+}
+
+/** One join or leave of a channel (gateway channels.memberLog, read from the channel's audit). */
+export interface MemberEntry {
+  at: number;
+  actor: string;
+  principal: string;
+  joined: boolean;
+}
+
 /** The owner of this hub, as the hub names the person at the desktop. */
 export const OWNER = 'user://owner';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMention, channelTitle, displayName, handleOf, mentionAt, mentionHandle, mentionOptions, mentionSegments, slugOf } from './names';
+import { applyMention, channelTitle, displayName, handleOf, joinableAgents, mentionedOutside, mentionAt, mentionHandle, mentionOptions, mentionSegments, slugOf } from './names';
 import type { ChannelMember } from './model';
 
 const agents = [
@@ -39,6 +39,28 @@ describe('mention completion', () => {
     expect(mentionOptions(members, agents, 'AGENT').map((o) => o.handle)).toEqual(['demo']); // by name
     expect(mentionOptions(members, agents, '').map((o) => o.handle)).toEqual(['all', 'dana', 'demo', 'weather-1']);
     expect(mentionOptions([m('user://owner'), m('agent://dana')], agents, '').map((o) => o.handle)).toEqual(['dana']);
+  });
+
+  it('offers every agent that could join, after the members, marked as not in the channel', () => {
+    const joinable = joinableAgents([
+      { id: 'hub', kind: 'hub' },
+      { id: 'demo', kind: 'local' },
+      { id: 'weather-1', kind: 'remote' },
+    ]);
+    expect(joinable).toEqual(['remote://demo', 'remote://weather-1']);
+    // A new channel: no member yet but the owner, and still every agent to mention.
+    const fresh = mentionOptions([m('user://owner', 'owner')], agents, '', 'user://owner', joinable);
+    expect(fresh.map((o) => [o.handle, o.member])).toEqual([
+      ['demo', false],
+      ['weather-1', false],
+    ]);
+    // Members first (even when a non-member matches better), a member is never listed twice.
+    const some = mentionOptions([m('user://owner', 'owner'), m('remote://weather-1'), m('agent://dana')], agents, 'd', 'user://owner', joinable);
+    expect(some.map((o) => [o.handle, o.member])).toEqual([
+      ['dana', true],
+      ['demo', false],
+    ]);
+    expect(mentionOptions([m('remote://demo')], agents, 'dem', 'user://owner', joinable).map((o) => o.handle)).toEqual(['demo']);
   });
 
   it('inserts "@handle " in place of what was typed', () => {
@@ -95,5 +117,23 @@ describe('added agents are mentioned by the slug of their name', () => {
       { mention: 'a2a-js-interop-agent', label: 'a2a-js interop agent' },
       { mention: 'demo', label: 'Demo agent' },
     ]);
+  });
+});
+
+describe('mentionedOutside', () => {
+  it('finds the agents a message mentions that are not in the channel, by handle or name slug, once each', () => {
+    const named = [
+      { id: 'demo', name: 'AgentHub demo agent' },
+      { id: '216af8fb-1111-2222-3333-444455556666', name: 'a2a-js interop agent' },
+    ];
+    const joinable = ['remote://demo', 'remote://216af8fb-1111-2222-3333-444455556666'];
+    const owner = m('user://owner', 'owner');
+    expect(mentionedOutside('@demo hello', [owner], named, joinable)).toEqual(['remote://demo']);
+    expect(mentionedOutside('@Demo, @a2a-js-interop-agent. and @demo again', [owner], named, joinable)).toEqual([
+      'remote://demo',
+      'remote://216af8fb-1111-2222-3333-444455556666',
+    ]);
+    expect(mentionedOutside('@demo hello', [owner, m('remote://demo')], named, joinable)).toEqual([]); // a member
+    expect(mentionedOutside('mail bob@demo, @demos, @all', [owner], named, joinable)).toEqual([]);
   });
 });

@@ -87,19 +87,39 @@ export interface MentionOption {
   /** the name shown beside the handle */
   label: string;
   principalId: string;
+  /** false: an agent that could join but is not in the channel (a mention of it reaches no one yet) */
+  member: boolean;
+}
+
+/** The added agents that could join a channel, as principal ids (remote://ID; not the hub itself). */
+export function joinableAgents(agents: Pick<AgentInfo, 'id' | 'kind'>[]): string[] {
+  return agents.filter((a) => a.kind !== 'hub').map((a) => `remote://${a.id}`);
 }
 
 /**
- * The members an @query may complete to (not the owner), best first: those whose handle or name
- * starts with the query, then those containing it; "all" when the channel has added agents (it
- * mentions every one of them).
+ * What an @query may complete to (not the owner), best first: the members, then the agents in
+ * `joinable` that are not members (as Slack lists people outside the channel, marked so), each group
+ * those whose handle or name starts with the query, then those containing it; "all" when the channel
+ * has added agents (it mentions every one of them).
  */
-export function mentionOptions(members: ChannelMember[], agents: Pick<AgentInfo, 'id' | 'name'>[], query: string, me = OWNER): MentionOption[] {
+export function mentionOptions(
+  members: ChannelMember[],
+  agents: Pick<AgentInfo, 'id' | 'name'>[],
+  query: string,
+  me = OWNER,
+  joinable: string[] = [],
+): MentionOption[] {
   const q = query.toLowerCase();
-  const opts: MentionOption[] = members
-    .filter((m) => m.principalId !== me)
-    .map((m) => ({ handle: mentionHandle(m.principalId, agents), label: displayName(m.principalId, agents, me), principalId: m.principalId }));
-  if (members.some((m) => schemeOf(m.principalId) === 'remote')) opts.push({ handle: 'all', label: 'every agent in the channel', principalId: '' });
+  const have = new Set(members.map((m) => m.principalId));
+  const opt = (principalId: string, member: boolean): MentionOption => ({
+    handle: mentionHandle(principalId, agents),
+    label: displayName(principalId, agents, me),
+    principalId,
+    member,
+  });
+  const opts: MentionOption[] = members.filter((m) => m.principalId !== me).map((m) => opt(m.principalId, true));
+  if (members.some((m) => schemeOf(m.principalId) === 'remote')) opts.push({ handle: 'all', label: 'every agent in the channel', principalId: '', member: true });
+  for (const id of joinable) if (!have.has(id) && id !== me) opts.push(opt(id, false));
   const rank = (o: MentionOption) => {
     const h = o.handle.toLowerCase();
     const l = o.principalId ? o.label.toLowerCase() : h; // @all goes by its handle only
@@ -110,7 +130,7 @@ export function mentionOptions(members: ChannelMember[], agents: Pick<AgentInfo,
   return opts
     .map((o) => ({ o, r: rank(o) }))
     .filter((x) => x.r < 2)
-    .sort((a, b) => a.r - b.r || a.o.handle.localeCompare(b.o.handle))
+    .sort((a, b) => Number(!a.o.member) - Number(!b.o.member) || a.r - b.r || a.o.handle.localeCompare(b.o.handle))
     .map((x) => x.o);
 }
 
@@ -158,5 +178,30 @@ export function mentionSegments(text: string, members: ChannelMember[], agents: 
     re.lastIndex = last;
   }
   if (last < text.length) out.push({ text: text.slice(last) });
+  return out;
+}
+
+/**
+ * The agents in `joinable` that text @mentions (by handle or name slug) and that are not members: a
+ * mention the hub's bridge sends to no one, which the channel offers to add them for.
+ */
+export function mentionedOutside(text: string, members: ChannelMember[], agents: Pick<AgentInfo, 'id' | 'name'>[], joinable: string[]): string[] {
+  const have = new Set(members.map((m) => m.principalId));
+  const byHandle = new Map<string, string>();
+  for (const id of joinable) {
+    if (have.has(id)) continue;
+    byHandle.set(handleOf(id).toLowerCase(), id);
+    byHandle.set(mentionHandle(id, agents).toLowerCase(), id);
+  }
+  const out: string[] = [];
+  const re = /@([\p{L}\p{N}_.\-]+)/gu;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const before = m.index > 0 ? text[m.index - 1] : '';
+    if (before && /[\p{L}\p{N}_.\-@]/u.test(before)) continue;
+    let handle = m[1].toLowerCase();
+    while (/[.\-]$/.test(handle) && !byHandle.has(handle)) handle = handle.slice(0, -1);
+    const id = byHandle.get(handle);
+    if (id && !out.includes(id)) out.push(id);
+  }
   return out;
 }

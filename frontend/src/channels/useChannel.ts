@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { getChannel, history, type Ext } from './api';
 import { firstGap, mergeEvents, newestPage, olderPage } from './events';
-import type { BridgeState, Channel, ChannelEvent } from './model';
+import type { BridgeState, Channel, ChannelEvent, MemberEntry } from './model';
 
 export interface ChannelState {
   channel: Channel | null;
@@ -28,6 +28,8 @@ export function useChannel(ext: Ext, channelId: string, agent: string | undefine
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const [bridge, setBridge] = useState<Record<string, BridgeState>>({});
+  // Joins and leaves (channels of this hub only), shown among the events as system lines.
+  const [joins, setJoins] = useState<MemberEntry[]>([]);
   // The channel's newest sequence when it was first read (what the unread divider may mark).
   const [newestAtOpen, setNewestAtOpen] = useState<number | undefined>(undefined);
   const eventsRef = useRef(events);
@@ -110,6 +112,20 @@ export function useChannel(ext: Ext, channelId: string, agent: string | undefine
     }
   }, [ext, channelId, agent, add]);
 
+  const joinsGen = useRef(0);
+  const reloadJoins = useCallback(() => {
+    if (agent || !ext.memberLog) return;
+    const my = ++joinsGen.current;
+    ext.memberLog(channelId).then(
+      (list) => my === joinsGen.current && setJoins(list),
+      () => {}, // an older gateway without it: no lines
+    );
+  }, [ext, channelId, agent]);
+  useEffect(() => {
+    setJoins([]);
+    reloadJoins();
+  }, [reloadJoins, refreshKey]);
+
   // The agents' working state: read once, then kept by the gateway's bridge topic (handled by the page).
   useEffect(() => {
     if (agent || !ext.bridgeStates) return;
@@ -131,5 +147,5 @@ export function useChannel(ext: Ext, channelId: string, agent: string | undefine
   );
 
   const state: ChannelState = { channel, events, loaded, atStart, loadingOlder, error, bridge };
-  return { ...state, newestAtOpen, setChannel, add, loadOlder, onBridge };
+  return { ...state, joins, reloadJoins, newestAtOpen, setChannel, add, loadOlder, onBridge };
 }

@@ -58,6 +58,18 @@ describe('Composer', () => {
     expect(screen.getByTestId('composer-answering').textContent).toContain('answers Agent’s question (same task');
   });
 
+  it('names who asks, and hands ✕ to the page when it leaves the reply itself (a channel)', async () => {
+    const onSend = vi.fn(async () => ({}));
+    const onSetAside = vi.fn();
+    render(<Composer agentName="#general" onSend={onSend} answering={{ taskId: 't1', from: 'Demo agent' }} onSetAside={onSetAside} />);
+    expect(screen.getByTestId('composer-answering').textContent).toContain('answers Demo agent’s question');
+    await userEvent.type(box(), 'blue{Enter}');
+    expect(onSend).toHaveBeenLastCalledWith({ text: 'blue', files: [], taskId: 't1' });
+    await userEvent.click(screen.getByRole('button', { name: 'Don’t answer: send a new message instead' }));
+    expect(onSetAside).toHaveBeenCalledTimes(1);
+    expect(screen.queryByTestId('composer-new-message')).toBeNull();
+  });
+
   it('answers the question by default; ✕ sends a new message instead, and the choice can be undone', async () => {
     const onSend = vi.fn(async () => ({}));
     const question = { id: 'q', role: 'agent' as const, parts: [{ kind: 'text' as const, text: 'Which colour?' }] };
@@ -98,7 +110,7 @@ describe('Composer @mention completion', () => {
     const onSend = vi.fn(async () => ({}));
     render(<Composer agentName="#general" onSend={onSend} mentions={mentions} />);
     await userEvent.type(box(), 'hi @da');
-    screen.getByRole('listbox', { name: 'Members to mention' });
+    screen.getByRole('listbox', { name: 'Agents and members to mention' });
     // Enter and the next key in one go, as a fast typist (or a slow machine) does; then frames pass.
     await userEvent.keyboard('{Enter}x');
     await act(() => new Promise((r) => setTimeout(r, 50)));
@@ -110,7 +122,7 @@ describe('Composer @mention completion', () => {
     const onSend = vi.fn(async () => ({}));
     render(<Composer agentName="#general" onSend={onSend} mentions={mentions} />);
     await userEvent.type(box(), 'hi @d');
-    const list = screen.getByRole('listbox', { name: 'Members to mention' });
+    const list = screen.getByRole('listbox', { name: 'Agents and members to mention' });
     expect(Array.from(list.querySelectorAll('[role="option"]')).map((o) => o.textContent)).toEqual(['@demo AgentHub demo agent', '@dana dana']);
     expect(box().getAttribute('aria-activedescendant')).toBe(list.querySelector('[aria-selected="true"]')!.id);
     await userEvent.keyboard('{ArrowDown}{Enter}');
@@ -122,6 +134,13 @@ describe('Composer @mention completion', () => {
     expect(screen.queryByRole('listbox')).toBeNull();
     await userEvent.keyboard('{Enter}');
     expect(onSend).toHaveBeenCalledWith({ text: 'hi @dana see @we', files: [] });
+  });
+
+  it('shows what an option says of itself (an agent not in the channel)', async () => {
+    render(<Composer agentName="#general" onSend={vi.fn()} mentions={() => [{ handle: 'demo', label: 'AgentHub demo agent', note: 'not in #general' }]} />);
+    await userEvent.type(box(), '@d');
+    const list = screen.getByRole('listbox', { name: 'Agents and members to mention' });
+    expect(list.querySelector('[role="option"]')!.textContent).toBe('@demo AgentHub demo agent · not in #general');
   });
 
   it('offers nothing for an "@" inside a word, or without members', async () => {

@@ -21,7 +21,12 @@ export interface ComposerSend {
 export interface ComposerProps {
   agentName: string;
   /** the newest task asks a question: the message answers it (same task, same context) */
-  answering?: { taskId: string; question?: Message };
+  answering?: { taskId: string; question?: Pick<Message, 'parts'>; from?: string };
+  /**
+   * set: ✕ on the answer chip calls it (the owner leaves the reply, e.g. a channel's Answer); unset: ✕
+   * sets the question aside, with a way back, while it stays open (1:1 chat)
+   */
+  onSetAside?: () => void;
   /** changes when the owner picks a question to answer (its task line's Answer): brings the chip back and focuses */
   answerKey?: number;
   /** why nothing can be sent (e.g. the agent was removed), or undefined */
@@ -33,7 +38,7 @@ export interface ComposerProps {
   /** text put at the start of the message (e.g. "@demo " to answer that agent); a new key puts it again */
   insert?: { text: string; key: number };
   /** channels: the members an @query completes to (handle inserted as "@handle ") */
-  mentions?: (query: string) => { handle: string; label: string }[];
+  mentions?: (query: string) => { handle: string; label: string; note?: string }[];
 }
 
 function tooBig(name: string): string {
@@ -48,7 +53,7 @@ function overTotal(name: string): string {
  * Writes to the agent: Enter sends, Shift+Enter starts a new line; files are attached with the native
  * dialog in the desktop window or a file input in a browser, at most 8 MiB each and 8 MiB in all (the hub’s limit for one message).
  */
-export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus, mentions, insert }: ComposerProps) {
+export function Composer({ agentName, answering: asked, answerKey, blocked, onSend, pickNative, autoFocus, mentions, insert, onSetAside }: ComposerProps) {
   // The owner may set the question aside (✕ on its chip) and send a new message instead; a new
   // question brings the chip back.
   const [setAside, setSetAside] = useState<string | null>(null);
@@ -218,7 +223,7 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
         <div className="composer-answering answer-chip">
           <p id={hintId} data-testid="composer-answering">
             <span aria-hidden="true">↩ </span>
-            Your message answers {agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same
+            Your message answers {answering.from ?? agentName}’s question{question ? <>: “{question.length > 160 ? question.slice(0, 160) + '…' : question}”</> : ''} (same
             task, same context).
           </p>
           <button
@@ -227,7 +232,8 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
             aria-label="Don’t answer: send a new message instead"
             title="Don’t answer: send a new message instead"
             onClick={() => {
-              setSetAside(asked!.taskId);
+              if (onSetAside) onSetAside();
+              else setSetAside(asked!.taskId);
               boxRef.current?.focus();
             }}
           >
@@ -252,7 +258,7 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
         Message
       </label>
       {completing && (
-        <ul id={listId} role="listbox" aria-label="Members to mention" className="mention-list" data-testid="mention-list">
+        <ul id={listId} role="listbox" aria-label="Agents and members to mention" className="mention-list" data-testid="mention-list">
           {options.map((o, i) => (
             <li
               key={o.handle}
@@ -266,6 +272,7 @@ export function Composer({ agentName, answering: asked, answerKey, blocked, onSe
               }}
             >
               <span className="mention-handle">@{o.handle}</span> <span className="muted small">{o.label}</span>
+              {o.note && <span className="mention-note small"> · {o.note}</span>}
             </li>
           ))}
         </ul>
