@@ -127,11 +127,12 @@ async function send(page, text, shown = text) {
   await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: shown }).first().waitFor(WAIT);
 }
 
-// addMember picks a candidate in the channel's Members dialog by the text of its option.
+// addMember picks a candidate in the channel's Members dialog by its id (remote://demo) or by the
+// text of its option (a name: the options show names, their ids in a tooltip).
 async function addMember(page, option) {
   const dialog = page.getByRole('dialog', { name: /^Members of/ });
   const select = dialog.getByLabel('Add a member');
-  const value = await select.locator('option', { hasText: option }).first().getAttribute('value');
+  const value = option.includes('://') ? option : await select.locator('option', { hasText: option }).first().getAttribute('value');
   await select.selectOption(value);
   await dialog.getByRole('button', { name: 'Add', exact: true }).click();
   await dialog.locator(`[data-testid="channel-member"][data-principal="${value}"]`).waitFor(WAIT);
@@ -176,7 +177,7 @@ describe('channels', () => {
     await nav(page, 'Chats').click();
     general = await newChannel(page, 'general');
     await page.getByRole('button', { name: /^Members/ }).click();
-    await addMember(page, '(remote://demo)');
+    await addMember(page, 'remote://demo');
     const sdkMember = await addMember(page, 'a2a-js interop agent');
     const roles = await page.getByTestId('channel-member').allInnerTexts();
     assert.ok(roles.some((r) => r.includes('You') && r.includes('owner')), `the owner's role is not shown: ${roles}`);
@@ -296,7 +297,7 @@ describe('channels', () => {
     await nav(page, 'Chats').click();
     questions = await newChannel(page, 'questions');
     await page.getByRole('button', { name: /^Members/ }).click();
-    await addMember(page, '(remote://demo)');
+    await addMember(page, 'remote://demo');
     await page.keyboard.press('Escape');
     await send(page, '@demo ask', 'ask');
     const question = page.locator('[data-testid="channel-event"][data-author="remote://demo"]').filter({ hasText: 'What should I tell you back?' });
@@ -338,9 +339,9 @@ describe('channels', () => {
     await nav(page, 'Chats').click();
 
     // A direct chat with alice: opened by its first message; alice's answer arrives live.
-    await page.getByRole('button', { name: 'New direct chat' }).click();
-    const dm = page.getByRole('dialog', { name: 'New direct chat' });
-    await dm.getByLabel('With').selectOption('agent://alice');
+    await page.getByRole('button', { name: 'New direct message' }).click();
+    const dm = page.getByRole('dialog', { name: 'New direct message' });
+    await dm.getByLabel('To').selectOption('agent://alice');
     await dm.getByLabel('First message').fill('hi alice, a word in private');
     await dm.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('heading', { name: 'alice', level: 2 }).waitFor(WAIT);
@@ -352,7 +353,7 @@ describe('channels', () => {
     assert.equal(await answer.locator('strong').innerText(), 'owner', 'the text is shown as Markdown');
     bulk = await newChannel(page, 'bulk');
     await page.getByRole('button', { name: /^Members/ }).click();
-    await addMember(page, '(agent://alice)');
+    await addMember(page, 'alice');
     await page.keyboard.press('Escape');
 
     // The owner reads #general while alice writes to #bulk.

@@ -627,6 +627,61 @@ describe('issue 29', () => {
     }
   });
 
+  test('9. names, not ids: a direct message goes to a person or an agent, members and who wrote a statement are named (You, an agent, a key), ids only in tooltips', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await addAccessKey(page, s.hub, 'alice');
+    await nav(page, 'Chats').click();
+
+    // Direct message: to a person (alice's key) or an agent, by name.
+    await page.getByRole('button', { name: 'New direct message' }).click();
+    const dm = page.getByRole('dialog', { name: 'New direct message' });
+    const to = dm.getByLabel('To');
+    const options = await to.locator('option').allInnerTexts();
+    assert.ok(options.includes('AgentHub demo agent') && options.includes('alice'), JSON.stringify(options));
+    assert.ok(!options.some((o) => o.includes('://')), `ids in the To list: ${JSON.stringify(options)}`);
+    const groups = await to.locator('optgroup').evaluateAll((gs) => gs.map((g) => g.label));
+    assert.deepEqual(groups, ['Agents', 'People and programs with an access key']);
+    await to.selectOption({ label: 'AgentHub demo agent' });
+    await dm.getByLabel('First message').fill('hello from a direct message');
+    await dm.getByRole('button', { name: 'Send' }).click();
+    // an agent's direct message is a 1:1 chat with it
+    await page.getByTestId('chat-view').waitFor(WAIT);
+    await page.getByTestId('chat-message').filter({ hasText: 'hello from a direct message' }).first().waitFor(WAIT);
+
+    // Members by name; the id is the tooltip.
+    const ext = (method, params) => uiCall(page, s.hub, 'ext.call', { method, params });
+    const { channel } = await ext('channels/create', { name: 'names', members: ['remote://demo', 'agent://alice'] });
+    await page.evaluate((h) => (location.hash = h), `#/chats/channel/${encodeURIComponent(channel.id)}`);
+    await page.getByRole('heading', { name: 'names', level: 2 }).waitFor(WAIT);
+    await page.getByRole('button', { name: /^Members/ }).click();
+    const members = page.getByRole('dialog', { name: /^Members of/ });
+    await members.getByTestId('channel-member').nth(2).waitFor(WAIT);
+    const shown = await members.getByRole('list', { name: 'Members' }).innerText();
+    assert.doesNotMatch(shown, /:\/\//, `ids shown in Members: ${shown}`);
+    assert.doesNotMatch(shown, /principal/i, shown);
+    for (const name of ['You', 'AgentHub demo agent', 'alice']) assert.match(shown, new RegExp(name));
+    const tips = await members.locator('.chan-member-name').evaluateAll((els) => els.map((e) => e.title));
+    assert.ok(tips.includes('agent://alice') && tips.includes('remote://demo'), JSON.stringify(tips));
+    const picker = await members.getByLabel('Add a member').locator('option').allInnerTexts();
+    assert.ok(!picker.some((o) => o.includes('://')), `ids in the picker: ${JSON.stringify(picker)}`);
+    await page.keyboard.press('Escape');
+
+    // Who wrote a statement: "by bot" (a key's name), its id in the tooltip.
+    await agentUpdate(page, 'bot writes', { op: 'add', statement: st('ex:named', 'rdfs:label', { value: 'Named by a bot' }) });
+    await openKnowledge(page);
+    await page.getByLabel('Search the graph').fill('Named by a bot');
+    await page.getByTestId('kg-result').filter({ hasText: 'Named by a bot' }).first().click(WAIT);
+    const panel = page.getByTestId('kg-node-panel');
+    await panel.getByRole('heading', { name: 'Named by a bot' }).waitFor(WAIT);
+    const by = panel.locator('.kg-meta span[title]').first();
+    await by.waitFor(WAIT);
+    assert.match(await by.innerText(), /^by bot\b/);
+    assert.equal(await by.getAttribute('title'), 'agent://bot');
+    assert.doesNotMatch(await panel.innerText(), /agent:\/\/|user:\/\//, 'ids shown in the node panel');
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {
     const page = await openUI(s.browser, s.hub);
     await openKnowledge(page);

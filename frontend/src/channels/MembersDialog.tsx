@@ -85,12 +85,11 @@ export function MembersDialog({
             <span className="avatar" aria-hidden="true">
               {displayName(m.principalId, agents).charAt(0).toUpperCase()}
             </span>
-            <span className="chan-member-name">
+            <span className="chan-member-name" title={m.principalId}>
               {displayName(m.principalId, agents)}
-              <span className="muted small"> {m.principalId}</span>
             </span>
             <span className={`tag ${m.role === 'owner' ? 'tag-accent' : ''}`}>{m.role}</span>
-            <span className="muted small">{memberKind(m.principalId) === 'agent' ? 'agent' : memberKind(m.principalId) === 'you' ? '' : 'principal'}</span>
+            <span className="muted small">{memberKind(m.principalId) === 'agent' ? 'agent' : memberKind(m.principalId) === 'you' ? '' : 'access key'}</span>
             {isOwner && m.principalId !== OWNER && (
               <button
                 type="button"
@@ -114,7 +113,7 @@ export function MembersDialog({
               if (pick.trim()) void change(true, pick.trim());
             }}
           >
-            <label htmlFor="chan-add-id">Add a member by principal id</label>
+            <label htmlFor="chan-add-id">Add a member by the id that hub gives them</label>
             <input id="chan-add-id" ref={pickRef} value={pick} onChange={(e) => setPick(e.target.value)} placeholder="agent://name" />
             <button type="submit" className="btn btn-primary" disabled={busy || !pick.trim()}>
               Add
@@ -130,15 +129,17 @@ export function MembersDialog({
           >
             <label htmlFor="chan-add-pick">Add a member</label>
             <select id="chan-add-pick" ref={pickRef} value={pick} onChange={(e) => setPick(e.target.value)} disabled={options.length === 0}>
-              <option value="">{options.length ? 'Choose an agent or a principal…' : 'Everyone is in already'}</option>
+              <option value="">{options.length ? 'Choose an agent or a person…' : 'Everyone is in already'}</option>
               {(['Agents', 'Principals'] as const).map((g) =>
                 options.some((o) => o.group === g) ? (
-                  <optgroup key={g} label={g}>
+                  <optgroup key={g} label={g === 'Agents' ? 'Agents' : 'People and programs with an access key'}>
                     {options
                       .filter((o) => o.group === g)
                       .map((o) => (
-                        <option key={o.id} value={o.id}>
-                          {o.label} ({o.id})
+                        // names only; two of one name are told apart by the start of their id
+                        <option key={o.id} value={o.id} title={o.id}>
+                          {o.label}
+                          {options.filter((x) => x.label === o.label).length > 1 ? ` (${handleOf(o.id).slice(0, 8)})` : ''}
                         </option>
                       ))}
                   </optgroup>

@@ -5,6 +5,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { AccessKey } from '../api/types';
 import { Dialog } from '../components/Dialog';
 import { ErrorBox } from '../components/ErrorBox';
+import { navigate } from '../lib/router';
 import { useHub } from '../state/hub';
 import { createChannel, publish, type Ext } from './api';
 import type { Channel } from './model';
@@ -46,7 +47,7 @@ export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext;
           </label>
           <label>
             <input type="radio" name="visibility" value="public" checked={visibility === 'public'} onChange={() => setVisibility('public')} /> Public: every
-            principal of the hub can read it
+            person or program with an access key to this hub can read it
           </label>
         </fieldset>
         {joinable.length > 0 && (
@@ -69,7 +70,7 @@ export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext;
           </fieldset>
         )}
         <p className="muted small">
-          You are its owner. {joinable.length > 0 ? 'An agent in it answers when mentioned with @. ' : ''}Add more agents and principals from its
+          You are its owner. {joinable.length > 0 ? 'An agent in it answers when mentioned with @. ' : ''}Add more agents and people from its
           Members.
         </p>
         {error && <ErrorBox message={error} context="agent" />}
@@ -87,13 +88,22 @@ export function NewChannelDialog({ ext, agent, onCreated, onClose }: { ext: Ext;
   );
 }
 
+/**
+ * A direct message, to a person or an agent: an agent the hub can chat with gets a 1:1 chat (the
+ * Agents section), someone with an access key a direct channel (the Direct section). Names only;
+ * ids are in the options' tooltips.
+ */
+// An agent's option in the To list: a 1:1 chat with it, not a direct channel.
+const AGENT_CHAT = 'chat:';
+
 export function NewDirectDialog({ ext, onOpened, onClose }: { ext: Ext; onOpened: (channelId: string) => void; onClose: () => void }) {
-  const { client } = useHub();
+  const { client, agents } = useHub();
   const [principals, setPrincipals] = useState<AccessKey[] | null>(null);
   const [to, setTo] = useState('');
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const chatAgents = agents.filter((a) => a.canChat !== false && a.kind !== 'hub');
   useEffect(() => {
     client.call('access.list', {}).then(
       (r) => setPrincipals(Array.isArray(r?.principals) ? r.principals : []),
@@ -109,6 +119,14 @@ export function NewDirectDialog({ ext, onOpened, onClose }: { ext: Ext; onOpened
     setBusy(true);
     setError('');
     try {
+      const agentId = to.startsWith(AGENT_CHAT) ? to.slice(AGENT_CHAT.length) : '';
+      if (agentId) {
+        const conv = await client.call('chats.start', { agentId });
+        await client.call('chats.send', { id: conv.id, text: text.trim() });
+        onClose();
+        navigate({ area: 'chats', conversationId: conv.id });
+        return;
+      }
       const ev = await publish(ext, { recipientId: to, parts: outgoingParts(text.trim(), []), idempotencyKey: newKey() });
       if (ev) onOpened(ev.channelId);
     } catch (err) {
@@ -117,40 +135,52 @@ export function NewDirectDialog({ ext, onOpened, onClose }: { ext: Ext; onOpened
     }
   };
   return (
-    <Dialog title="New direct chat" onClose={onClose}>
-      {principals && principals.length === 0 ? (
-        <p>
-          A direct chat is with a principal: a key made in{' '}
-          <a href="#/settings/access" onClick={onClose}>
-            Settings → Access
-          </a>
-          . There is none yet.
-        </p>
-      ) : (
-        <form className="chan-form" onSubmit={submit}>
-          <label htmlFor="dm-to">With</label>
-          <select id="dm-to" value={to} onChange={(e) => setTo(e.target.value)} required>
-            <option value="">{principals ? 'Choose a principal…' : 'Loading…'}</option>
-            {(principals ?? []).map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name} ({p.id})
-              </option>
-            ))}
-          </select>
-          <label htmlFor="dm-text">First message</label>
-          <textarea id="dm-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} required />
-          {error && <ErrorBox message={error} context="agent" />}
-          <div className="reply-actions">
-            <span className="spacer" />
-            <button type="button" className="btn" onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className="btn btn-primary" disabled={busy || !to || !text.trim()}>
-              {busy ? 'Sending…' : 'Send'}
-            </button>
-          </div>
-        </form>
-      )}
+    <Dialog title="New direct message" onClose={onClose}>
+      <form className="chan-form" onSubmit={submit}>
+        <label htmlFor="dm-to">To</label>
+        <select id="dm-to" value={to} onChange={(e) => setTo(e.target.value)} required>
+          <option value="">{principals ? 'Choose a person or an agent…' : 'Loading…'}</option>
+          {chatAgents.length > 0 && (
+            <optgroup label="Agents">
+              {chatAgents.map((a) => (
+                <option key={a.id} value={AGENT_CHAT + a.id} title={a.url}>
+                  {a.name || a.id}
+                </option>
+              ))}
+            </optgroup>
+          )}
+          {(principals ?? []).length > 0 && (
+            <optgroup label="People and programs with an access key">
+              {(principals ?? []).map((p) => (
+                <option key={p.id} value={p.id} title={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </optgroup>
+          )}
+        </select>
+        {principals && principals.length === 0 && (
+          <p className="muted small">
+            To message a person, give them an access key in{' '}
+            <a href="#/settings/access" onClick={onClose}>
+              Settings → Access
+            </a>
+            .
+          </p>
+        )}
+        <label htmlFor="dm-text">First message</label>
+        <textarea id="dm-text" rows={3} value={text} onChange={(e) => setText(e.target.value)} required />
+        {error && <ErrorBox message={error} context="agent" />}
+        <div className="reply-actions">
+          <span className="spacer" />
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={busy || !to || !text.trim()}>
+            {busy ? 'Sending…' : 'Send'}
+          </button>
+        </div>
+      </form>
     </Dialog>
   );
 }

@@ -38,7 +38,7 @@ describe('the Chats sidebar', () => {
       replyExt(socket, 'channels/list', { channels: [channel('c1', 'general', 5), channel('c2', 'bulk', 2)] });
     });
     await hub(() => socket.replyAll('access.list', { principals: [] }));
-    for (const name of ['Channels', 'Direct', 'Agents']) expect(screen.getByRole('heading', { name, level: 2 })).toBeTruthy();
+    for (const name of ['Channels', 'Direct messages', 'Agents']) expect(screen.getByRole('heading', { name, level: 2 })).toBeTruthy();
     const items = within(screen.getByRole('list', { name: 'Channels' })).getAllByTestId('channel-item');
     expect(items.map((i) => i.textContent)).toEqual(['🔒general', '🔒bulk2']);
     // general was never seen here: taken as read at its newest event. bulk was read up to 0.

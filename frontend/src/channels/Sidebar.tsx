@@ -102,8 +102,14 @@ export function ChannelSections({
       {!agent && (
         <section className="side-section" aria-labelledby="side-direct">
           <div className="side-head">
-            <h2 id="side-direct">Direct</h2>
-            <button type="button" className="btn btn-ghost btn-small side-add" aria-label="New direct chat" title="New direct chat" onClick={onNewDirect}>
+            <h2 id="side-direct">Direct messages</h2>
+            <button
+              type="button"
+              className="btn btn-ghost btn-small side-add"
+              aria-label="New direct message"
+              title="New direct message: to a person or an agent"
+              onClick={onNewDirect}
+            >
               +
             </button>
           </div>

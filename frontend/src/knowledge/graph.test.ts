@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   idsFromLabel,
+  authorshipIds,
   authorshipText,
   changeEffect,
   collapseTargets,
@@ -229,6 +230,12 @@ describe('authorshipText', () => {
       /^by agent:\/\/bob \(says agent:\/\/alice\) · /,
     );
     expect(authorshipText({ subject: 's', predicate: 'p', author: 'agent://bob', provenance: { sourceAgentId: 'agent://bob' } })).toBe('by agent://bob');
+  });
+  it('says who by name when told how (You, an agent, a key), the ids left for a tooltip', () => {
+    const nameOf = (id: string) => ({ 'user://owner': 'You', 'agent://bob': 'bob' })[id] ?? id;
+    const st = { subject: 's', predicate: 'p', author: 'user://owner', provenance: { sourceAgentId: 'agent://bob' } };
+    expect(authorshipText(st, nameOf)).toBe('by You (says bob)');
+    expect(authorshipIds(st)).toBe('user://owner, agent://bob');
   });
   it('falls back on the provenance for a graph that does not say who wrote it', () => {
     expect(authorshipText({ subject: 's', predicate: 'p', provenance: { sourceAgentId: 'agent://alice' } })).toBe('by agent://alice');

@@ -365,10 +365,10 @@ export function parseLiteral(text: string, previous: unknown): string | number |
 }
 
 /** Who made a statement and when, from its provenance ({sourceAgentId, timestamp} on this hub). */
-export function provenanceText(p: unknown): string {
+export function provenanceText(p: unknown, nameOf: (id: string) => string = (id) => id): string {
   if (!p || typeof p !== 'object') return '';
   const o = p as Record<string, unknown>;
-  const who = typeof o.sourceAgentId === 'string' ? o.sourceAgentId : '';
+  const who = typeof o.sourceAgentId === 'string' ? nameOf(o.sourceAgentId) : '';
   const when = typeof o.timestamp === 'string' ? o.timestamp : '';
   if (who || when) return [who, shortTime(when)].filter(Boolean).join(' · ');
   return JSON.stringify(p);
@@ -383,15 +383,21 @@ function shortTime(when: string): string {
  * Who wrote a statement, as the side panel says it: its author (the credential that wrote it) when
  * the graph tells, and what its provenance claims when that names someone else; else the provenance.
  */
-export function authorshipText(st: GStatement): string {
+export function authorshipText(st: GStatement, nameOf: (id: string) => string = (id) => id): string {
   if (!st.author) {
-    const prov = provenanceText(st.provenance);
+    const prov = provenanceText(st.provenance, nameOf);
     return prov ? `by ${prov}` : '';
   }
   const o = st.provenance && typeof st.provenance === 'object' ? (st.provenance as Record<string, unknown>) : {};
-  const claimed = typeof o.sourceAgentId === 'string' && o.sourceAgentId !== st.author ? ` (says ${o.sourceAgentId})` : '';
+  const claimed = typeof o.sourceAgentId === 'string' && o.sourceAgentId !== st.author ? ` (says ${nameOf(o.sourceAgentId)})` : '';
   const when = typeof o.timestamp === 'string' ? shortTime(o.timestamp) : '';
-  return [`by ${st.author}${claimed}`, when].filter(Boolean).join(' · ');
+  return [`by ${nameOf(st.author)}${claimed}`, when].filter(Boolean).join(' · ');
+}
+
+/** The ids behind authorshipText (author, claimed source), for a details tooltip. */
+export function authorshipIds(st: GStatement): string {
+  const o = st.provenance && typeof st.provenance === 'object' ? (st.provenance as Record<string, unknown>) : {};
+  return [st.author, typeof o.sourceAgentId === 'string' ? o.sourceAgentId : undefined].filter((x, i, a) => x && a.indexOf(x) === i).join(', ');
 }
 
 // ---- Queries ----

@@ -3,7 +3,9 @@
 
 import type { EdgeSingular } from 'cytoscape';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { authorshipText, shortId, withAuthor, type GStatement, type Shape } from './graph';
+import { authorshipIds, authorshipText, shortId, withAuthor, type GStatement, type Shape } from './graph';
+import { displayName } from '../channels/names';
+import { useAgentsIfAny } from '../state/hub';
 
 /** A small drawing of a type's shape, for the legend. */
 export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
@@ -22,14 +24,22 @@ export function ShapeIcon({ shape, color }: { shape: Shape; color: string }) {
   );
 }
 
-/** A statement's certainty and provenance, as the side panel shows them. */
+/** A statement's certainty and provenance, as the side panel shows them: who by name ("You", an
+ * agent's name, a key's name), their ids in the tooltip. */
 export function Meta({ st }: { st: GStatement }) {
+  const agents = useAgentsIfAny();
   const c = typeof st.certainty === 'number' ? st.certainty : 1;
-  const by = authorshipText(st);
+  const by = authorshipText(st, (id) => displayName(id, agents));
+  const ids = authorshipIds(st);
   return (
     <span className="kg-meta small muted">
       <span className={c < 1 ? 'kg-uncertain' : ''}>certainty {c.toFixed(2)}</span>
-      {by && ` · ${by}`}
+      {by && (
+        <>
+          {' · '}
+          <span title={ids || undefined}>{by}</span>
+        </>
+      )}
     </span>
   );
 }

@@ -113,6 +113,9 @@ export function ChatsPage({ conversationId, channelId, channelAgent }: { convers
               </button>{' '}
               <button type="button" className="btn" onClick={() => setDialog('channel')}>
                 Create a channel
+              </button>{' '}
+              <button type="button" className="btn" onClick={() => setDialog('direct')}>
+                New direct message
               </button>
             </p>
           </EmptyState>

@@ -31,6 +31,11 @@ export function useHub(): HubContextValue {
   return v;
 }
 
+/** The agents the hub knows, or none outside a HubProvider (a component tested on its own). */
+export function useAgentsIfAny(): AgentInfo[] {
+  return useContext(HubContext)?.agents ?? [];
+}
+
 /** Subscribes to a pushed topic for the component's lifetime (the handler may change freely). */
 export function useTopic<T extends TopicName>(topic: T, handler: (data: Topics[T]) => void): void {
   const { client } = useHub();
