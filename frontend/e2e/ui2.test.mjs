@@ -682,6 +682,27 @@ describe('issue 29', () => {
     await page.context().close();
   });
 
+  test('smaller: in a channel, one author’s messages in a row are one group with one author line', async () => {
+    const page = await openUI(s.browser, s.hub);
+    const ext = (method, params) => uiCall(page, s.hub, 'ext.call', { method, params });
+    const { channel } = await ext('channels/create', { name: 'grouped' });
+    for (const text of ['first of three', 'second of three', 'third of three']) {
+      await ext('channels/publish', { channelId: channel.id, parts: [{ type: 'text', text }] });
+    }
+    await nav(page, 'Chats').click();
+    await page.evaluate((h) => (location.hash = h), `#/chats/channel/${encodeURIComponent(channel.id)}`);
+    const rows = page.getByTestId('channel-event');
+    await rows.filter({ hasText: 'third of three' }).waitFor(WAIT);
+    const seen = await rows.evaluateAll((els) => els.map((el) => ({ continued: el.classList.contains('continued'), who: !el.querySelector('.bubble-who').classList.contains('sr-only') })));
+    assert.deepEqual(seen, [
+      { continued: false, who: true },
+      { continued: true, who: false },
+      { continued: true, who: false },
+    ]);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('5. undo and redo of "Delete node" take the node off the canvas and draw it back where it was, with its links', async () => {
     const page = await openUI(s.browser, s.hub);
     await openKnowledge(page);

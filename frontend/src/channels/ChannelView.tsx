@@ -14,6 +14,7 @@ import { MembersDialog } from './MembersDialog';
 import { MessageList } from './MessageList';
 import {
   bridgeNote,
+  continuesRun,
   isDirect,
   membersOf,
   OWNER,
@@ -102,7 +103,20 @@ function MemberLine({ e, agents }: { e: MemberEntry; agents: AgentInfo[] }) {
   );
 }
 
-function EventRow({ ev, agents, members, asks }: { ev: ChannelEvent; agents: AgentInfo[]; members: ChannelMember[]; asks: boolean }) {
+function EventRow({
+  ev,
+  agents,
+  members,
+  asks,
+  continued = false,
+}: {
+  ev: ChannelEvent;
+  agents: AgentInfo[];
+  members: ChannelMember[];
+  asks: boolean;
+  /** the same author's message is right above: no author line (still said to screen readers) */
+  continued?: boolean;
+}) {
   const mine = ev.author === OWNER;
   const kind = schemeOf(ev.author) === 'remote' ? 'agent' : mine ? 'owner' : 'principal';
   const note = bridgeNote(ev);
@@ -115,15 +129,15 @@ function EventRow({ ev, agents, members, asks }: { ev: ChannelEvent; agents: Age
   const at = msTime(ev.timestamp);
   return (
     <article
-      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${shown ? `bridge-${shown}` : ''}`}
+      className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${shown ? `bridge-${shown}` : ''} ${continued ? 'continued' : ''}`}
       data-testid="channel-event"
       data-seq={ev.sequence}
       data-author={ev.author}
       aria-label={`${displayName(ev.author, agents)}, message ${ev.sequence}`}
     >
       <div className="bubble-head">
-        <span className="bubble-who">{displayName(ev.author, agents)}</span>
-        {kind === 'principal' && <span className="muted small">@{handleOf(ev.author)}</span>}
+        <span className={continued ? 'bubble-who sr-only' : 'bubble-who'}>{displayName(ev.author, agents)}</span>
+        {kind === 'principal' && !continued && <span className="muted small">@{handleOf(ev.author)}</span>}
         {shown === 'input-required' && <span className="tag tag-accent">asks</span>}
         {reply && (
           <span className="small" data-testid="event-reply">
@@ -354,12 +368,18 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
             This is the beginning of {direct ? `your direct chat with ${title}` : `#${title}`}.
           </p>
         }
-        renderEvent={(ev) => (
+        renderEvent={(ev, index) => (
           <>
             {(lines.before.get(ev.sequence) ?? []).map((e, i) => (
               <MemberLine key={`b${i}`} e={e} agents={agents} />
             ))}
-            <EventRow ev={ev} agents={agents} members={members} asks={questionOpen(ev, ch.bridge)} />
+            <EventRow
+              ev={ev}
+              agents={agents}
+              members={members}
+              asks={questionOpen(ev, ch.bridge)}
+              continued={!lines.before.has(ev.sequence) && continuesRun(ch.events, index, dividerAt)}
+            />
             {ev.sequence === newestSeq && lines.after.map((e, i) => <MemberLine key={`a${i}`} e={e} agents={agents} />)}
           </>
         )}

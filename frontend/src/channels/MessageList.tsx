@@ -16,7 +16,8 @@ export interface MessageListProps {
   onLoadOlder: () => void;
   /** the person is at the end of the list: everything held is read */
   onAtEnd: (newestSeq: number) => void;
-  renderEvent: (ev: ChannelEvent) => ReactNode;
+  /** index: the event's place in events (its neighbours decide, e.g., whether it continues a group) */
+  renderEvent: (ev: ChannelEvent, index: number) => ReactNode;
   /** shown above the first event once the start of the channel is held */
   beginning: ReactNode;
   label: string;
@@ -96,7 +97,7 @@ export function MessageList({ events, dividerAt, atStart, loadingOlder, onLoadOl
                     <span>New</span>
                   </div>
                 )}
-                {renderEvent(ev)}
+                {renderEvent(ev, it.index)}
               </div>
             );
           })}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { questionOpen, replyTo, type ChannelEvent } from './model';
+import { continuesRun, questionOpen, replyTo, type ChannelEvent } from './model';
 
 const ev = (author: string, metadata?: Record<string, unknown>): ChannelEvent => ({
   id: 'e',
@@ -28,5 +28,14 @@ describe('questions and replies', () => {
     expect(replyTo(ev('user://owner', { agenthub: { replyTo: { member: 'remote://demo', taskId: 't1' } } }))).toEqual({ member: 'remote://demo', taskId: 't1' });
     expect(replyTo(ev('user://owner', { agenthub: { replyTo: { member: 7 } } }))).toBeUndefined();
     expect(replyTo(ev('user://owner'))).toBeUndefined();
+  });
+});
+
+describe('continuesRun', () => {
+  const at = (sequence: number, author: string, timestamp: number) => ({ id: `e${sequence}`, channelId: 'c', sequence, author, timestamp, parts: [], kind: 'messageEvent' }) as ChannelEvent;
+  it('groups one author’s messages that follow each other within five minutes, not across the unread divider', () => {
+    const events = [at(1, 'user://owner', 0), at(2, 'user://owner', 60_000), at(3, 'remote://demo', 61_000), at(4, 'remote://demo', 62_000), at(5, 'remote://demo', 62_000 + 5 * 60_000 + 1)];
+    expect(events.map((_, i) => continuesRun(events, i))).toEqual([false, true, false, true, false]);
+    expect(continuesRun(events, 3, 3)).toBe(false);
   });
 });

@@ -1,6 +1,8 @@
 // The channels extension's objects (the channels extension's objects; see docs/channels.md), as the hub's channels/*
 // methods answer them. Everything may come from another hub or agent: check before trusting.
 
+import { GROUP_WINDOW_MS } from '../lib/chat';
+
 export interface ChannelMember {
   principalId: string;
   role: 'owner' | 'member' | string;
@@ -114,3 +116,15 @@ export function membersOf(c: Channel | null | undefined): ChannelMember[] {
 }
 
 export const isDirect = (id: string) => id.startsWith('chan:direct:');
+
+/**
+ * Whether events[i] continues the group of the one before it (Slack's rule): the same author, within
+ * GROUP_WINDOW_MS, and no unread divider between (dividerAt). Its row then shows no author line.
+ */
+export function continuesRun(events: readonly ChannelEvent[], i: number, dividerAt = -1): boolean {
+  const ev = events[i];
+  const prev = events[i - 1];
+  if (!ev || !prev || i === dividerAt || ev.author !== prev.author) return false;
+  const gap = ev.timestamp - prev.timestamp;
+  return Number.isFinite(gap) && gap >= 0 && gap <= GROUP_WINDOW_MS;
+}
