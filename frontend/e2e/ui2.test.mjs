@@ -357,6 +357,48 @@ describe('issue 29', () => {
     await page.context().close();
   });
 
+  test("6 (rest). the query table's columns resize by dragging or by keyboard, and a Docs pane reads the schema as GraphiQL's does", async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Knowledge').click();
+    await page.getByRole('tab', { name: 'Query' }).click();
+    await page.getByRole('button', { name: 'Run' }).click();
+    const table = page.getByTestId('query-result').getByRole('table');
+    await table.locator('tbody tr').first().waitFor(WAIT);
+    const heads = await table.locator('thead th').allInnerTexts();
+    const col = heads.indexOf('subject');
+    const th = table.locator('thead th').nth(col);
+    const before = (await th.boundingBox()).width;
+    const handle = th.getByRole('separator', { name: 'Resize the column subject' });
+    const hb = await handle.boundingBox();
+    await page.mouse.move(hb.x + hb.width / 2, hb.y + hb.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(hb.x + hb.width / 2 - 60, hb.y + hb.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const dragged = (await th.boundingBox()).width;
+    assert.ok(dragged < before - 40, `dragging did not narrow the column: ${before} → ${dragged}`);
+    // a cut cell keeps its whole text on hover
+    const cell = table.locator(`tbody tr:first-child td:nth-child(${col + 1})`);
+    assert.ok((await cell.getAttribute('title'))?.length > 0);
+    await handle.focus();
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
+    const keyed = (await th.boundingBox()).width;
+    assert.ok(keyed > dragged + 40, `the keyboard did not widen the column: ${dragged} → ${keyed}`);
+
+    await page.getByRole('button', { name: 'Docs' }).click();
+    const docs = page.getByTestId('kgq-docs');
+    await docs.getByRole('heading', { name: 'Query' }).waitFor(WAIT);
+    const fields = await docs.getByTestId('kgq-docs-field').allInnerTexts();
+    assert.ok(fields.some((f) => f.startsWith('statements')) && fields.some((f) => f.startsWith('node')), JSON.stringify(fields));
+    await docs.getByRole('button', { name: 'Node', exact: true }).first().click();
+    await docs.getByRole('heading', { name: 'Node' }).waitFor(WAIT);
+    assert.ok((await docs.getByTestId('kgq-docs-field').allInnerTexts()).some((f) => f.startsWith('types')));
+    await docs.getByRole('button', { name: /← Query/ }).click();
+    await docs.getByRole('heading', { name: 'Query' }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'ui2-6-docs.png') });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('7. Gizmo takes the IDs the table shows, completes its steps and predicates, and a result goes when the language changes', async () => {
     const page = await openUI(s.browser, s.hub);
     await nav(page, 'Knowledge').click();

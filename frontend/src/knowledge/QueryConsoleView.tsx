@@ -29,6 +29,7 @@ import {
   type ErrorPosition,
   type HistoryEntry,
 } from './console';
+import { QueryDocs } from './QueryDocs';
 import { rpcErrorOf } from './rpc';
 import { displayTerm } from './rdf';
 import './kgconsole.css';
@@ -54,6 +55,45 @@ interface Failure {
   query: string;
 }
 
+/**
+ * A column's resize handle: drag it, or focus it and use ← →, to set the column's width; a cell
+ * narrower than its text is cut with an ellipsis, the whole text on hover.
+ */
+function ColumnResizer({ column, width, onWidth }: { column: string; width?: number; onWidth: (w: number) => void }) {
+  const widthOf = (el: HTMLElement) => width ?? el.parentElement?.getBoundingClientRect().width ?? 120;
+  return (
+    <span
+      className="kgq-col-resize"
+      role="separator"
+      aria-orientation="vertical"
+      aria-label={`Resize the column ${column}`}
+      aria-valuenow={width ? Math.round(width) : undefined}
+      tabIndex={0}
+      onPointerDown={(e) => {
+        e.preventDefault();
+        const el = e.currentTarget;
+        const start = e.clientX;
+        const from = widthOf(el);
+        el.setPointerCapture(e.pointerId);
+        const move = (m: PointerEvent) => onWidth(Math.max(MIN_COLUMN, from + m.clientX - start));
+        const up = () => {
+          el.removeEventListener('pointermove', move);
+          el.removeEventListener('pointerup', up);
+        };
+        el.addEventListener('pointermove', move);
+        el.addEventListener('pointerup', up);
+      }}
+      onKeyDown={(e) => {
+        if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+        e.preventDefault();
+        onWidth(Math.max(MIN_COLUMN, widthOf(e.currentTarget) + (e.key === 'ArrowRight' ? 16 : -16)));
+      }}
+    />
+  );
+}
+
+const MIN_COLUMN = 48;
+
 export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onShowInGraph?: (nodeIds: string[]) => void }) {
   const [language, setLanguage] = useState<QueryLanguage>('graphql');
   const [texts, setTexts] = useState<Record<QueryLanguage, string>>({ ...EXAMPLES });
@@ -68,6 +108,9 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const [completions, setCompletions] = useState<Completions | null>(null);
   // The graph's predicates for Gizmo's completion: asked once per agent, when Gizmo is first used.
   const [predicates, setPredicates] = useState<string[] | null>(null);
+  const [docsOpen, setDocsOpen] = useState(false);
+  // Column widths the person dragged (px), by column name; the others fit their content.
+  const [widths, setWidths] = useState<Record<string, number>>({});
   const [selected, setSelected] = useState(0);
   const [scrollTop, setScrollTop] = useState(0);
   const [caret, setCaret] = useState(0);
@@ -253,7 +296,8 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const errorLine = failure?.position && failure.query === text ? failure.position.line : undefined;
 
   return (
-    <div className="kgq" data-testid="query-console">
+    <div className={'kgq' + (docsOpen && language === 'graphql' && schema ? ' kgq-with-docs' : '')} data-testid="query-console">
+      {docsOpen && language === 'graphql' && schema && <QueryDocs schema={schema} />}
       <div className="kgq-bar">
         <div className="kgq-langs" role="radiogroup" aria-label="Query language">
           {LANGUAGES.map((l) => (
@@ -293,6 +337,11 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
                 : 'Loading schema…'
             : 'Ctrl+Space completes · ids work as shown: g.V("ex:alice")'}
         </span>
+        {language === 'graphql' && schema && (
+          <button type="button" className="btn btn-small" aria-pressed={docsOpen} onClick={() => setDocsOpen((o) => !o)} title="The schema's types and fields">
+            Docs
+          </button>
+        )}
         <button type="button" className="btn btn-primary" onClick={() => void run()} disabled={running || !text.trim()} title="Ctrl+Enter">
           {running ? 'Running…' : 'Run'}
         </button>
@@ -415,7 +464,10 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
                 <thead>
                   <tr>
                     {table.columns.map((c) => (
-                      <th key={c}>{c}</th>
+                      <th key={c} style={widths[c] ? { width: widths[c], minWidth: widths[c], maxWidth: widths[c] } : undefined}>
+                        {c}
+                        <ColumnResizer column={c} width={widths[c]} onWidth={(w) => setWidths((cur) => ({ ...cur, [c]: w }))} />
+                      </th>
                     ))}
                   </tr>
                 </thead>
@@ -428,7 +480,12 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
                         const shown = typeof r[c] === 'string' ? displayTerm(t) : t;
                         // an ID (or any one word) stays on one line; text wraps between its words
                         return (
-                          <td key={c} className={/\s/.test(t.trim()) ? 'kgq-text' : undefined} title={shown !== t ? t : undefined}>
+                          <td
+                            key={c}
+                            className={(/\s/.test(t.trim()) ? 'kgq-text' : '') + (widths[c] ? ' kgq-cut' : '') || undefined}
+                            style={widths[c] ? { maxWidth: widths[c] } : undefined}
+                            title={shown !== t || widths[c] ? t : undefined}
+                          >
                             {shown}
                           </td>
                         );
