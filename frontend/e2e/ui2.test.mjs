@@ -830,6 +830,34 @@ describe('issue 29', () => {
     await page.context().close();
   });
 
+  test('13 (rest). after an import, "Show what I imported" puts the imported nodes on the canvas, not an unconnected grid', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    const before = await kg(page, 'count');
+    const tabs = page.getByRole('tablist', { name: 'Knowledge' });
+    await tabs.getByRole('tab', { name: 'Import / Export' }).click();
+    const lines = [];
+    for (let i = 0; i < 6; i++) {
+      lines.push(`<http://example.org/planets/p${i}> <http://www.w3.org/2000/01/rdf-schema#label> "Planet ${i}" .`);
+      if (i) lines.push(`<http://example.org/planets/p${i}> <http://example.org/planets/orbits> <http://example.org/planets/p0> .`);
+    }
+    await page.getByTestId('import-file').setInputFiles({ name: 'planets.nq', mimeType: 'application/n-quads', buffer: Buffer.from(lines.join('\n') + '\n') });
+    await page.getByLabel('Justification').fill('the planets');
+    await page.getByRole('button', { name: `Import ${lines.length} statements` }).click();
+    await page.getByTestId('import-done').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Show what I imported' }).click();
+    // Explore opens with the six planets on the canvas, linked to the one they orbit.
+    await page.getByTestId('kg-canvas').waitFor(WAIT);
+    for (let i = 0; i < 6; i++) {
+      await page.waitForFunction((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id) !== null, `http://example.org/planets/p${i}`, WAIT);
+    }
+    // with their links: five planets orbit the first
+    await page.waitForFunction((n) => document.querySelector('[data-testid="kg-canvas"]').kg.count().edges >= n, before.edges + 5, WAIT);
+    await page.screenshot({ path: join(SHOTS, 'ui2-13-imported.png') });
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('axe: what these items changed (a task with its raw log open, a query result, Knowledge after another area), light and dark', async () => {
     const found = [];
     for (const colorScheme of ['light', 'dark']) {

@@ -21,22 +21,27 @@ type ImportState =
   | { phase: 'parsing' }
   | { phase: 'parsed'; statements: KGStatement[] }
   | { phase: 'sending'; sent: number; total: number }
-  | { phase: 'done'; outcome: ImportOutcome };
+  /** subjects: the nodes the imported statements are about, for "Show what I imported" */
+  | { phase: 'done'; outcome: ImportOutcome; subjects: string[] };
 
 type ExportState = { phase: 'idle' } | { phase: 'reading'; read: number } | { phase: 'writing'; read: number } | { phase: 'done'; count: number; saved: boolean; path?: string };
 
 const FORMAT_LABELS: Record<RdfFormat, string> = { nquads: 'N-Quads', jsonld: 'JSON-LD' };
 
-export function ImportExport({ agent }: { agent?: string }) {
+// How many of an import's nodes "Show what I imported" brings to the canvas (the first ones, in the
+// file's order): enough to see what came in, not a 100k-node hairball.
+const SHOW_IMPORTED = 100;
+
+export function ImportExport({ agent, onShowInGraph }: { agent?: string; onShowInGraph?: (ids: string[]) => void }) {
   return (
     <div className="kgio" data-testid="import-export">
-      <ImportSection agent={agent} />
+      <ImportSection agent={agent} onShowInGraph={onShowInGraph} />
       <ExportSection agent={agent} />
     </div>
   );
 }
 
-function ImportSection({ agent }: { agent?: string }) {
+function ImportSection({ agent, onShowInGraph }: { agent?: string; onShowInGraph?: (ids: string[]) => void }) {
   const [file, setFile] = useState<Picked | null>(null);
   // Blank nodes are the file's own (RDF scopes them to their document): each import gets new ones,
   // unless the person restores a file of this hub's own and asks to keep its labels.
@@ -98,7 +103,12 @@ function ImportSection({ agent }: { agent?: string }) {
       errorText: kgErrorText,
     });
     abort.current = null;
-    setState({ phase: 'done', outcome });
+    const subjects = new Set<string>();
+    for (const st of state.statements.slice(0, outcome.imported)) {
+      if (subjects.size >= SHOW_IMPORTED) break;
+      subjects.add(st.subject.id);
+    }
+    setState({ phase: 'done', outcome, subjects: [...subjects] });
   };
 
   const sending = state.phase === 'sending';
@@ -178,6 +188,16 @@ function ImportSection({ agent }: { agent?: string }) {
         <ImportProgress sent={sending ? state.sent : state.phase === 'done' ? state.outcome.imported : 0} total={sending ? state.total : state.phase === 'done' ? state.outcome.total : 0} />
       )}
       {state.phase === 'done' && <ImportResult outcome={state.outcome} />}
+      {state.phase === 'done' && onShowInGraph && state.subjects.length > 0 && (
+        <div className="kgio-row">
+          <button type="button" className="btn btn-primary" onClick={() => onShowInGraph(state.subjects)}>
+            Show what I imported
+          </button>
+          <span className="muted small">
+            {state.subjects.length < SHOW_IMPORTED ? `its ${state.subjects.length} nodes` : `its first ${SHOW_IMPORTED} nodes`}, in Explore
+          </span>
+        </div>
+      )}
       {error && (
         <p className="kgio-error" role="alert">
           {error}

@@ -105,7 +105,15 @@ export function KnowledgePage({ agent, visible = true }: { agent?: string; visib
               }}
             />
           )}
-          {seen.has(t.id) && t.id === 'io' && <ImportExport agent={agent} />}
+          {seen.has(t.id) && t.id === 'io' && (
+            <ImportExport
+              agent={agent}
+              onShowInGraph={(ids) => {
+                setShow({ ids, nonce: Date.now() });
+                choose('explore');
+              }}
+            />
+          )}
         </div>
       ))}
     </div>
