@@ -384,6 +384,15 @@ describe('issue 29', () => {
     const keyed = (await th.boundingBox()).width;
     assert.ok(keyed > dragged + 40, `the keyboard did not widen the column: ${dragged} → ${keyed}`);
 
+    // The editor's text is coloured: the same text, under the text area, in token colours.
+    const hl = await page.locator('.kgq-hl').evaluate((pre) => ({
+      text: pre.textContent,
+      kinds: [...new Set([...pre.querySelectorAll('span')].map((s) => s.className))],
+      colours: new Set([...pre.querySelectorAll('span')].map((s) => getComputedStyle(s).color)).size,
+    }));
+    assert.equal(hl.text, (await page.getByRole('textbox', { name: 'GraphQL query' }).inputValue()) + '\n');
+    assert.ok(hl.kinds.includes('kgq-t-name') && hl.kinds.includes('kgq-t-number') && hl.colours >= 3, JSON.stringify(hl));
+
     await page.getByRole('button', { name: 'Docs' }).click();
     const docs = page.getByTestId('kgq-docs');
     await docs.getByRole('heading', { name: 'Query' }).waitFor(WAIT);

@@ -10,6 +10,7 @@ import {
   completionsAt,
   errorExcerpt,
   gizmoCompletionsAt,
+  highlight,
   PREDICATES_QUERY,
   predicatesOf,
   errorPositionOf,
@@ -115,6 +116,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const [scrollTop, setScrollTop] = useState(0);
   const [caret, setCaret] = useState(0);
   const editor = useRef<HTMLTextAreaElement>(null);
+  const hlRef = useRef<HTMLPreElement>(null);
   const runSeq = useRef(0);
   // Where the caret goes once an accepted completion is in the editor: set in the same commit that
   // writes the text, before the next keystroke (a later frame would move the caret back over what
@@ -292,6 +294,7 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
   const nodeIds = useMemo(() => (table && result ? nodeIdsOf(table, result.language) : []), [table, result]);
   const meta = result?.res.queryMetadata ?? null;
   const lines = text.split('\n').length;
+  const tokens = useMemo(() => highlight(text, language), [text, language]);
   const caretLine = text.slice(0, caret).split('\n').length - 1;
   const errorLine = failure?.position && failure.query === text ? failure.position.line : undefined;
 
@@ -357,6 +360,17 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
             ))}
           </div>
         </div>
+        <div className="kgq-code">
+        {/* the text coloured, under the textarea (whose own text is transparent): same font, same
+            padding, scrolled with it */}
+        <pre className="kgq-hl" aria-hidden="true" ref={hlRef}>
+          {tokens.map((t, i) => (
+            <span key={i} className={`kgq-t-${t.kind}`}>
+              {t.text}
+            </span>
+          ))}
+          {'\n'}
+        </pre>
         <textarea
           ref={editor}
           className="kgq-text"
@@ -377,8 +391,15 @@ export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onS
             setCompletions(null);
           }}
           onBlur={() => setTimeout(() => setCompletions(null), 150)}
-          onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+          onScroll={(e) => {
+            setScrollTop(e.currentTarget.scrollTop);
+            if (hlRef.current) {
+              hlRef.current.scrollTop = e.currentTarget.scrollTop;
+              hlRef.current.scrollLeft = e.currentTarget.scrollLeft;
+            }
+          }}
         />
+        </div>
         {completions && (
           <ul
             className="kgq-completions"

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   completionsAt,
   gizmoCompletionsAt,
+  highlight,
   predicatesOf,
   errorExcerpt,
   errorPositionOf,
@@ -195,5 +196,65 @@ describe('Gizmo completion', () => {
       'schema:name',
     ]);
     expect(predicatesOf(null)).toEqual([]);
+  });
+});
+
+describe('highlight', () => {
+  const kinds = (text: string, language: 'graphql' | 'gizmo') =>
+    highlight(text, language)
+      .filter((t) => t.kind !== 'space')
+      .map((t) => `${t.kind}:${t.text}`);
+  it('colours GraphQL and gives the text back whole', () => {
+    const q = 'query Q($id: ID!) { # who\n  node(id: $id) { label out(first: 3) { object } }\n  search(text: "a \\"b\\"") { id }\n}';
+    expect(highlight(q, 'graphql').map((t) => t.text).join('')).toBe(q);
+    expect(kinds('query Q($id: ID!) { node(id: $id) { label } } # x', 'graphql')).toEqual([
+      'keyword:query',
+      'name:Q',
+      'punct:(',
+      'var:$id',
+      'punct::',
+      'name:ID',
+      'punct:!)',
+      'punct:{',
+      'name:node',
+      'punct:(',
+      'name:id',
+      'punct::',
+      'var:$id',
+      'punct:)',
+      'punct:{',
+      'name:label',
+      'punct:}',
+      'punct:}',
+      'comment:# x',
+    ]);
+  });
+  it('colours Gizmo: steps, IRIs apart from strings, comments', () => {
+    const q = 'g.V("<ex:a>").Out("knows").Limit(20).All() // two';
+    expect(highlight(q, 'gizmo').map((t) => t.text).join('')).toBe(q);
+    expect(kinds(q, 'gizmo')).toEqual([
+      'name:g',
+      'punct:.',
+      'method:V',
+      'punct:(',
+      'iri:"<ex:a>"',
+      'punct:).',
+      'method:Out',
+      'punct:(',
+      'string:"knows"',
+      'punct:).',
+      'method:Limit',
+      'punct:(',
+      'number:20',
+      'punct:).',
+      'method:All',
+      'punct:()',
+      'comment:// two',
+    ]);
+  });
+  it('colours unfinished input as far as it goes', () => {
+    for (const [t, l] of [['{ search(text: "open', 'graphql'], ['g.V("<ex:', 'gizmo'], ['/* never closed', 'gizmo']] as const) {
+      expect(highlight(t, l).map((x) => x.text).join('')).toBe(t);
+    }
   });
 });

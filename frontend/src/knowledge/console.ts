@@ -402,3 +402,57 @@ export const EXAMPLES: Record<QueryLanguage, string> = {
 }`,
   gizmo: `g.V().Tag("id").Out("<rdf:type>").Tag("type").Limit(20).All()`,
 };
+
+/** A run of the editor's text and how it is coloured (kgq-t-<kind> in kgconsole.css). */
+export interface Token {
+  text: string;
+  kind: 'comment' | 'string' | 'iri' | 'keyword' | 'var' | 'number' | 'name' | 'method' | 'punct' | 'space';
+}
+
+const GRAPHQL_KEYWORDS = new Set(['query', 'mutation', 'subscription', 'fragment', 'on', 'true', 'false', 'null']);
+const JS_KEYWORDS = new Set(['var', 'let', 'const', 'function', 'return', 'new', 'true', 'false', 'null', 'if', 'else', 'for', 'of', 'in', 'while']);
+
+// One alternative per kind; the last catches any other character, so every character is in a token.
+const GRAPHQL_TOKENS = /(#[^\n]*)|("""[\s\S]*?(?:"""|$)|"(?:\\.|[^"\\\n])*"?)|(\$[_A-Za-z][_0-9A-Za-z]*)|([_A-Za-z][_0-9A-Za-z]*)|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|(\s+)|([\s\S])/g;
+const GIZMO_TOKENS = /(\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$))|("(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?)|([A-Za-z_$][\w$]*)|(\d+(?:\.\d+)?)|(\s+)|([\s\S])/g;
+
+/**
+ * The editor's text as coloured runs, joined they give the text back exactly. GraphQL: keywords,
+ * $variables, fields, strings, numbers, comments; Gizmo (JavaScript): keywords, steps after ".",
+ * strings (an IRI "<…>" apart), numbers, comments. A lexer for colours only: wrong input is
+ * coloured as far as it goes, never refused.
+ */
+export function highlight(text: string, language: QueryLanguage): Token[] {
+  const out: Token[] = [];
+  const push = (t: string, kind: Token['kind']) => {
+    const last = out[out.length - 1];
+    if (last && last.kind === kind) last.text += t;
+    else out.push({ text: t, kind });
+  };
+  const re = language === 'graphql' ? GRAPHQL_TOKENS : GIZMO_TOKENS;
+  re.lastIndex = 0;
+  let prev = '';
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const t = m[0];
+    if (language === 'graphql') {
+      const [, comment, str, variable, name, num, space] = m;
+      if (comment) push(t, 'comment');
+      else if (str) push(t, 'string');
+      else if (variable) push(t, 'var');
+      else if (name) push(t, GRAPHQL_KEYWORDS.has(name) ? 'keyword' : 'name');
+      else if (num) push(t, 'number');
+      else if (space) push(t, 'space');
+      else push(t, 'punct');
+    } else {
+      const [, comment, str, name, num, space] = m;
+      if (comment) push(t, 'comment');
+      else if (str) push(t, /^["']<[^<>]*>["']?$/.test(str) ? 'iri' : 'string');
+      else if (name) push(t, JS_KEYWORDS.has(name) ? 'keyword' : prev === '.' ? 'method' : 'name');
+      else if (num) push(t, 'number');
+      else if (space) push(t, 'space');
+      else push(t, 'punct');
+    }
+    if (!/^\s+$/.test(t)) prev = t;
+  }
+  return out;
+}
