@@ -175,7 +175,7 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await panel.getByRole('heading', { name: 'Alice Liddell' }).waitFor(WAIT);
     const label = panel.getByTestId('kg-attribute').filter({ hasText: 'Alice Liddell' });
     await label.getByText('certainty 0.90').waitFor(WAIT);
-    await label.getByText(/by user:\/\/owner/).waitFor(WAIT);
+    await label.getByText(/by You\b/).waitFor(WAIT);
     const edited = await gql(`{ node(id: "ex:alice") { label } }`);
     assert.equal(edited.node.label, 'Alice Liddell');
     await page.screenshot({ path: join(SHOTS, 'knowledge-edit.png') });
@@ -209,7 +209,7 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await page.getByTestId('kg-toast').filter({ hasText: 'agent://bot' }).first().waitFor(WAIT);
     const carolLink = page.getByTestId('kg-node-panel').getByTestId('kg-link').filter({ hasText: 'Carol' });
     await carolLink.waitFor(WAIT);
-    await carolLink.getByText('by agent://bot (says agent://carols-diary)').waitFor(WAIT);
+    await carolLink.getByText('by bot (says carols-diary)').waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'knowledge-live.png') });
     assert.deepEqual(page.errors, []);
     await page.context().close();

@@ -715,6 +715,13 @@ describe('issue 29', () => {
     assert.ok(tips.includes('agent://alice') && tips.includes('remote://demo'), JSON.stringify(tips));
     const picker = await members.getByLabel('Add a member').locator('option').allInnerTexts();
     assert.ok(!picker.some((o) => o.includes('://')), `ids in the picker: ${JSON.stringify(picker)}`);
+    // the picker stays inside its dialog
+    const fits = await members.evaluate((d) => {
+      const box = d.getBoundingClientRect();
+      return [...d.querySelectorAll('select, input, button')].every((el) => el.getBoundingClientRect().right <= box.right + 0.5) && d.scrollWidth <= d.clientWidth + 1;
+    });
+    assert.ok(fits, 'the Members dialog overflows');
+    await page.screenshot({ path: join(SHOTS, 'ui2-9-members.png') });
     await page.keyboard.press('Escape');
 
     // Who wrote a statement: "by bot" (a key's name), its id in the tooltip.

@@ -62,13 +62,20 @@ interface Failure {
  */
 function ColumnResizer({ column, width, onWidth }: { column: string; width?: number; onWidth: (w: number) => void }) {
   const widthOf = (el: HTMLElement) => width ?? el.parentElement?.getBoundingClientRect().width ?? 120;
+  // A focusable separator says its value: the column's width as drawn.
+  const ref = useRef<HTMLSpanElement>(null);
+  const [drawn, setDrawn] = useState(0);
+  useLayoutEffect(() => setDrawn(Math.round(ref.current?.parentElement?.getBoundingClientRect().width ?? 0)), [width]);
   return (
     <span
+      ref={ref}
       className="kgq-col-resize"
       role="separator"
       aria-orientation="vertical"
       aria-label={`Resize the column ${column}`}
-      aria-valuenow={width ? Math.round(width) : undefined}
+      aria-valuenow={Math.round(width ?? drawn)}
+      aria-valuemin={MIN_COLUMN}
+      aria-valuemax={MAX_COLUMN}
       tabIndex={0}
       onPointerDown={(e) => {
         e.preventDefault();
@@ -76,7 +83,7 @@ function ColumnResizer({ column, width, onWidth }: { column: string; width?: num
         const start = e.clientX;
         const from = widthOf(el);
         el.setPointerCapture(e.pointerId);
-        const move = (m: PointerEvent) => onWidth(Math.max(MIN_COLUMN, from + m.clientX - start));
+        const move = (m: PointerEvent) => onWidth(Math.min(MAX_COLUMN, Math.max(MIN_COLUMN, from + m.clientX - start)));
         const up = () => {
           el.removeEventListener('pointermove', move);
           el.removeEventListener('pointerup', up);
@@ -87,13 +94,14 @@ function ColumnResizer({ column, width, onWidth }: { column: string; width?: num
       onKeyDown={(e) => {
         if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
         e.preventDefault();
-        onWidth(Math.max(MIN_COLUMN, widthOf(e.currentTarget) + (e.key === 'ArrowRight' ? 16 : -16)));
+        onWidth(Math.min(MAX_COLUMN, Math.max(MIN_COLUMN, widthOf(e.currentTarget) + (e.key === 'ArrowRight' ? 16 : -16))));
       }}
     />
   );
 }
 
 const MIN_COLUMN = 48;
+const MAX_COLUMN = 2000;
 
 export function QueryConsoleView({ agent, onShowInGraph }: { agent?: string; onShowInGraph?: (nodeIds: string[]) => void }) {
   const [language, setLanguage] = useState<QueryLanguage>('graphql');
