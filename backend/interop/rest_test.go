@@ -282,8 +282,8 @@ func driveDemoAgent(t *testing.T, a *hub.Agent, client *a2aclient.Client) {
 	})
 }
 
-// TestGoRESTClientAgainstAuthHub: the hub with anonymous access off takes REST calls with an API key
-// only, and a principal sees only its own tasks over REST as over JSON-RPC.
+// TestGoClientOnEachBindingAgainstAuthHub: the hub with anonymous access off takes REST and gRPC calls
+// with an API key only, and a principal sees only its own tasks on each binding as over JSON-RPC.
 func TestGoClientOnEachBindingAgainstAuthHub(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.name, func(t *testing.T) {
@@ -540,9 +540,9 @@ func TestRESTWithoutCredential(t *testing.T) {
 	}
 }
 
-// TestRESTStreamEndsWhenItsKeyIsRevoked: a REST stream outlives its request's authentication only
-// until its key is revoked; it then ends with an UNAUTHENTICATED error event, as a JSON-RPC stream
-// ends with -32030.
+// TestStreamOnEachBindingEndsWhenItsKeyIsRevoked: a REST or gRPC stream outlives its request's
+// authentication only until its key is revoked; it then ends with an UNAUTHENTICATED error, as a
+// JSON-RPC stream ends with -32030.
 func TestStreamOnEachBindingEndsWhenItsKeyIsRevoked(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.name, func(t *testing.T) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, nav, openUI, otherAgent, suite } from './harness.mjs';
+import { SHOTS, addAgent, nav, openUI, otherAgent, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -25,11 +25,7 @@ describe('chat', () => {
     const other = await otherAgent();
     t.after(() => other.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(other.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, other.url);
     await detail.getByTestId('agent-dialect').waitFor(WAIT);
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SHOTS, axeViolations, nav, openUI, otherAgent, suite } from './harness.mjs';
+import { SHOTS, addAgent, axeViolations, openUI, otherAgent, suite } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -18,11 +18,7 @@ describe('signed cards', () => {
     let other = await otherAgent();
     t.after(() => other.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(other.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, other.url);
     const badge = detail.getByTestId('signature-badge').first();
     await badge.filter({ hasText: '✓ Signed' }).waitFor(WAIT);
     const facts = detail.getByTestId('signature-facts');
@@ -65,10 +61,7 @@ describe('signed cards', () => {
     const page = await context.newPage();
     t.after(() => context.close());
     await page.goto(s.hub.uiURL);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(other.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
+    const detail = await addAgent(page, other.url);
     await detail.getByTestId('signature-badge').filter({ hasText: '✓ Signed' }).first().waitFor(WAIT);
     const port = other.port;
     await other.stop();
