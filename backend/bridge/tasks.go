@@ -27,39 +27,15 @@ type Task struct {
 }
 
 // TaskQuery selects channel tasks newest first by when the bridge first heard of them.
-type TaskQuery struct {
-	AgentID string          // "" for every agent
-	Skip    []string        // agents left out (those whose tasks are listed from their own store)
-	States  []a2a.TaskState // any of these; none means every state
-	After   *tasks.Position // only tasks older than this
-	Limit   int
-}
+type TaskQuery = tasks.Listed
 
 const taskColumns = `agent_id, task_id, channel_id, state, title, created_at, updated_at`
 
 // Tasks lists the tasks channels started with added agents.
 func (b *Bridge) Tasks(ctx context.Context, q TaskQuery) ([]Task, error) {
-	where := []string{"1 = 1"}
-	var args []any
-	if q.AgentID != "" {
-		where, args = append(where, "agent_id = ?"), append(args, q.AgentID)
-	}
-	for _, skip := range q.Skip {
-		where, args = append(where, "agent_id <> ?"), append(args, skip)
-	}
-	if len(q.States) > 0 {
-		where = append(where, "state IN (?"+strings.Repeat(", ?", len(q.States)-1)+")")
-		for _, st := range q.States {
-			args = append(args, string(st))
-		}
-	}
-	if q.After != nil {
-		where = append(where, "(created_at < ? OR (created_at = ? AND task_id < ?))")
-		args = append(args, q.After.CreatedAt, q.After.CreatedAt, q.After.ID)
-	}
-	args = append(args, q.Limit)
+	where, args := q.Where("agent_id", "state", "created_at", "task_id")
 	rows, err := b.cfg.DB.Reader.QueryContext(ctx, `SELECT `+taskColumns+` FROM bridge_tasks
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY created_at DESC, task_id DESC LIMIT ?`, args...)
+		WHERE `+where+` ORDER BY created_at DESC, task_id DESC LIMIT ?`, append(args, q.Limit)...)
 	if err != nil {
 		return nil, err
 	}

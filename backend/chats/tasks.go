@@ -24,13 +24,7 @@ type SentTask struct {
 }
 
 // TaskQuery selects sent tasks newest first by when the hub first heard of them.
-type TaskQuery struct {
-	AgentID string          // "" for every agent
-	Skip    []string        // agents left out (those whose tasks are listed from their own store)
-	States  []a2a.TaskState // any of these; none means every state
-	After   *tasks.Position // only tasks older than this
-	Limit   int
-}
+type TaskQuery = tasks.Listed
 
 const sentColumns = `t.conversation_id, c.agent_id, t.task_id, t.state, t.created_at, t.updated_at, c.title,
 	COALESCE((SELECT o.body FROM chat_entries o WHERE o.conversation_id = t.conversation_id AND o.direction = 'out'
@@ -39,27 +33,9 @@ const sentColumns = `t.conversation_id, c.agent_id, t.task_id, t.state, t.create
 
 // Tasks lists the tasks the owner started from conversations.
 func (s *Service) Tasks(ctx context.Context, q TaskQuery) ([]SentTask, error) {
-	where := []string{"1 = 1"}
-	var args []any
-	if q.AgentID != "" {
-		where, args = append(where, "c.agent_id = ?"), append(args, q.AgentID)
-	}
-	for _, skip := range q.Skip {
-		where, args = append(where, "c.agent_id <> ?"), append(args, skip)
-	}
-	if len(q.States) > 0 {
-		where = append(where, "t.state IN (?"+strings.Repeat(", ?", len(q.States)-1)+")")
-		for _, st := range q.States {
-			args = append(args, string(st))
-		}
-	}
-	if q.After != nil {
-		where = append(where, "(t.created_at < ? OR (t.created_at = ? AND t.task_id < ?))")
-		args = append(args, q.After.CreatedAt, q.After.CreatedAt, q.After.ID)
-	}
-	args = append(args, q.Limit)
+	where, args := q.Where("c.agent_id", "t.state", "t.created_at", "t.task_id")
 	rows, err := s.db.Reader.QueryContext(ctx, `SELECT `+sentColumns+` FROM chat_tasks t JOIN conversations c ON c.id = t.conversation_id
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY t.created_at DESC, t.task_id DESC LIMIT ?`, args...)
+		WHERE `+where+` ORDER BY t.created_at DESC, t.task_id DESC LIMIT ?`, append(args, q.Limit)...)
 	if err != nil {
 		return nil, err
 	}

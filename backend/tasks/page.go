@@ -167,3 +167,38 @@ func shorten(s string, n int) string {
 	}
 	return s
 }
+
+// Listed is what a list of tasks recorded beside the task stores (the ones the owner sent from
+// chats, the ones channels sent agents) is asked for: newest first by when the hub first heard of
+// them, like PageQuery.
+type Listed struct {
+	AgentID string          // "" for every agent
+	Skip    []string        // agents left out (those whose tasks are listed from their own store)
+	States  []a2a.TaskState // any of these; none means every state
+	After   *Position       // only tasks older than this
+	Limit   int
+}
+
+// Where is l's conditions as SQL over the named columns (created holds unix nanoseconds), with
+// their arguments; ORDER BY created DESC, id DESC and LIMIT l.Limit go with it.
+func (l Listed) Where(agent, state, created, id string) (string, []any) {
+	where := []string{"1 = 1"}
+	var args []any
+	if l.AgentID != "" {
+		where, args = append(where, agent+" = ?"), append(args, l.AgentID)
+	}
+	for _, skip := range l.Skip {
+		where, args = append(where, agent+" <> ?"), append(args, skip)
+	}
+	if len(l.States) > 0 {
+		where = append(where, state+" IN (?"+strings.Repeat(", ?", len(l.States)-1)+")")
+		for _, st := range l.States {
+			args = append(args, string(st))
+		}
+	}
+	if l.After != nil {
+		where = append(where, "("+created+" < ? OR ("+created+" = ? AND "+id+" < ?))")
+		args = append(args, l.After.CreatedAt, l.After.CreatedAt, l.After.ID)
+	}
+	return strings.Join(where, " AND "), args
+}
