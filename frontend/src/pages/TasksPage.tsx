@@ -184,16 +184,6 @@ export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }
             onChange={(e) => setText(e.target.value)}
           />
         </div>
-        <p className="task-legend muted small" data-testid="task-legend">
-          {Object.values(DIRECTIONS).map((d) => (
-            <span key={d.word}>
-              <span aria-hidden="true" className="task-legend-icon">
-                {d.icon}
-              </span>{' '}
-              {d.meaning}
-            </span>
-          ))}
-        </p>
       </header>
       {empty ? (
         <div className="page-scroll">
@@ -210,6 +200,17 @@ export function TasksPage({ agent, taskId }: { agent?: string; taskId?: string }
       ) : (
         <div className="two-pane">
           <div className="pane-list task-list-pane">
+            {/* what the icons mean, above the list (the page header keeps every page's height) */}
+            <p className="task-legend muted small" data-testid="task-legend">
+              {Object.values(DIRECTIONS).map((d) => (
+                <span key={d.word}>
+                  <span aria-hidden="true" className="task-legend-icon">
+                    {d.icon}
+                  </span>{' '}
+                  {d.meaning}
+                </span>
+              ))}
+            </p>
             {list.error && (
               <ErrorBox message={`Could not load tasks: ${list.error}`} />
             )}
