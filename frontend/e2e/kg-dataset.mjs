@@ -56,6 +56,8 @@ try {
   const page = await openUI(browser, hub);
   await nav(page, 'Knowledge').click();
   await page.getByTestId('kg-canvas').waitFor({ timeout: 60_000 });
+  await page.getByTestId('kg-live').filter({ hasText: /^live$/ }).waitFor({ timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.count().nodes > 0, null, { timeout: 60_000 });
   const before = await page.evaluate(() => document.querySelector('[data-testid="kg-canvas"]').kg.count());
   const tabs = page.getByRole('tablist', { name: 'Knowledge' });
   await tabs.getByRole('tab', { name: 'Import / Export' }).click();
@@ -78,10 +80,15 @@ try {
   await page.getByTestId('kg-live').filter({ hasText: /^live$/ }).waitFor({ timeout: 60_000 });
   const count = () => page.evaluate(() => document.querySelector('[data-testid="kg-canvas"]').kg.count());
   const after = await count();
-  await page.getByLabel('Search the graph').fill('Person');
-  const result = page.getByTestId('kg-result').first();
-  await result.waitFor({ timeout: 60_000 });
-  const opened = (await result.textContent()).trim();
+  await page.getByLabel('Search the graph').fill('http://schema.org/Person');
+  // schema.org's Person class if the results list it, else the first hit from the dataset (the sample
+  // graph's skills mention "the person" too).
+  await page.getByTestId('kg-result').first().waitFor({ timeout: 60_000 });
+  const hits = await page.getByTestId('kg-result').locator('code').allTextContents();
+  const pick = hits.indexOf('http://schema.org/Person') >= 0 ? hits.indexOf('http://schema.org/Person') : hits.findIndex((id) => !id.startsWith('agenthub:'));
+  console.log(`search "http://schema.org/Person": ${hits.length} results, first: ${hits.slice(0, 5).join(', ')}`);
+  const result = page.getByTestId('kg-result').nth(Math.max(pick, 0));
+  const opened = await result.locator('code').textContent();
   await result.click();
   await page.getByTestId('kg-node-panel').waitFor({ timeout: 60_000 });
   await page.waitForTimeout(3000); // the layout settles before the screenshot
@@ -94,7 +101,7 @@ try {
   console.log(`import (knowledge/update batches): ${importS.toFixed(1)} s = ${Math.round(n / importS)} statements/s — "${done}"`);
   console.log(`Explore before the import: ${before.nodes} nodes, ${before.edges} links`);
   console.log(`Explore after the import: ${after.nodes} nodes, ${after.edges} links`);
-  console.log(`after searching "Person" and opening "${opened}": ${searched.nodes} nodes, ${searched.edges} links`);
+  console.log(`after searching "http://schema.org/Person" and opening "${opened}": ${searched.nodes} nodes, ${searched.edges} links`);
   console.log(`legend: ${legend.slice(0, 8).join(' | ')}`);
   console.log(`screenshot: ${shot}`);
   if (page.errors.length) console.log('page errors:', page.errors);
