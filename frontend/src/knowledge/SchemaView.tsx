@@ -110,7 +110,6 @@ export function SchemaView({ agent, onOpenType }: { agent?: string; onOpenType: 
               data-type={t.id}
               role="button"
               tabIndex={0}
-              aria-label={`${name}: ${t.count} nodes; open in the table`}
               onClick={() => onOpenType(t.id)}
               onKeyDown={(e) => {
                 if (e.key === 'Enter' || e.key === ' ') {
