@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'react';
 import { kgErrorText, queryIn } from './kg';
 import { displayTerm } from './rdf';
-import { schemaOf, type Schema, type SchemaStatement } from './tableview';
+import { schemaOf, shortTerm, type Schema, type SchemaStatement } from './tableview';
 
 const SAMPLE = 1000;
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
@@ -70,11 +70,12 @@ export function SchemaView({ agent, onOpenType }: { agent?: string; onOpenType: 
         {links.map((l, i) => {
           const a = pos.get(l.from)!;
           const b = pos.get(l.to)!;
-          const label = `${displayTerm(l.predicate)} (${l.count})`;
+          const label = `${shortTerm(displayTerm(l.predicate))} (${l.count})`;
           if (l.from === l.to) {
             const r = radius(count.get(l.from) ?? 1);
             return (
               <g key={i} className="kgs-link" data-predicate={l.predicate}>
+                <title>{displayTerm(l.predicate)}</title>
                 <path d={`M${a.x - 8},${a.y - r} C${a.x - 40},${a.y - r - 60} ${a.x + 40},${a.y - r - 60} ${a.x + 8},${a.y - r}`} fill="none" stroke="currentColor" markerEnd="url(#kgs-arrow)" />
                 <text x={a.x} y={a.y - r - 48} textAnchor="middle">
                   {label}
@@ -93,6 +94,7 @@ export function SchemaView({ agent, onOpenType }: { agent?: string; onOpenType: 
           const y2 = b.y - (dy / d) * rb;
           return (
             <g key={i} className="kgs-link" data-predicate={l.predicate}>
+              <title>{displayTerm(l.predicate)}</title>
               <line x1={x1} y1={y1} x2={x2} y2={y2} stroke="currentColor" markerEnd="url(#kgs-arrow)" />
               <text x={(x1 + x2) / 2} y={(y1 + y2) / 2 - 4} textAnchor="middle">
                 {label}
@@ -102,7 +104,7 @@ export function SchemaView({ agent, onOpenType }: { agent?: string; onOpenType: 
         })}
         {schema.types.map((t) => {
           const p = pos.get(t.id)!;
-          const name = displayTerm(t.id);
+          const name = shortTerm(displayTerm(t.id));
           return (
             <g
               key={t.id}

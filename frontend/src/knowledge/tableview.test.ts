@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterRows, pageRows, schemaOf, sortRows, tableOf } from './tableview';
+import { filterRows, pageRows, schemaOf, shortTerm, sortRows, tableOf } from './tableview';
 
 const EX = 'http://example.org/';
 const nodes = [
@@ -77,5 +77,14 @@ describe('schemaOf', () => {
       { predicate: 'links', from: '', to: 'Person', count: 1 },
     ]);
     expect(s.literals).toEqual({ Person: [{ predicate: 'name', count: 2 }] });
+  });
+});
+
+describe('shortTerm', () => {
+  it('keeps compact names and shortens full IRIs to their last segment', () => {
+    expect(shortTerm('a2a:Skill')).toBe('a2a:Skill');
+    expect(shortTerm('http://example.org/tbl/Person')).toBe('Person');
+    expect(shortTerm('<http://example.org/v#worksFor>')).toBe('worksFor');
+    expect(shortTerm('https://example.org/')).toBe('example.org');
   });
 });

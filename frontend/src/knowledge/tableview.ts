@@ -140,3 +140,10 @@ export function schemaOf(typeStatements: SchemaStatement[], statements: SchemaSt
     ),
   };
 }
+
+/** A term short enough for a drawing: its compact form, or a full IRI's last path segment or fragment. */
+export function shortTerm(compact: string): string {
+  if (!/^<?[a-z][a-z0-9+.-]*:\/\//i.test(compact)) return compact;
+  const s = compact.replace(/^<|>$/g, '').replace(/[/#]+$/, '');
+  return s.slice(Math.max(s.lastIndexOf('/'), s.lastIndexOf('#')) + 1) || s;
+}
