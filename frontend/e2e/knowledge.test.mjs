@@ -255,6 +255,90 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await page.context().close();
   });
 
+  test('issue 26 item 4: a type in the Table tab, sorted and filtered, rows sent to the graph; the Schema tab counts types and predicates and opens a type', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    const T = 'http://example.org/tbl/';
+    const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+    const people = [
+      ['ann', 'Ann', 41],
+      ['ben', 'Ben', 7],
+      ['cat', 'Cat', 23],
+    ];
+    await agentUpdate(
+      'people of the table test',
+      ...people.flatMap(([id, name, age]) => [
+        { op: 'add', statement: st(T + id, RDF_TYPE, { id: T + 'Person' }) },
+        { op: 'add', statement: st(T + id, T + 'name', { value: name }) },
+        { op: 'add', statement: st(T + id, T + 'age', { value: age }) },
+        { op: 'add', statement: st(T + id, T + 'worksFor', { id: T + 'acme' }) },
+      ]),
+      { op: 'add', statement: st(T + 'acme', RDF_TYPE, { id: T + 'Company' }) },
+    );
+
+    const tabs = page.getByRole('tablist', { name: 'Knowledge' });
+    await tabs.getByRole('tab', { name: 'Table' }).click();
+    const panel = page.locator('#kg-panel-table');
+    const type = panel.getByLabel('Type');
+    await type.locator(`option[value="${T}Person"]`).waitFor({ state: 'attached', ...WAIT });
+    await type.selectOption(T + 'Person');
+    const table = panel.getByRole('table');
+    await table.locator('tbody tr').nth(2).waitFor(WAIT);
+    // Columns: the select box, id, then the attributes (name and age, as every row has both).
+    const header = table.getByRole('columnheader');
+    const ageHeader = header.filter({ hasText: /age/ });
+    await ageHeader.getByRole('button').click();
+    assert.equal(await ageHeader.getAttribute('aria-sort'), 'ascending');
+    assert.deepEqual(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.textContent)).then((xs) => xs.map((x) => /Ann|Ben|Cat/.exec(x)[0])), ['Ben', 'Cat', 'Ann']);
+    await ageHeader.getByRole('button').click();
+    assert.equal(await ageHeader.getAttribute('aria-sort'), 'descending');
+    assert.deepEqual(await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.textContent)).then((xs) => xs.map((x) => /Ann|Ben|Cat/.exec(x)[0])), ['Ann', 'Cat', 'Ben']);
+
+    // "at" is in Cat's name only (the ids all hold "example", hence not "a").
+    await panel.getByLabel('Filter').fill('at');
+    await page.waitForFunction(() => document.querySelectorAll('#kg-panel-table tbody tr').length === 1, null, WAIT);
+    await panel.getByText('1 of 3 nodes').waitFor(WAIT);
+    assert.match(await table.locator('tbody tr').textContent(), /Cat/);
+    await panel.getByLabel('Filter').fill('');
+    await page.waitForFunction(() => document.querySelectorAll('#kg-panel-table tbody tr').length === 3, null, WAIT);
+    await page.screenshot({ path: join(SHOTS, 'knowledge-table.png') });
+
+    // Ann and Ben to the canvas.
+    await table.locator('tbody tr').filter({ hasText: 'Ann' }).getByRole('checkbox').check();
+    await table.locator('tbody tr').filter({ hasText: 'Ben' }).getByRole('checkbox').check();
+    await panel.getByRole('button', { name: 'Send to graph (2)' }).click();
+    assert.equal(await tabs.getByRole('tab', { name: 'Explore' }).getAttribute('aria-selected'), 'true');
+    await page.waitForFunction(
+      (ids) => ids.every((id) => document.querySelector('[data-testid="kg-canvas"]').kg.position(id) !== null),
+      [T + 'ann', T + 'ben'],
+      WAIT,
+    );
+    assert.equal(await hook(page, 'position', T + 'cat'), null, 'Cat was not sent');
+
+    // The schema: Person (3) and Company (1), worksFor from one to the other, counted 3.
+    await tabs.getByRole('tab', { name: 'Schema' }).click();
+    const schema = page.locator('#kg-panel-schema');
+    const person = schema.locator(`g.kgs-type[data-type="${T}Person"]`);
+    await person.waitFor(WAIT);
+    assert.match(await person.textContent(), /3$/);
+    assert.match(await schema.locator(`g.kgs-type[data-type="${T}Company"]`).textContent(), /1$/);
+    const link = schema.locator(`g.kgs-link[data-predicate="${T}worksFor"]`);
+    assert.equal(await link.count(), 1);
+    assert.match(await link.textContent(), /worksFor \(3\)$/);
+    await schema.getByRole('listitem').filter({ hasText: /Person \(3\)/ }).filter({ hasText: /age \(3\)/ }).waitFor(WAIT);
+    await page.screenshot({ path: join(SHOTS, 'knowledge-schema.png') });
+
+    await tabs.getByRole('tab', { name: 'Table' }).click();
+    await panel.getByLabel('Type').selectOption('');
+    await tabs.getByRole('tab', { name: 'Schema' }).click();
+    await schema.locator(`g.kgs-type[data-type="${T}Company"]`).click();
+    assert.equal(await tabs.getByRole('tab', { name: 'Table' }).getAttribute('aria-selected'), 'true');
+    assert.equal(await panel.getByLabel('Type').inputValue(), T + 'Company');
+    await panel.getByText('1 of 1 nodes').waitFor(WAIT);
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+  });
+
   test('after a lost connection, the live view resumes after the last change it saw: the changes missed, nothing replayed', async () => {
     // The UI's websocket goes through a route the test can cut, and keep cut, like a network drop.
     const context = await s.browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -376,7 +460,7 @@ describe('issue 12 item 6: the Knowledge area', () => {
       await page.getByLabel('Search the graph').fill('alice');
       await page.getByTestId('kg-result').filter({ hasText: 'Alice' }).click();
       await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Alice' }).waitFor(WAIT);
-      for (const tab of ['Explore', 'Query', 'Import / Export']) {
+      for (const tab of ['Explore', 'Table', 'Schema', 'Query', 'Import / Export']) {
         await page.getByRole('tab', { name: tab }).click();
         const violations = await axeViolations(page);
         for (const v of violations) found.push(`${colorScheme} ${tab}: ${v}`);

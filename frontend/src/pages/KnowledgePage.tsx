@@ -1,10 +1,13 @@
 // The Knowledge area: this hub's knowledge graph, or an added agent's (?agent=ID), in three tabs:
-// Explore (the graph, searched and edited by hand), Query and Import / Export (h-kgconsole's).
+// Explore (the graph, searched and edited by hand), Table (a type's nodes and their attributes), Schema
+// (the types and predicates, counted), Query and Import / Export (h-kgconsole's).
 
 import { lazy, Suspense, useRef, useState, type KeyboardEvent } from 'react';
 import { bindKg } from '../knowledge/kg';
 import { ImportExport } from '../knowledge/ImportExport';
 import { QueryConsole } from '../knowledge/QueryConsole';
+import { SchemaView } from '../knowledge/SchemaView';
+import { TableView } from '../knowledge/TableView';
 import { kgSources } from '../knowledge/sources';
 import { navigate } from '../lib/router';
 import { useHub } from '../state/hub';
@@ -14,9 +17,11 @@ import '../knowledge/knowledge.css';
 // cytoscape and its extensions load with the page, not with the app.
 const Explorer = lazy(() => import('../knowledge/Explorer').then((m) => ({ default: m.Explorer })));
 
-type Tab = 'explore' | 'query' | 'io';
+type Tab = 'explore' | 'table' | 'schema' | 'query' | 'io';
 const TABS: { id: Tab; label: string }[] = [
   { id: 'explore', label: 'Explore' },
+  { id: 'table', label: 'Table' },
+  { id: 'schema', label: 'Schema' },
   { id: 'query', label: 'Query' },
   { id: 'io', label: 'Import / Export' },
 ];
@@ -29,7 +34,12 @@ export function KnowledgePage({ agent, visible = true }: { agent?: string; visib
   // A tab is mounted the first time it is shown and then kept (the graph keeps its layout).
   const [seen, setSeen] = useState<Set<Tab>>(() => new Set(['explore']));
   const [show, setShow] = useState<ShowRequest | undefined>();
-  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ explore: null, query: null, io: null });
+  const [tableType, setTableType] = useState('');
+  const showInGraph = (ids: string[]) => {
+    setShow({ ids, nonce: Date.now() });
+    choose('explore');
+  };
+  const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ explore: null, table: null, schema: null, query: null, io: null });
   const sources = kgSources(agents);
   const known = !agent || sources.some((s) => s.agent === agent);
 
@@ -97,11 +107,16 @@ export function KnowledgePage({ agent, visible = true }: { agent?: string; visib
             </Suspense>
           )}
           {seen.has(t.id) && t.id === 'query' && (
-            <QueryConsole
+            <QueryConsole agent={agent} onShowInGraph={showInGraph} />
+          )}
+          {seen.has(t.id) && t.id === 'table' && <TableView key={agent ?? ''} agent={agent} type={tableType} onType={setTableType} onShowInGraph={showInGraph} />}
+          {seen.has(t.id) && t.id === 'schema' && (
+            <SchemaView
+              key={agent ?? ''}
               agent={agent}
-              onShowInGraph={(ids) => {
-                setShow({ ids, nonce: Date.now() });
-                choose('explore');
+              onOpenType={(ty) => {
+                setTableType(ty);
+                choose('table');
               }}
             />
           )}
