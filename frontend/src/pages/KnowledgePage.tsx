@@ -121,13 +121,7 @@ export function KnowledgePage({ agent, visible = true }: { agent?: string; visib
             />
           )}
           {seen.has(t.id) && t.id === 'io' && (
-            <ImportExport
-              agent={agent}
-              onShowInGraph={(ids) => {
-                setShow({ ids, nonce: Date.now() });
-                choose('explore');
-              }}
-            />
+            <ImportExport agent={agent} onShowInGraph={showInGraph} />
           )}
         </div>
       ))}
