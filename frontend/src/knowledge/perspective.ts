@@ -89,24 +89,41 @@ export function generatePerspective(types: string[], name = 'Default'): Perspect
   return { name, rules: uniq.map((type) => ({ match: { kind: 'type', type }, ...typeStyle(type) })) };
 }
 
+/** A line of the legend; type is set when the line is a type (the New node dialog suggests those). */
+export interface LegendItem {
+  key: string;
+  text: string;
+  color: string;
+  shape: Shape;
+  count: number;
+  type?: string;
+}
+
 /** The legend under a perspective: each rule with the nodes it matches, then the types no rule names. */
 export function perspectiveLegend(
   p: Perspective | null,
   nodes: StyledNode[],
-): { key: string; text: string; color: string; shape: Shape; count: number }[] {
-  const out: { key: string; text: string; color: string; shape: Shape; count: number }[] = [];
+): LegendItem[] {
+  const out: LegendItem[] = [];
   const named = new Set<string>();
   (p?.rules ?? []).forEach((r, i) => {
     const count = nodes.filter((n) => matches(r.match, n)).length;
     if (r.match.kind === 'type') named.add(r.match.type);
     if (count === 0) return;
     const look = r.match.kind === 'type' ? typeStyle(r.match.type) : { color: '#8a8f98', shape: 'ellipse' as Shape };
-    out.push({ key: `r${i}`, text: ruleText(r), color: r.color ?? look.color, shape: r.shape ?? look.shape, count });
+    out.push({
+      key: `r${i}`,
+      text: ruleText(r),
+      color: r.color ?? look.color,
+      shape: r.shape ?? look.shape,
+      count,
+      ...(r.match.kind === 'type' ? { type: r.match.type } : {}),
+    });
   });
   const rest = new Map<string, number>();
   for (const n of nodes) if (!named.has(n.type)) rest.set(n.type, (rest.get(n.type) ?? 0) + 1);
   for (const [type, count] of [...rest].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)))) {
-    out.push({ key: `t:${type}`, text: type ? shortId(type) : 'untyped', count, ...typeStyle(type) });
+    out.push({ key: `t:${type}`, text: type ? shortId(type) : 'untyped', count, type, ...typeStyle(type) });
   }
   return out;
 }
