@@ -27,6 +27,8 @@ export interface CanvasHooks {
   style(id: string): { color: string; width: number; shape: string; label: string } | null;
   /** The zoom and pan (what a scene keeps). */
   viewport(): { zoom: number; pan: { x: number; y: number } };
+  /** A node's data (its types and the property values a perspective read). */
+  _data(id: string): Record<string, unknown>;
 }
 
 /** Resolved theme colours (CSS custom properties hold light-dark(), so read them off a probe). */

@@ -47,6 +47,13 @@ describe('perspective rules', () => {
     expect(predicatesOf(p).sort()).toEqual([AGE, 'ex:nick'].sort());
   });
 
+  it('matches a CURIE or an http://schema.org IRI against the ids the hub stores', () => {
+    const q: Perspective = { name: 'q', rules: [{ match: { kind: 'range', predicate: 'schema:age', max: 30 }, size: 10 }, { match: { kind: 'type', type: 'rdfs:Class' }, color: '#000000' }] };
+    expect(styleOf(q, node('', { 'https://schema.org/age': [3] })).size).toBe(10);
+    expect(styleOf({ name: 'h', rules: [{ match: { kind: 'predicate', predicate: 'http://schema.org/age' }, size: 9 }] }, node('', { 'https://schema.org/age': [3] })).size).toBe(9);
+    expect(styleOf(q, node('http://www.w3.org/2000/01/rdf-schema#Class')).color).toBe('#000000');
+  });
+
   it('is generated from the graph types with the legend colours, so nothing looks different', () => {
     const g = generatePerspective(['b:T', 'a:T', '', 'a:T']);
     expect(g.rules.map((r) => r.match)).toEqual([

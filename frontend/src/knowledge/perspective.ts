@@ -3,6 +3,7 @@
 // canvas asks styleOf for each node and writes the answer into the node's data.
 
 import { SHAPES, shortId, typeStyle, type Shape } from './graph';
+import { compactIri, expandCurie } from './rdf';
 import type { KVStorage } from './views';
 
 export type Match =
@@ -42,9 +43,25 @@ export interface NodeStyle {
 
 export const DEFAULT_SIZE = 24;
 
+/**
+ * A node's values of a predicate. A rule may name it as a CURIE (schema:age) or an IRI the hub
+ * stores otherwise (http://schema.org/…): both sides are compared as the hub stores ids.
+ */
+function valuesOf(n: StyledNode, predicate: string): unknown[] | undefined {
+  if (!n.props) return undefined;
+  const direct = n.props[predicate];
+  if (direct) return direct;
+  const want = expandCurie(predicate);
+  for (const [k, v] of Object.entries(n.props)) if (expandCurie(k) === want) return v;
+  return undefined;
+}
+
 function matches(m: Match, n: StyledNode): boolean {
-  if (m.kind === 'type') return n.types.includes(m.type) || n.type === m.type;
-  const vals = n.props?.[m.predicate];
+  if (m.kind === 'type') {
+    const want = expandCurie(m.type);
+    return n.type === m.type || n.types.some((t) => t === m.type || expandCurie(t) === want);
+  }
+  const vals = valuesOf(n, m.predicate);
   if (!vals || vals.length === 0) return false;
   if (m.kind === 'predicate') return true;
   return vals.some((v) => {
@@ -66,7 +83,7 @@ export function styleOf(p: Perspective | null, n: StyledNode): NodeStyle {
     if (r.shape) out.shape = r.shape;
     if (typeof r.size === 'number' && r.size > 0) out.size = r.size;
     if (r.caption) {
-      const v = n.props?.[r.caption]?.[0];
+      const v = valuesOf(n, r.caption)?.[0];
       if (v !== undefined && v !== null && String(v) !== '') out.caption = String(v);
     }
   }
@@ -132,10 +149,10 @@ export function perspectiveLegend(
 export function ruleText(r: Rule): string {
   const m = r.match;
   if (m.kind === 'type') return shortId(m.type);
-  if (m.kind === 'predicate') return `has ${shortId(m.predicate)}`;
+  if (m.kind === 'predicate') return `has ${compactIri(m.predicate)}`;
   const lo = m.min !== undefined ? `${m.min}` : '';
   const hi = m.max !== undefined ? `${m.max}` : '';
-  return `${shortId(m.predicate)} ${lo}–${hi}`;
+  return `${compactIri(expandCurie(m.predicate))} ${lo}–${hi}`;
 }
 
 // ---- validation and storage ----
