@@ -149,6 +149,8 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
       }
       if (gen !== propsGen.current) return;
       cy.batch(() => {
+        // A node the graph no longer has: nothing to read (so it is not asked again and again).
+        for (const id of part) if (cy.getElementById(id).data('props') === undefined) cy.getElementById(id).data('props', {});
         for (const n of Object.values(d)) {
           if (!n) continue;
           const props: Record<string, unknown[]> = {};
@@ -236,7 +238,8 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
       for (const e of els) {
         if (e.group === 'nodes') {
           const have = cy.getElementById(e.data.id);
-          if (have.nonempty()) have.data(e.data); // newer summary
+          // A newer summary: its property values are read again for the perspective (a live change may have moved them).
+          if (have.nonempty()) have.data(e.data).removeData('props');
           continue;
         }
         // An edge needs both ends in view (a change may name a node the view has dropped meanwhile).
