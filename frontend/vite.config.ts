@@ -59,7 +59,7 @@ export default defineConfig({
   },
   test: {
     environment: 'jsdom',
-    include: ['src/**/*.test.{ts,tsx}'],
+    include: ['src/**/*.test.{ts,tsx,mjs}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
     // graphql-language-service (loaded by Node as CommonJS in tests) and the console must share one

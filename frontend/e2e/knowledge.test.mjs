@@ -5,7 +5,7 @@
 // saved views, 2,000 elements on screen, and axe in both themes.
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -415,6 +415,125 @@ describe('issue 12 item 6: the Knowledge area', () => {
     await page.context().close();
   });
 
+  test('perspectives restyle the canvas by rule; a scene keeps positions, zoom and perspective, and travels as a file', async () => {
+    const AGE = 'http://schema.org/age';
+    const PERSON = 'http://example.org/Person';
+    const page = await openUI(s.browser, s.hub);
+    await openKnowledge(page);
+    await agentUpdate(
+      'people with ages',
+      { op: 'add', statement: st('ex:young', 'rdfs:label', { value: 'Youngling' }) },
+      { op: 'add', statement: st('ex:young', 'rdf:type', { id: PERSON }) },
+      { op: 'add', statement: st('ex:young', AGE, { value: 12 }) },
+      { op: 'add', statement: st('ex:old', 'rdfs:label', { value: 'Oldster' }) },
+      { op: 'add', statement: st('ex:old', 'rdf:type', { id: PERSON }) },
+      { op: 'add', statement: st('ex:old', AGE, { value: 70 }) },
+      { op: 'add', statement: st('ex:young', 'ex:knows', { id: 'ex:old' }) },
+    );
+    await page.getByLabel('Search the graph').fill('Youngling');
+    await page.getByTestId('kg-result').filter({ hasText: 'Youngling' }).click();
+    await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Youngling' }).waitFor(WAIT);
+    await page.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.position('ex:old') !== null, null, WAIT);
+    const styleOf = (id) => hook(page, 'style', id);
+    const waitStyle = (id, want) =>
+      page.waitForFunction(
+        ([id, want]) => {
+          const st = document.querySelector('[data-testid="kg-canvas"]').kg.style(id);
+          return !!st && Object.entries(want).every(([k, v]) => (k === 'color' ? st.color.replace(/\s/g, '') === v : st[k] === v));
+        },
+        [id, want],
+        WAIT,
+      );
+
+    // First use: the perspective generated from the graph's types is in use; it looks as the type legend did.
+    const select = page.getByRole('combobox', { name: 'Perspective' });
+    assert.equal(await select.inputValue(), 'Default');
+    const base = await styleOf('ex:young');
+    assert.equal(base.width, 24);
+    assert.deepEqual(await styleOf('ex:old'), { ...base, label: 'Oldster' });
+
+    // A perspective by age: under 30 small and red, 30 and over large.
+    await page.getByRole('button', { name: 'Edit perspective…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Perspective' });
+    await dialog.getByLabel('Perspective name').fill('Ages');
+    for (const [min, max, size, color] of [['0', '30', '16', '#ff0000'], ['30', '', '48', '']]) {
+      await dialog.getByRole('button', { name: 'Add rule' }).click();
+      const rule = dialog.getByTestId('kg-rule').last();
+      await rule.getByLabel(/: matches$/).selectOption('range');
+      await rule.getByLabel(/: predicate$/).fill(AGE);
+      await rule.getByLabel(/: from/).fill(min);
+      if (max) await rule.getByLabel(/: below$/).fill(max);
+      await rule.getByLabel(/: size$/).fill(size);
+      if (color) await rule.getByLabel(/: colour$/).fill(color);
+    }
+    await dialog.getByRole('button', { name: 'Save perspective' }).click();
+    await dialog.waitFor({ state: 'detached', ...WAIT });
+    assert.equal(await select.inputValue(), 'Ages');
+    await waitStyle('ex:young', { width: 16, color: 'rgb(255,0,0)' });
+    await waitStyle('ex:old', { width: 48, color: base.color.replace(/\s/g, '') });
+    await page.getByLabel('Legend').getByText('age 0–30').waitFor(WAIT);
+
+    // Switching back and forth restyles at once.
+    await select.selectOption('Default');
+    await waitStyle('ex:young', { width: 24, color: base.color.replace(/\s/g, '') });
+    await select.selectOption('Ages');
+    await waitStyle('ex:young', { width: 16, color: 'rgb(255,0,0)' });
+
+    // A scene: zoom in, save it, change everything, reopen it.
+    const box = await page.getByTestId('kg-canvas').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -400);
+    await page.waitForTimeout(300);
+    const vp = await hook(page, 'viewport');
+    const at = await hook(page, 'position', 'ex:young');
+    await page.locator('summary', { hasText: 'Save view' }).click();
+    await page.getByLabel('View name').fill('ages scene');
+    await page.getByRole('button', { name: 'Save view', exact: true }).click();
+    await select.selectOption('Default');
+    await page.getByRole('button', { name: 'Start over' }).click();
+    await page.getByRole('combobox', { name: 'View' }).selectOption('ages scene');
+    await page.getByTestId('kg-toast').filter({ hasText: 'Opened the view “ages scene”.' }).waitFor(WAIT);
+    assert.equal(await select.inputValue(), 'Ages');
+    await waitStyle('ex:young', { width: 16 });
+    const vp2 = await hook(page, 'viewport');
+    assert.ok(Math.abs(vp2.zoom - vp.zoom) < 1e-6 && Math.abs(vp2.pan.x - vp.pan.x) < 0.5 && Math.abs(vp2.pan.y - vp.pan.y) < 0.5, JSON.stringify([vp, vp2]));
+    assert.deepEqual(await hook(page, 'position', 'ex:young'), { x: Math.round(at.x), y: Math.round(at.y) });
+    await page.getByTestId('kg-node-panel').getByRole('heading', { name: 'Youngling' }).waitFor(WAIT);
+
+    // Exported as a file…
+    await page.locator('summary', { hasText: 'Save view' }).click();
+    const downloading = page.waitForEvent('download', WAIT);
+    await page.getByRole('button', { name: 'Export scene' }).click();
+    const file = JSON.parse(readFileSync(await (await downloading).path(), 'utf8'));
+    assert.equal(file.format, 'agenthub.kg.scene');
+    assert.equal(file.scene.perspective.name, 'Ages');
+    assert.deepEqual(page.errors, []);
+    await page.context().close();
+
+    // …and imported in a fresh page (its own storage): a node this graph lacks is skipped and said.
+    const fresh = await openUI(s.browser, s.hub);
+    await openKnowledge(fresh);
+    await fresh.waitForFunction(() => document.querySelector('[data-testid="kg-canvas"]').kg.count().nodes > 0, null, WAIT);
+    assert.equal(await fresh.getByRole('combobox', { name: 'Perspective' }).inputValue(), 'Default');
+    const before = await hook(fresh, 'count');
+    await fresh.getByTestId('kg-scene-file').setInputFiles({ name: 'hostile.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"agenthub.kg.scene","version":1,"scene":{"name":"x","nodes":[{"id":{"$gt":1}}]}}') });
+    await fresh.getByRole('alert').filter({ hasText: "hostile.json: 1 of the scene's nodes are malformed. Nothing was changed." }).waitFor(WAIT);
+    assert.deepEqual(await hook(fresh, 'count'), before);
+    file.scene.nodes.push({ id: 'ex:not-in-this-graph', x: 0, y: 0 });
+    await fresh.getByTestId('kg-scene-file').setInputFiles({ name: 'ages.scene.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    await fresh.getByTestId('kg-toast').filter({ hasText: 'Opened the view “ages scene”; 1 of its nodes are not in this graph and were skipped.' }).waitFor(WAIT);
+    assert.equal(await fresh.getByRole('combobox', { name: 'Perspective' }).inputValue(), 'Ages');
+    await fresh.waitForFunction(
+      () => document.querySelector('[data-testid="kg-canvas"]').kg.style('ex:young')?.width === 16 && document.querySelector('[data-testid="kg-canvas"]').kg.style('ex:old')?.width === 48,
+      null,
+      WAIT,
+    );
+    assert.deepEqual(await hook(fresh, 'position', 'ex:young'), { x: Math.round(at.x), y: Math.round(at.y) });
+    assert.ok(Math.abs((await hook(fresh, 'viewport')).zoom - vp.zoom) < 1e-6);
+    assert.deepEqual(fresh.errors, []);
+    await fresh.context().close();
+  });
+
   test('2,000 elements on screen stay interactive (the time is printed, not asserted)', async () => {
     // One node linked to 1,000 others: 2,001 elements once all its links are shown.
     const items = Array.from({ length: 1000 }, (_, i) => ({ op: 'add', statement: st('ex:center', 'ex:has', { id: `ex:item/${i}` }) }));
@@ -464,7 +583,16 @@ describe('issue 12 item 6: the Knowledge area', () => {
         await page.getByRole('tab', { name: tab }).click();
         const violations = await axeViolations(page);
         for (const v of violations) found.push(`${colorScheme} ${tab}: ${v}`);
-        if (tab === 'Explore') await page.screenshot({ path: join(SHOTS, `knowledge-axe-${colorScheme}.png`) });
+        if (tab === 'Explore') {
+          await page.screenshot({ path: join(SHOTS, `knowledge-axe-${colorScheme}.png`) });
+          // The perspective editor, with a rule of each kind.
+          await page.getByRole('button', { name: 'Edit perspective…' }).click();
+          const dialog = page.getByRole('dialog', { name: 'Perspective' });
+          await dialog.getByRole('button', { name: 'Add rule' }).click();
+          await dialog.getByTestId('kg-rule').last().getByLabel(/: matches$/).selectOption('range');
+          for (const v of await axeViolations(page)) found.push(`${colorScheme} perspective dialog: ${v}`);
+          await dialog.getByRole('button', { name: 'Cancel' }).click();
+        }
       }
       await context.close();
     }

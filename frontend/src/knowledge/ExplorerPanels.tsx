@@ -39,7 +39,7 @@ export function StatusLine({ drawHint, status, drawMode }: { drawHint: string; s
   );
 }
 
-/** How many nodes and links are in view, whether the view is live, and the node types with their shapes. */
+/** How many nodes and links are in view, whether the view is live, and the perspective's rules (or types) with their looks. */
 export function Legend({ g, live }: { g: ExplorerGraph; live: 'off' | 'on' | 'error' }) {
   const { counts, legend } = g;
   return (
@@ -52,9 +52,9 @@ export function Legend({ g, live }: { g: ExplorerGraph; live: 'off' | 'on' | 'er
       </span>
       <ul>
         {legend.map((l) => (
-          <li key={l.type || '-'}>
+          <li key={l.key}>
             <ShapeIcon shape={l.shape} color={l.color} />
-            <span>{l.type ? shortId(l.type) : 'untyped'}</span>
+            <span>{l.text}</span>
             <span className="muted">{l.count}</span>
           </li>
         ))}

@@ -3,14 +3,17 @@
 // views.ts). It holds the search's and the saved views' own state; everything it does to the
 // graph goes through the graph's and the edits' commands.
 
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { MoreMenu } from '../components/MoreMenu';
+import { saveFile, utf8ToBase64 } from '../native';
 import { NODE_FIELDS, nodeElement, shortId, type GNode } from './graph';
 import { kgErrorText } from './kg';
 import { ShapeIcon } from './parts';
 import type { KnowledgeEdits } from './useKnowledgeEdits';
 import type { ExplorerGraph } from './useExplorerGraph';
-import { deleteView, loadViews, saveView, snapshotView, type SavedView } from './views';
+import { deletePerspective, generatePerspective, type Perspective } from './perspective';
+import { PerspectiveDialog } from './PerspectiveDialog';
+import { decodeScene, deleteView, encodeScene, loadViews, MAX_SCENE_BYTES, saveView, snapshotView, type SavedView } from './views';
 
 export function ExplorerToolbar({
   agent,
@@ -35,6 +38,8 @@ export function ExplorerToolbar({
   const [searchError, setSearchError] = useState('');
   const [views, setViews] = useState<SavedView[]>(() => loadViews(localStorage, agent));
   const [viewName, setViewName] = useState('');
+  const [editing, setEditing] = useState<Perspective | null>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
 
   // A new source: its own saved views, and no results from the one before.
   useEffect(() => {
@@ -74,7 +79,7 @@ export function ExplorerToolbar({
   const saveCurrentView = () => {
     const nodes = g.snapshot();
     if (!nodes || viewName.trim() === '') return;
-    const v = snapshotView(viewName, nodes);
+    const v = snapshotView(viewName, nodes, new Date(), g.sceneExtras());
     setViews(saveView(localStorage, agent, v));
     toast(`Saved the view “${v.name}” (${v.nodes.length} nodes).`);
   };
@@ -82,6 +87,33 @@ export function ExplorerToolbar({
   const openView = async (name: string) => {
     const v = views.find((x) => x.name === name);
     if (v) await g.openView(v);
+  };
+
+  // ---- scene files ----
+
+  const exportScene = () => {
+    const nodes = g.snapshot();
+    if (!nodes) return;
+    const v = snapshotView(viewName.trim() || 'scene', nodes, new Date(), g.sceneExtras());
+    void saveFile(`${v.name}.scene.json`, utf8ToBase64(encodeScene(v))).then(
+      (r) => r.saved && toast(`Exported the scene “${v.name}” (${v.nodes.length} nodes).`),
+      (e) => toast(`The scene was not exported: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  };
+
+  const importScene = async (file: File | undefined) => {
+    if (!file) return;
+    let v: SavedView;
+    try {
+      if (file.size > MAX_SCENE_BYTES) throw new Error('The file is too large to be a scene.');
+      v = decodeScene(await file.text());
+    } catch (e) {
+      g.setError(`${file.name}: ${e instanceof Error ? e.message : String(e)} Nothing was changed.`);
+      return;
+    }
+    g.setError('');
+    setViews(saveView(localStorage, agent, v));
+    await g.openView(v);
   };
 
   return (
@@ -189,6 +221,51 @@ export function ExplorerToolbar({
       </button>
       <span className="kg-sep" aria-hidden="true" />
       <label className="select-label">
+        Perspective
+        <select
+          value={g.perspective?.name ?? ''}
+          onChange={(e) => {
+            const p = g.perspectives.find((x) => x.name === e.target.value);
+            if (p) g.choosePerspective(p);
+          }}
+        >
+          {!g.perspective && <option value="">By type</option>}
+          {g.perspectives.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        className="btn btn-small"
+        title="Edit the rules of the perspective in use (save under a new name to add one)"
+        onClick={() => setEditing(g.perspective ?? generatePerspective(g.legend.map((l) => l.type ?? '')))}
+      >
+        Edit perspective…
+      </button>
+      {editing && (
+        <PerspectiveDialog
+          initial={editing}
+          onSave={(p) => {
+            g.storePerspective(p);
+            toast(`Saved the perspective “${p.name}”.`);
+          }}
+          onDelete={
+            g.perspectives.length > 1 && g.perspectives.some((p) => p.name === editing.name)
+              ? (name) => {
+                  const left = deletePerspective(localStorage, agent, name);
+                  g.setPerspectives(left);
+                  g.choosePerspective(left[0] ?? null);
+                }
+              : undefined
+          }
+          onClose={() => setEditing(null)}
+        />
+      )}
+      <span className="kg-sep" aria-hidden="true" />
+      <label className="select-label">
         View
         <select
           value=""
@@ -227,6 +304,27 @@ export function ExplorerToolbar({
           </button>
         )}
       </form>
+      <div className="kg-saveview">
+        <button type="button" className="btn btn-small" disabled={nodeCount === 0} onClick={exportScene} title="Download what is on screen as a scene file (nodes, positions, perspective, zoom, selection)">
+          Export scene
+        </button>
+        <button type="button" className="btn btn-small" onClick={() => fileRef.current?.click()} title="Open a scene file exported from AgentHub">
+          Import scene…
+        </button>
+        <input
+          ref={fileRef}
+          type="file"
+          accept=".json,application/json"
+          aria-label="Scene file"
+          data-testid="kg-scene-file"
+          hidden
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            e.target.value = '';
+            void importScene(f);
+          }}
+        />
+      </div>
       </MoreMenu>
     </div>
   );

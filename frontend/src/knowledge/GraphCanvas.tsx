@@ -106,6 +106,13 @@ export function GraphCanvas({
         const n = cy.getElementById(id);
         return n.nonempty() && n.isNode() ? { ...n.position() } : null;
       },
+      style: (id) => {
+        const n = cy.getElementById(id);
+        if (n.empty() || !n.isNode()) return null;
+        return { color: String(n.style('background-color')), width: n.width(), shape: String(n.style('shape')), label: String(n.style('label')) };
+      },
+      viewport: () => ({ zoom: cy.zoom(), pan: { ...cy.pan() } }),
+      _data: (id: string) => cy.getElementById(id).data(),
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
     // cytoscape keeps the container's place on the page until the window resizes; the page around it

@@ -23,6 +23,12 @@ export interface CanvasHooks {
   count(): { nodes: number; edges: number };
   /** A node's position in the graph's own coordinates (what a saved view keeps). */
   position(id: string): { x: number; y: number } | null;
+  /** A node's rendered look (what a perspective sets): colour as rgb(), size in graph units, shape, caption. */
+  style(id: string): { color: string; width: number; shape: string; label: string } | null;
+  /** The zoom and pan (what a scene keeps). */
+  viewport(): { zoom: number; pan: { x: number; y: number } };
+  /** A node's data (its types and the property values a perspective read). */
+  _data(id: string): Record<string, unknown>;
 }
 
 /** Resolved theme colours (CSS custom properties hold light-dark(), so read them off a probe). */
@@ -48,6 +54,11 @@ export function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.Styles
       selector: 'node[label]',
       style: { label: 'data(label)' },
     },
+    // A perspective's caption (its size rule follows the plain node rule, which sets the default).
+    {
+      selector: 'node[caption]',
+      style: { label: 'data(caption)' },
+    },
     {
       selector: 'node',
       style: {
@@ -64,6 +75,7 @@ export function stylesheet(c: ReturnType<typeof themeColours>): cytoscape.Styles
         'border-color': c.surface,
       },
     },
+    { selector: 'node[size]', style: { width: 'data(size)', height: 'data(size)' } },
     { selector: 'node.expanded', style: { 'border-width': 3, 'border-color': c.border } },
     { selector: 'node.pinned', style: { 'border-style': 'dashed', 'border-width': 3, 'border-color': c.text } },
     { selector: 'node:selected', style: { 'border-width': 4, 'border-color': c.accent, 'border-style': 'solid' } },

@@ -11,7 +11,6 @@ import {
   withAuthor,
   collapseTargets,
   edgeElement,
-  legendOf,
   linksOf,
   neighbourIds,
   nodeElement,
@@ -27,7 +26,22 @@ import {
 } from './graph';
 import { kgErrorText, query } from './kg';
 import { LINKS_PAGE } from './NodePanel';
+import {
+  generatePerspective,
+  loadPerspectives,
+  perspectiveLegend,
+  predicatesOf,
+  savePerspective,
+  styleOf,
+  type Perspective,
+  type StyledNode,
+} from './perspective';
 import type { SavedView } from './views';
+
+/** The storage key of the perspective in use on a graph. */
+function currentPerspectiveKey(agent?: string) {
+  return `agenthub.kg.perspective.${agent ? `agent:${agent}` : 'hub'}`;
+}
 
 /** How many nodes the first view shows. */
 const OVERVIEW_NODES = 40;
@@ -51,7 +65,11 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
   const [detailError, setDetailError] = useState('');
   const [status, setStatus] = useState('');
   const [error, setError] = useState('');
-  const [legend, setLegend] = useState<ReturnType<typeof legendOf>>([]);
+  const [legend, setLegend] = useState<ReturnType<typeof perspectiveLegend>>([]);
+  const [perspectives, setPerspectives] = useState<Perspective[]>(() => loadPerspectives(localStorage, agent));
+  const [perspective, setPerspectiveState] = useState<Perspective | null>(null);
+  const perspectiveRef = useRef<Perspective | null>(null);
+  perspectiveRef.current = perspective;
   const [counts, setCounts] = useState({ nodes: 0, edges: 0 });
   const [ready, setReady] = useState(false);
 
@@ -93,12 +111,105 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
 
   // ---- the view ----
 
+  /** Styles every node on the canvas by the perspective in use, and the legend with it. */
+  const applyPerspective = useCallback((p: Perspective | null) => {
+    const cy = cyRef.current;
+    if (!cy) return;
+    const styled: StyledNode[] = [];
+    cy.batch(() => {
+      cy.nodes().forEach((n) => {
+        const d = n.data() as NodeData & { props?: Record<string, unknown[]> };
+        const sn: StyledNode = { types: d.types ?? [], type: d.type ?? '', label: d.label ?? n.id(), props: d.props };
+        styled.push(sn);
+        const st = styleOf(p, sn);
+        n.data({ color: st.color, shape: st.shape, size: st.size, caption: st.caption });
+      });
+    });
+    setLegend(perspectiveLegend(p, styled));
+  }, []);
+
+  // The values of the predicates the perspective's rules read, for nodes that have not been read yet.
+  const propsGen = useRef(0);
+  const loadProps = useCallback(async () => {
+    const cy = cyRef.current;
+    const p = perspectiveRef.current;
+    if (!cy || predicatesOf(p).length === 0) return;
+    const ids = cy.nodes().filter((n) => n.data('props') === undefined).map((n) => n.id());
+    if (ids.length === 0) return;
+    const gen = ++propsGen.current;
+    for (let i = 0; i < ids.length; i += 100) {
+      const part = ids.slice(i, i + 100);
+      const vars = part.map((_, j) => `$n${j}: ID!`).join(', ');
+      const fields = part.map((_, j) => `n${j}: node(id: $n${j}) { id attributes { predicate value } out(first: 200) { predicate object } }`).join(' ');
+      let d: Record<string, { id: string; attributes?: GStatement[]; out?: GStatement[] } | null>;
+      try {
+        d = await q(`query PerspectiveProps(${vars}) { ${fields} }`, Object.fromEntries(part.map((id, j) => [`n${j}`, id])));
+      } catch {
+        return; // the look stays by type; the next change tries again
+      }
+      if (gen !== propsGen.current) return;
+      cy.batch(() => {
+        // A node the graph no longer has: nothing to read (so it is not asked again and again).
+        for (const id of part) if (cy.getElementById(id).data('props') === undefined) cy.getElementById(id).data('props', {});
+        for (const n of Object.values(d)) {
+          if (!n) continue;
+          const props: Record<string, unknown[]> = {};
+          for (const st of [...(n.attributes ?? []), ...(n.out ?? [])]) (props[st.predicate] ??= []).push(st.object ?? st.value);
+          cy.getElementById(n.id).data('props', props);
+        }
+      });
+    }
+    applyPerspective(perspectiveRef.current);
+  }, [q, applyPerspective]);
+
   const refreshCounts = useCallback(() => {
     const cy = cyRef.current;
     if (!cy) return;
     setCounts({ nodes: cy.nodes().length, edges: cy.edges().length });
-    setLegend(legendOf(cy.nodes().map((n) => n.data() as NodeData)));
-  }, []);
+    applyPerspective(perspectiveRef.current);
+    void loadProps();
+  }, [applyPerspective, loadProps]);
+
+  /** Puts a perspective in use (null: by type, as before perspectives), restyling the canvas at once. */
+  const choosePerspective = useCallback(
+    (p: Perspective | null) => {
+      perspectiveRef.current = p;
+      setPerspectiveState(p);
+      if (p) localStorage.setItem(currentPerspectiveKey(agentRef.current), p.name);
+      applyPerspective(p);
+      // Values read for another perspective's predicates may lack this one's.
+      cyRef.current?.nodes().removeData('props');
+      void loadProps();
+    },
+    [applyPerspective, loadProps],
+  );
+
+  /** Saves a perspective (new or edited) and puts it in use. */
+  const storePerspective = useCallback(
+    (p: Perspective) => {
+      const all = savePerspective(localStorage, agentRef.current, p);
+      setPerspectives(all);
+      choosePerspective(all.find((x) => x.name === p.name.trim()) ?? null);
+    },
+    [choosePerspective],
+  );
+
+  /** The first time a graph is explored: the perspective made from its types, in use (it looks as before). */
+  const ensurePerspective = useCallback(() => {
+    const cy = cyRef.current;
+    const a = agentRef.current;
+    const saved = loadPerspectives(localStorage, a);
+    setPerspectives(saved);
+    const want = localStorage.getItem(currentPerspectiveKey(a));
+    const p = saved.find((x) => x.name === want) ?? saved[0];
+    if (p) {
+      choosePerspective(p);
+      return;
+    }
+    if (!cy) return;
+    const types = cy.nodes().map((n) => (n.data('types') as string[]) ?? []).flat();
+    storePerspective(generatePerspective(types));
+  }, [choosePerspective, storePerspective]);
 
   const flash = useCallback((ids: string[]) => {
     const cy = cyRef.current;
@@ -127,7 +238,8 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
       for (const e of els) {
         if (e.group === 'nodes') {
           const have = cy.getElementById(e.data.id);
-          if (have.nonempty()) have.data(e.data); // newer summary
+          // A newer summary: its property values are read again for the perspective (a live change may have moved them).
+          if (have.nonempty()) have.data(e.data).removeData('props');
           continue;
         }
         // An edge needs both ends in view (a change may name a node the view has dropped meanwhile).
@@ -290,8 +402,9 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     } finally {
       setStatus('');
       setReady(true);
+      if (gen === viewGen.current) ensurePerspective();
     }
-  }, [q, addElements]);
+  }, [q, addElements, ensurePerspective]);
 
   // A new source: start over on its graph.
   useEffect(() => {
@@ -300,6 +413,7 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     expanded.current.clear();
     caps.current.clear();
     lastChange.current = undefined;
+    perspectiveRef.current = null; // the new graph's own comes with its first nodes
     setSelection(null);
     setDetail(null);
     setReady(false);
@@ -347,6 +461,16 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     return cy.nodes().map((n) => ({ id: n.id(), ...n.position(), pinned: n.locked() }));
   }, []);
 
+  /** What a scene keeps besides the nodes: the perspective in use, the zoom and pan, the selection. */
+  const sceneExtras = useCallback((): Pick<SavedView, 'perspective' | 'viewport' | 'selected'> => {
+    const cy = cyRef.current;
+    return {
+      perspective: perspectiveRef.current ?? undefined,
+      viewport: cy ? { zoom: cy.zoom(), pan: { ...cy.pan() } } : undefined,
+      selected: selectionRef.current?.kind === 'node' ? [selectionRef.current.id] : [],
+    };
+  }, []);
+
   /** Replaces the view with a saved one: its nodes where they were, and the links among them. */
   const openView = async (v: SavedView) => {
     const name = v.name;
@@ -377,11 +501,15 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
         cy.add(linkEls.map((e) => ({ group: 'edges' as const, data: { ...e.data } })));
         for (const n of v.nodes) if (n.pinned) cy.getElementById(n.id).lock().addClass('pinned');
       });
-      cy.fit(undefined, 40);
+      // A scene's perspective comes with it (saved here, so a scene from a file brings its look).
+      if (v.perspective) storePerspective(v.perspective);
+      if (v.viewport) cy.viewport({ zoom: v.viewport.zoom, pan: v.viewport.pan });
+      else cy.fit(undefined, 40);
       refreshCounts();
-      select(null);
+      const sel = (v.selected ?? []).find((id) => found.has(id));
+      select(sel ? { kind: 'node', id: sel } : null);
       const missing = ids.length - sums.length;
-      toast(`Opened the view “${name}”${missing > 0 ? `; ${missing} of its nodes are no longer in the graph` : ''}.`);
+      toast(`Opened the view “${name}”${missing > 0 ? `; ${missing} of its nodes are not in this graph and were skipped` : ''}.`);
     } catch (e) {
       setError(kgErrorText(e));
     } finally {
@@ -423,6 +551,12 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     relayout,
     showNodes,
     snapshot,
+    sceneExtras,
     openView,
+    perspective,
+    perspectives,
+    choosePerspective,
+    storePerspective,
+    setPerspectives,
   };
 }

@@ -165,7 +165,7 @@ export function useKnowledgeEdits(
 
   const newNode = useCallback(
     (at?: { x: number; y: number }) => {
-      const types = [...new Set(legend.map((l) => l.type).filter(Boolean))];
+      const types = [...new Set(legend.map((l) => l.type ?? '').filter(Boolean))];
       ask({
         title: 'New node',
         // A person names the node; its id is made from the name unless they want their own

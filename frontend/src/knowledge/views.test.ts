@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deleteView, loadViews, saveView, snapshotView, viewsKey, type KVStorage } from './views';
+import { decodeScene, deleteView, encodeScene, loadViews, MAX_SCENE_BYTES, saveView, snapshotView, viewsKey, type KVStorage } from './views';
 
 function memory(): KVStorage & { map: Map<string, string> } {
   const map = new Map<string, string>();
@@ -31,5 +31,41 @@ describe('saved views', () => {
     expect(loadViews(s)).toEqual([]);
     s.setItem(viewsKey(), JSON.stringify([{ name: 'ok', nodes: [{ id: 'a', x: 1, y: 1 }, { id: 'b' }, null] }, { nodes: [] }, 3]));
     expect(loadViews(s)).toEqual([{ name: 'ok', savedAt: '', nodes: [{ id: 'a', x: 1, y: 1 }] }]);
+  });
+});
+
+describe('scenes', () => {
+  const scene = snapshotView('s', [{ id: 'ex:a', x: 1, y: 2, pinned: false }], new Date('2026-01-01T00:00:00Z'), {
+    perspective: { name: 'p', rules: [{ match: { kind: 'type', type: 'ex:T' }, color: '#123456', size: 40 }] },
+    viewport: { zoom: 1.5, pan: { x: 10, y: -20 } },
+    selected: ['ex:a'],
+  });
+
+  it('keeps the perspective, zoom, pan and selection, and round-trips through a file', () => {
+    expect(decodeScene(encodeScene(scene))).toEqual(scene);
+    const s = memory();
+    saveView(s, undefined, scene);
+    expect(loadViews(s)).toEqual([scene]);
+  });
+
+  it('reads views saved before scenes as scenes without perspective or zoom', () => {
+    const s = memory();
+    s.setItem(viewsKey(), JSON.stringify([{ name: 'old', savedAt: 'x', nodes: [{ id: 'ex:a', x: 1, y: 2 }] }]));
+    expect(loadViews(s)).toEqual([{ name: 'old', savedAt: 'x', nodes: [{ id: 'ex:a', x: 1, y: 2 }] }]);
+  });
+
+  it('refuses a malformed or hostile file with a message', () => {
+    const bad = (text: string) => () => decodeScene(text);
+    expect(bad('not json')).toThrow(/not JSON/);
+    expect(bad('{"format":"other"}')).toThrow(/not a scene/);
+    expect(bad(JSON.stringify({ format: 'agenthub.kg.scene', version: 9, scene }))).toThrow(/version/);
+    expect(bad(JSON.stringify({ format: 'agenthub.kg.scene', version: 1, scene: { ...scene, nodes: [{ id: 1 }] } }))).toThrow(/malformed/);
+    expect(bad(JSON.stringify({ format: 'agenthub.kg.scene', version: 1, scene: { ...scene, perspective: { rules: 3 } } }))).toThrow(/perspective/);
+    expect(bad(JSON.stringify({ format: 'agenthub.kg.scene', version: 1, scene: { ...scene, name: '' } }))).toThrow(/name/);
+    expect(bad('x'.repeat(MAX_SCENE_BYTES + 1))).toThrow(/too large/);
+    // __proto__ keys in a file do not reach the scene's prototype
+    const polluted = decodeScene(`{"format":"agenthub.kg.scene","version":1,"scene":{"name":"s","nodes":[],"__proto__":{"polluted":1}}}`);
+    expect((polluted as unknown as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
