@@ -564,7 +564,7 @@ describe('issue 29', () => {
     await page.context().close();
   });
 
-  test('smaller (1280×800 and 1024×700): the chat header is one line, the knowledge toolbar is one line with its search placeholder whole, and the navigation has words', async () => {
+  test('smaller (1280×800 and 1024×700): the chat header is one line, the knowledge toolbar keeps its rows with its search placeholder whole, and the navigation has words', async () => {
     const page = await openUI(s.browser, s.hub);
     await newChat(page);
     for (const [width, height] of [[1280, 800], [1024, 700]]) {
@@ -590,12 +590,19 @@ describe('issue 29', () => {
     await page.getByTestId('kg-canvas').waitFor(WAIT);
     for (const [width, height] of [[1280, 800], [1024, 700]]) {
       await page.setViewportSize({ width, height });
-      const spread = await page.getByRole('toolbar', { name: 'Graph' }).evaluate((t) => {
-        const mids = [...t.children].filter((c) => c.getClientRects().length).map((c) => c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2);
-        return Math.max(...mids) - Math.min(...mids);
+      // Two rows by design (finding and editing; looks and scenes), each on one line at 1280; at 1024,
+      // beside the node panel, a row may wrap.
+      const spreads = await page.getByRole('toolbar', { name: 'Graph' }).evaluate((t) => {
+        const items = [...t.children].filter((c) => c.getClientRects().length && !c.classList.contains('kg-break'));
+        const at = [...t.children].findIndex((c) => c.classList.contains('kg-break'));
+        const spread = (els) => {
+          const mids = els.map((c) => c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2);
+          return Math.max(...mids) - Math.min(...mids);
+        };
+        const rows = [items.filter((c) => [...t.children].indexOf(c) < at), items.filter((c) => [...t.children].indexOf(c) > at)];
+        return rows.map(spread);
       });
-      // at 1024 the canvas's toolbar may take two rows (beside the node panel); at 1280 it is one
-      if (width === 1280) assert.ok(spread < 16, `the knowledge toolbar wraps at ${width} (items ${spread}px apart)`);
+      if (width === 1280) assert.ok(spreads.every((x) => x < 16), `a row of the knowledge toolbar wraps at ${width}: ${spreads}`);
       const search = await page.locator('#kg-search').evaluate((el) => {
         const c = document.createElement('canvas').getContext('2d');
         const cs = getComputedStyle(el);

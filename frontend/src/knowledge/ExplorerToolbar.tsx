@@ -219,7 +219,9 @@ export function ExplorerToolbar({
       >
         Start over
       </button>
-      <span className="kg-sep" aria-hidden="true" />
+      {/* Two rows by design: finding and editing above, how the graph looks and its scenes below
+          (one row wrapped wherever the width ran out). */}
+      <span className="kg-break" aria-hidden="true" />
       <label className="select-label">
         Perspective
         <select
