@@ -68,6 +68,18 @@ describe('perspective rules', () => {
     ]);
   });
 
+  it('says the prefix of types that share a local name, in rules and in the rest alike', () => {
+    const owl = 'http://www.w3.org/2002/07/owl#Class';
+    const rdfs = 'http://www.w3.org/2000/01/rdf-schema#Class';
+    const g = generatePerspective([owl]);
+    const legend = perspectiveLegend(g, [node(owl), node(rdfs), node(rdfs), node('ex:Person')]);
+    expect(legend.map((l) => [l.text, l.count])).toEqual([
+      ['owl:Class', 1],
+      ['Person', 1],
+      ['rdfs:Class', 2],
+    ]);
+  });
+
   it('keeps only well-formed rules from storage or a file, per agent', () => {
     expect(validPerspective({ name: '', rules: [] })).toBeNull();
     expect(validPerspective('x')).toBeNull();

@@ -142,6 +142,10 @@ export function perspectiveLegend(
   for (const [type, count] of [...rest].sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)))) {
     out.push({ key: `t:${type}`, text: type ? shortId(type) : 'untyped', count, type, ...typeStyle(type) });
   }
+  // Two types with one local name (owl:Class, rdfs:Class) would read alike: those say their prefix.
+  const seen = new Map<string, number>();
+  for (const l of out) seen.set(l.text, (seen.get(l.text) ?? 0) + 1);
+  for (const l of out) if (l.type && (seen.get(l.text) ?? 0) > 1) l.text = compactIri(l.type);
   return out;
 }
 
