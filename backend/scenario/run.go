@@ -225,6 +225,24 @@ type answer struct {
 	err        error
 }
 
+// cancel cancels the previous step's task. An agent that calls a task it last reported unfinished
+// (input-required, say) not cancelable is asked again, twice at most: a2a-go's server answers so when
+// the cancel arrives while the turn that asked is still winding down, since its cancel then waits on
+// that turn, which ends in input-required. Once the turn is over, the same request cancels the task,
+// as the spec lets a task that is not in a terminal state be canceled.
+func (r *runner) cancel(ctx context.Context) (*a2a.Task, error) {
+	t, err := r.conn.Cancel(ctx, r.prev.ID)
+	for wait := 100 * time.Millisecond; wait <= 200*time.Millisecond && errors.Is(err, a2a.ErrTaskNotCancelable) && !r.prev.Status.State.Terminal(); wait *= 2 {
+		select {
+		case <-ctx.Done():
+			return t, err
+		case <-time.After(wait):
+		}
+		t, err = r.conn.Cancel(ctx, r.prev.ID)
+	}
+	return t, err
+}
+
 func (r *runner) expand(s string) string {
 	return varRef.ReplaceAllStringFunc(s, func(ref string) string { return r.vars[varRef.FindStringSubmatch(ref)[1]] })
 }
@@ -263,7 +281,7 @@ func (r *runner) step(parent context.Context, st *Step) StepResult {
 			ans.err = errors.New("the previous step left no task to cancel")
 			break
 		}
-		t, err := r.conn.Cancel(ctx, r.prev.ID)
+		t, err := r.cancel(ctx)
 		ans.events, ans.firstEvent, ans.task, ans.err = 1, time.Since(start), t, err
 	default:
 		msg := &a2a.Message{Role: a2a.MessageRoleUser}

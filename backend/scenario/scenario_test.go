@@ -182,9 +182,13 @@ func TestDemoAgentAssertions(t *testing.T) {
 	}
 }
 
-// peer is an a2a-go/v2 server with its in-memory store: "hang" works until the test ends, anything
-// else is answered with an artifact "result" holding the message's parts.
-type peer struct{ release chan struct{} }
+// peer is an a2a-go/v2 server with its in-memory store: "hang" works until the test ends, "ask" asks
+// back (input-required), anything else is answered with an artifact "result" holding the message's
+// parts. Its first refuseCancels cancels are refused as TaskNotCancelable.
+type peer struct {
+	release       chan struct{}
+	refuseCancels *atomic.Int32
+}
 
 func (p peer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
@@ -198,6 +202,10 @@ func (p peer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2
 			}
 			return
 		}
+		if ec.Message.Parts[0].Text() == "ask" {
+			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which?"))), nil)
+			return
+		}
 		art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "result", Parts: ec.Message.Parts}
 		if yield(&a2a.TaskArtifactUpdateEvent{TaskID: ec.TaskID, ContextID: ec.ContextID, Artifact: art, LastChunk: true}, nil) {
 			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
@@ -205,8 +213,12 @@ func (p peer) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2
 	}
 }
 
-func (peer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+func (p peer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		if p.refuseCancels.Add(-1) >= 0 {
+			yield(nil, a2a.ErrTaskNotCancelable)
+			return
+		}
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
 	}
 }
@@ -214,7 +226,14 @@ func (peer) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2
 // startPeer serves peer and its card on loopback; calls counts the JSON-RPC requests. With a key, the
 // card asks for it as an API key in X-Api-Key, and a call without it is refused with 401.
 func startPeer(t *testing.T, key string) (base string, calls *atomic.Int64) {
-	p := peer{release: make(chan struct{})}
+	base, calls, _ = startRefusingPeer(t, key, 0)
+	return base, calls
+}
+
+// startRefusingPeer is startPeer with a peer refusing its first refuse cancels.
+func startRefusingPeer(t *testing.T, key string, refuse int32) (base string, calls *atomic.Int64, refusals *atomic.Int32) {
+	p := peer{release: make(chan struct{}), refuseCancels: new(atomic.Int32)}
+	p.refuseCancels.Store(refuse)
 	calls = new(atomic.Int64)
 	rpc := a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(p, a2asrv.WithLogger(slog.New(slog.DiscardHandler))))
 	mux := http.NewServeMux()
@@ -244,7 +263,46 @@ func startPeer(t *testing.T, key string) (base string, calls *atomic.Int64) {
 		}
 		rpc.ServeHTTP(w, r)
 	})
-	return srv.URL, calls
+	return srv.URL, calls, p.refuseCancels
+}
+
+// A cancel refused for a task the agent last said was waiting for input is asked twice more (a2a-go's
+// server refuses one that arrives while the turn that asked is still ending); a cancel refused for a
+// finished task, or refused three times, fails the step.
+func TestCancelAskedAgainWhileTheAskingTurnEnds(t *testing.T) {
+	base, calls, refusals := startRefusingPeer(t, "", 2)
+	res := run(t, base, `
+steps:
+  - send: "ask"
+    expect: { state: input-required }
+  - cancel: true
+    expect: { state: canceled }
+`)
+	if !res.Passed || refusals.Load() != -1 {
+		t.Fatalf("two refusals, then canceled: passed %v, refusals left %d: %+v", res.Passed, refusals.Load(), res.Steps)
+	}
+
+	refusals.Store(3)
+	res = run(t, base, `
+steps:
+  - send: "ask"
+  - cancel: true
+`)
+	if step := res.Steps[1]; step.Passed || !strings.Contains(step.Error, "cannot be canceled") || refusals.Load() != 0 {
+		t.Fatalf("three refusals: %+v, refusals left %d", step, refusals.Load())
+	}
+
+	refusals.Store(0)
+	calls.Store(0)
+	res = run(t, base, `
+steps:
+  - send: "done at once"
+    expect: { state: completed }
+  - cancel: true
+`)
+	if step := res.Steps[1]; step.Passed || !strings.Contains(step.Error, "cannot be canceled") || calls.Load() != 2 {
+		t.Fatalf("a completed task, asked once: %+v, %d calls", step, calls.Load())
+	}
 }
 
 // A data part goes out as sent (${var} filled in), and a step whose agent hangs fails on its own

@@ -124,6 +124,9 @@ type Gateway struct {
 	mu       sync.Mutex
 	token    string
 	open     map[*conn]context.CancelFunc // ends one connection (a regenerated token ends the others)
+	// tokenChanges counts changes of the token. A connection whose token was checked before a change
+	// but that registers in open after it would escape the change's sweep; it compares the count.
+	tokenChanges uint64
 }
 
 // Token is the secret that opens the UI now.
@@ -150,6 +153,7 @@ func (g *Gateway) regenerate(ctx context.Context, keep *conn) (string, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.token = token
+	g.tokenChanges++
 	for c, end := range g.open {
 		if c != keep {
 			end()
@@ -177,6 +181,9 @@ func (g *Gateway) Reload(ctx context.Context) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if token != g.token {
+		g.tokenChanges++
+	}
 	g.token = token
 	for c, end := range g.open {
 		if c.token != token {
@@ -224,7 +231,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusForbidden, "origin not allowed: "+origin)
 		return
 	}
-	token, want := r.URL.Query().Get("token"), g.Token()
+	g.mu.Lock()
+	token, want, changes := r.URL.Query().Get("token"), g.token, g.tokenChanges
+	g.mu.Unlock()
 	if g.cfg.LoadToken != nil {
 		var err error
 		if want, err = g.cfg.LoadToken(r.Context()); err != nil {
@@ -243,7 +252,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.conns.Add(1)
 	defer g.conns.Done()
-	c := &conn{g: g, ws: ws, token: token, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls),
+	c := &conn{g: g, ws: ws, token: token, tokenChanges: changes, out: make(chan []byte, queueFrames), calls: make(chan struct{}, concurrentCalls),
 		// Nothing pushed yet: the first counts computed are pushed, whatever they are. The UI read the
 		// counts of the moment it connected from inbox.list; starting from 0/0 here left it on those when
 		// they dropped to 0/0 (issue 29 item 11).
@@ -270,12 +279,14 @@ type connKey struct{}
 // conn is one UI connection: a reader dispatching calls, a writer draining out, and a forwarder
 // turning bus events into pushed frames.
 type conn struct {
-	g      *Gateway
-	ws     *websocket.Conn
-	token  string // the token it was opened with (or was handed, see regenerate); guarded by g.mu
-	out    chan []byte
-	calls  chan struct{}
-	lagged atomic.Bool
+	g     *Gateway
+	ws    *websocket.Conn
+	token string // the token it was opened with (or was handed, see regenerate); guarded by g.mu
+	// tokenChanges is Gateway.tokenChanges when its token was checked.
+	tokenChanges uint64
+	out          chan []byte
+	calls        chan struct{}
+	lagged       atomic.Bool
 
 	// ctx lives as long as the connection: ext.stream's streams run under it.
 	ctx context.Context
@@ -309,6 +320,12 @@ func (c *conn) serve(parent context.Context) {
 	c.ctx = ctx
 	c.streams = map[string]context.CancelFunc{}
 	c.g.mu.Lock()
+	if c.g.tokenChanges != c.tokenChanges {
+		// The token changed between its check and now, and the sweep did not see this connection.
+		c.g.mu.Unlock()
+		c.ws.Close()
+		return
+	}
 	c.g.open[c] = cancel
 	c.g.mu.Unlock()
 	defer func() {
