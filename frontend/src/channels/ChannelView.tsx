@@ -157,7 +157,7 @@ function MemberLine({ e, agents }: { e: MemberEntry; agents: AgentInfo[] }) {
   );
 }
 
-function EventRow({
+export function EventRow({
   ev,
   agents,
   members,
