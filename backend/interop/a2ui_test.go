@@ -68,6 +68,9 @@ func validateA2UI(t a2uiT, checks ...a2uiCheck) {
 	}
 }
 
+// bothA2UI are the A2UI extensions the demo agent declares, as the hub's client activates them.
+const bothA2UI = demoagent.A2UIExtension + ", " + demoagent.A2UIExtensionV08
+
 // a2uiParts are the data of a message's A2UI parts (media type application/a2ui+json).
 func a2uiParts(m *a2a.Message) []any {
 	var out []any
@@ -89,8 +92,8 @@ func a2uiParts(m *a2a.Message) []any {
 func TestA2UIDemoAgentAndHubClientAreSchemaValid(t *testing.T) {
 	demo := startDemoAgent(t)
 	card := fetchCard(t, demo.BaseURL, "1.0")
-	if got := agents.A2UIExtensions(card); len(got) != 1 || got[0] != demoagent.A2UIExtension {
-		t.Fatalf("the demo agent's card declares A2UI extensions %v, want [%s]", got, demoagent.A2UIExtension)
+	if got := strings.Join(agents.A2UIExtensions(card), ", "); got != bothA2UI {
+		t.Fatalf("the demo agent's card declares A2UI extensions %v, want %s", got, bothA2UI)
 	}
 
 	// a proxy in front of the demo agent records what the hub's client sends
@@ -202,8 +205,8 @@ func TestA2UIDemoAgentAndHubClientAreSchemaValid(t *testing.T) {
 		if err := json.Unmarshal(r.body, &rpc); err != nil || r.body == nil {
 			continue // the card, say
 		}
-		if r.ext != demoagent.A2UIExtension || r.xext != demoagent.A2UIExtension {
-			t.Errorf("%s went with A2A-Extensions %q and X-A2A-Extensions %q, want %s in both", rpc.Method, r.ext, r.xext, demoagent.A2UIExtension)
+		if r.ext != bothA2UI || r.xext != bothA2UI {
+			t.Errorf("%s went with A2A-Extensions %q and X-A2A-Extensions %q, want %s in both", rpc.Method, r.ext, r.xext, bothA2UI)
 		}
 		m := rpc.Params.Message
 		if m.Metadata == nil {
