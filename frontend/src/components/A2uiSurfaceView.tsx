@@ -121,7 +121,7 @@ export function A2uiSurfaceView({
     );
   }
   return (
-    <div className={v08 ? 'a2ui-surface a2ui-v08' : 'a2ui-surface'} data-testid="a2ui-surface" data-surface-id={surfaceId} data-a2ui-version={v08 ? 'v0.8' : 'v0.9'} aria-busy={sending || undefined}>
+    <div className={v08 ? 'a2ui-box a2ui-v08' : 'a2ui-box'} data-testid="a2ui-surface" data-surface-id={surfaceId} data-a2ui-version={v08 ? 'v0.8' : 'v0.9'} aria-busy={sending || undefined}>
       <fieldset disabled={readOnly || sending} className="a2ui-fieldset">
         <legend className="sr-only">Form from the agent</legend>
         <Guard onError={(message) => handlers.current.onError?.({ code: 'RENDER_FAILED', message })}>

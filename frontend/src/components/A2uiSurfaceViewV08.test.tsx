@@ -13,8 +13,11 @@ describe('A2uiSurfaceView with an A2UI v0.8 surface', () => {
     expect(container.querySelector('[data-testid="a2ui-surface"]')?.getAttribute('data-a2ui-version')).toBe('v0.8');
     const version = (await screen.findByLabelText('Version')) as HTMLInputElement;
     await waitFor(() => expect(version.value).toBe('1.0.0'));
+    const channel = screen.getByRole('combobox') as HTMLSelectElement;
+    expect(channel.value).toBe('stable'); // the data model's choice, not merely the first option
     fireEvent.change(version, { target: { value: '2.0.0' } });
-    fireEvent.change(screen.getByRole('combobox'), { target: { value: 'beta' } });
+    fireEvent.change(channel, { target: { value: 'beta' } });
+    await waitFor(() => expect(channel.value).toBe('beta'));
     fireEvent.click(screen.getByRole('button', { name: 'Plan it' }));
     await waitFor(() => expect(onAction).toHaveBeenCalledTimes(1));
     const [action, dataModel] = onAction.mock.calls[0] as unknown as [Record<string, unknown>, unknown];
@@ -31,6 +34,15 @@ describe('A2uiSurfaceView with an A2UI v0.8 surface', () => {
 
     rerender(<A2uiSurfaceView surfaceId={SID08} messages={[...planFormV08, ...planConfirmedV08, { deleteSurface: { surfaceId: SID08 } }]} onAction={onAction} />);
     await waitFor(() => expect(screen.queryByText('Release planned')).toBeNull());
+  });
+
+  it("shows the data model's choice in a MultipleChoice, not its first option", async () => {
+    const messages = surfaceOfV08(
+      [{ id: 'root', component: { MultipleChoice: { selections: { path: '/pick' }, options: [{ label: lit('One'), value: 'one' }, { label: lit('Two'), value: 'two' }] } } }],
+      [{ key: 'pick', valueString: 'two' }],
+    );
+    render(<A2uiSurfaceView surfaceId="s8" messages={messages} />);
+    await waitFor(() => expect((screen.getByRole('combobox') as HTMLSelectElement).value).toBe('two'));
   });
 
   it('is read-only once its task ended', async () => {

@@ -4,17 +4,22 @@
 // ones are fed to the same processor, so an update changes the surface in place and what the person
 // typed stays.
 //
-// One component is replaced: v0.8's Text renders its text as Markdown into HTML (links and images
-// included). Here a Text is plain text, as in the v0.9 surfaces, so nothing an agent writes is
-// parsed into markup.
+// Two components are replaced. v0.8's Text renders its text as Markdown into HTML (links and images
+// included); here a Text is plain text, as in the v0.9 surfaces, so nothing an agent writes is
+// parsed into markup. v0.8's MultipleChoice is an uncontrolled <select> that shows its first option
+// whatever the data model holds; here it shows the data model's choice.
+//
+// The renderer draws a surface's children from its global registry (ComponentRegistry.getInstance(),
+// filled with the default catalog the first time a provider renders), whatever registry the
+// A2UIRenderer is given. So the replacements go into that registry, by a component rendered inside
+// the provider before the renderer: after the provider's own registration, before any child is drawn.
 
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import {
   A2UIProvider,
   A2UIRenderer,
   ComponentRegistry,
   classMapToString,
-  registerDefaultCatalog,
   useA2UI,
   useA2UIComponent,
   type A2UIClientEventMessage,
@@ -43,9 +48,45 @@ function PlainText({ node, surfaceId }: A2UIComponentProps<Types.TextNode>) {
   );
 }
 
-const registry = new ComponentRegistry();
-registerDefaultCatalog(registry);
-registry.register('Text', { component: PlainText as never });
+/** v0.8's MultipleChoice, controlled by the data model (see the module comment). */
+function ModelChoice({ node, surfaceId }: A2UIComponentProps<Types.MultipleChoiceNode>) {
+  const { theme, resolveString, getValue, setValue } = useA2UIComponent(node, surfaceId);
+  const id = useId();
+  const props = node.properties;
+  const path = (props.selections as { path?: string } | undefined)?.path;
+  const held = path ? getValue(path) : null;
+  const chosen = Array.isArray(held) ? held[0] : held;
+  const style = typeof node.weight === 'number' ? ({ '--weight': node.weight } as React.CSSProperties) : undefined;
+  return (
+    <div className="a2ui-multiplechoice" style={style}>
+      <section className={classMapToString(theme.components.MultipleChoice.container)}>
+        <label htmlFor={id} className={classMapToString(theme.components.MultipleChoice.label)}>
+          {resolveString((props as { description?: never }).description) ?? 'Select an item'}
+        </label>
+        <select
+          id={id}
+          className={classMapToString(theme.components.MultipleChoice.element)}
+          value={chosen == null ? '' : String(chosen)}
+          onChange={(e) => path && setValue(path, [e.target.value])}
+        >
+          {(props.options ?? []).map((o) => (
+            <option key={o.value} value={o.value}>
+              {resolveString(o.label)}
+            </option>
+          ))}
+        </select>
+      </section>
+    </div>
+  );
+}
+
+/** Puts the replacements into the renderer's registry (see the module comment); renders nothing. */
+function Replacements() {
+  const registry = ComponentRegistry.getInstance();
+  registry.register('Text', { component: PlainText as never });
+  registry.register('MultipleChoice', { component: ModelChoice as never });
+  return null;
+}
 
 /** Feeds the processor the messages it has not had yet. */
 function Feed({ messages, onProblem }: { messages: readonly A2uiMessage[]; onProblem: (message: string, index: number) => void }) {
@@ -96,8 +137,9 @@ export function A2uiSurfaceViewV08({
   };
   return (
     <A2UIProvider onAction={act}>
+      <Replacements />
       <Feed messages={messages} onProblem={onProblem} />
-      <A2UIRenderer surfaceId={surfaceId} registry={registry} />
+      <A2UIRenderer surfaceId={surfaceId} />
     </A2UIProvider>
   );
 }
