@@ -8,7 +8,11 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { SHOTS, axeViolations, nav, openUI, otherAgent, suite } from './harness.mjs';
+import { randomUUID } from 'node:crypto';
+
+import { TaskState } from '@a2a-js/sdk';
+
+import { SHOTS, axeViolations, nav, openUI, otherAgent, sdkClient, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -288,5 +292,70 @@ describe('A2UI', () => {
       assert.deepEqual(await axeViolations(p), [], `axe on the v0.8 form (${colorScheme})`);
       await context.close();
     }
+  });
+  test('the Inbox draws the form an @a2a-js/sdk client asks the owner with, inert where hostile; the owner’s action goes back to that client as the answer', async () => {
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').waitFor(WAIT);
+    const client = await sdkClient(s.hub.hubURL);
+    const sid = `approve-${randomUUID()}`;
+    const form = [
+      { version: 'v0.9', createSurface: { surfaceId: sid, catalogId: 'https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json' } },
+      { version: 'v0.9', updateComponents: { surfaceId: sid, components: [
+        { id: 'root', component: 'Column', children: ['title', 'why', 'approve'] },
+        { id: 'title', component: 'Text', text: 'Approve release <b>2.4</b>?' },
+        { id: 'why', component: 'TextField', label: 'Why', value: { path: '/why' } },
+        { id: 'approve', component: 'Button', child: 'approve-label', action: { event: { name: 'approve', context: { why: { path: '/why' } } } } },
+        { id: 'approve-label', component: 'Text', text: 'Approve' },
+      ] } },
+      { version: 'v0.9', updateDataModel: { surfaceId: sid, path: '/', value: { why: '' } } },
+    ];
+    const ask = userMessage('Release 2.4: your call');
+    ask.message.parts.push({ content: { $case: 'data', value: form }, metadata: { mimeType: 'application/a2ui+json' }, filename: '', mediaType: 'application/a2ui+json' });
+    const received = [];
+    let ended;
+    const streamEnded = new Promise((ok) => (ended = ok));
+    (async () => {
+      try {
+        for await (const ev of client.sendMessageStream(ask)) received.push(ev);
+      } catch (e) {
+        received.push({ error: String(e) });
+      }
+      ended();
+    })();
+
+    await nav(page, 'Inbox').click();
+    await page.getByTestId('inbox-item').filter({ hasText: 'Release 2.4: your call' }).click(WAIT);
+    const surface = page.getByTestId('inbox-surface');
+    await surface.getByText('Approve release <b>2.4</b>?').waitFor(WAIT); // HTML as plain text
+    assert.equal(await surface.locator('b').count(), 0);
+    await surface.getByLabel('Why').fill('tests are green');
+    await surface.getByRole('button', { name: 'Approve' }).click();
+    await page.getByTestId('inbox-action').filter({ hasText: 'You chose approve' }).waitFor(WAIT);
+
+    // the client gets the action as the answer artifact: one A2UI data part about its own surface
+    let answer;
+    for (let i = 0; i < 150 && !answer; i++) {
+      answer = received.find((ev) => ev.payload?.$case === 'artifactUpdate')?.payload.value.artifact;
+      if (!answer) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(answer, `no answer reached the client: ${JSON.stringify(received).slice(0, 2000)}`);
+    const [part] = answer.parts;
+    assert.equal(part.mediaType, 'application/a2ui+json');
+    assert.equal(part.content.$case, 'data');
+    const [msg] = part.content.value;
+    assert.equal(msg.action.name, 'approve');
+    assert.equal(msg.action.surfaceId, sid);
+    assert.deepEqual(msg.action.context, { why: 'tests are green' });
+    const [valid] = validate([{ schema: 'client_to_server_list', data: part.content.value }]);
+    assert.ok(valid.ok, JSON.stringify(valid));
+    // the client ends its task, which ends its stream
+    const first = received[0].payload;
+    const id = first.$case === 'task' ? first.value.id : first.value.taskId;
+    await client.cancelTask({ tenant: '', id, metadata: undefined });
+    await streamEnded;
+    const last = received.at(-1);
+    assert.equal(last.payload?.value?.status?.state, TaskState.TASK_STATE_CANCELED, JSON.stringify(last));
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);
+    await page.context().close();
   });
 });
