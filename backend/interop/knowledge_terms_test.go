@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/hub"
@@ -145,4 +146,39 @@ func TestKnowledgeDeclaredPrefixes(t *testing.T) {
 	kgError(t, h, hdr, "knowledge/update", map[string]any{"prefixes": map[string]any{"ex": "no iri"}, "mutations": []any{
 		patch("add", stmt("ex:a", "ex:b", map[string]any{"id": "ex:c"}, 1))}}, -32602)
 	kgError(t, h, hdr, "knowledge/query", map[string]any{"prefixes": map[string]any{"9": "http://x/"}, "query": "{ nodes { items { id } } }"}, -32602)
+}
+
+// TestKnowledgeSearchFindsTheIdAsShownAndRanksExactHitsFirst: search finds a node by its id as the
+// UI shows it (a well-known CURIE, or a request's own prefix) though the stored full IRI does not
+// contain that text; and a node whose literal is the text (any case) comes before one whose literal
+// starts with it, which comes before the rest, so a short page holds the exact hit.
+func TestKnowledgeSearchFindsTheIdAsShownAndRanksExactHitsFirst(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	var patches []map[string]any
+	for i := range 5 {
+		patches = append(patches, patch("add", stmt(fmt.Sprintf("http://example.org/a%d", i), rdfsNS+"label", map[string]any{"value": fmt.Sprintf("the alpha %d", i)}, 1)))
+	}
+	patches = append(patches,
+		patch("add", stmt("http://example.org/b", rdfsNS+"label", map[string]any{"value": "Alpha centauri"}, 1)),
+		patch("add", stmt("http://example.org/z", rdfsNS+"label", map[string]any{"value": "ALPHA"}, 1)),
+		patch("add", stmt("https://schema.org/Thing", rdfsNS+"label", map[string]any{"value": "Thing"}, 1)),
+		patch("add", stmt("http://example.org/people/carol", rdfsNS+"label", map[string]any{"value": "C."}, 1)),
+	)
+	update(t, h, hdr, "search", patches...)
+	for _, c := range []struct {
+		query string
+		extra map[string]any
+		want  string
+	}{
+		{`{ search(text: "alpha", first: 3) { id } }`, nil,
+			`{"search":[{"id":"http://example.org/z"},{"id":"http://example.org/b"},{"id":"http://example.org/a0"}]}`},
+		{`{ search(text: "schema:Thing") { id } }`, nil, `{"search":[{"id":"https://schema.org/Thing"}]}`},
+		{`{ search(text: "eg:carol") { id } }`, map[string]any{"prefixes": map[string]any{"eg": "http://example.org/people/"}},
+			`{"search":[{"id":"http://example.org/people/carol"}]}`},
+		{`{ search(text: "people/car") { id } }`, nil, `{"search":[{"id":"http://example.org/people/carol"}]}`},
+	} {
+		if got := jsonOf(gql(t, h, hdr, c.query, c.extra)); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.query, got, c.want)
+		}
+	}
 }
