@@ -2,6 +2,7 @@ package interop
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/hub"
@@ -180,5 +181,55 @@ func TestKnowledgeSearchFindsTheIdAsShownAndRanksExactHitsFirst(t *testing.T) {
 		if got := jsonOf(gql(t, h, hdr, c.query, c.extra)); got != c.want {
 			t.Errorf("%s\n got %s\nwant %s", c.query, got, c.want)
 		}
+	}
+}
+
+// TestKnowledgeSchemaCountsEveryStatement: Query.schema counts types (nodes per type, a node with two
+// types under each), predicates between resources by the types at their ends ("" for an untyped
+// end) and literal predicates by the subject's type, over every statement, not a sample; a view
+// (requiredCertainty) counts only what it sees.
+func TestKnowledgeSchemaCountsEveryStatement(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	const ex = "http://example.org/"
+	var patches []map[string]any
+	for i := range 1500 { // more than the UI's old sample of 1000
+		p := fmt.Sprintf("%sp%d", ex, i)
+		patches = append(patches, patch("add", stmt(p, "rdf:type", map[string]any{"id": ex + "Person"}, 1)),
+			patch("add", stmt(p, "rdfs:label", map[string]any{"value": fmt.Sprintf("P%d", i)}, 1)),
+			patch("add", stmt(p, ex+"worksFor", map[string]any{"id": ex + "acme"}, 1)))
+	}
+	patches = append(patches,
+		patch("add", stmt(ex+"acme", "rdf:type", map[string]any{"id": ex + "Org"}, 1)),
+		patch("add", stmt(ex+"acme", "rdf:type", map[string]any{"id": ex + "Company"}, 1)),
+		patch("add", stmt(ex+"acme", ex+"partner", map[string]any{"id": ex + "nobody"}, 0.5)))
+	for i := 0; i < len(patches); i += 1000 {
+		update(t, h, hdr, "people", patches[i:min(i+1000, len(patches))]...)
+	}
+	const q = `{ schema { types { id count } links { predicate from to count } literals { type predicate count } } }`
+	want := `{"schema":{"links":[` +
+		`{"count":1500,"from":"http://example.org/Person","predicate":"http://example.org/worksFor","to":"http://example.org/Company"},` +
+		`{"count":1500,"from":"http://example.org/Person","predicate":"http://example.org/worksFor","to":"http://example.org/Org"},` +
+		`{"count":1,"from":"http://example.org/Company","predicate":"http://example.org/partner","to":""},` +
+		`{"count":1,"from":"http://example.org/Org","predicate":"http://example.org/partner","to":""}],` +
+		`"literals":[{"count":1500,"predicate":"http://www.w3.org/2000/01/rdf-schema#label","type":"http://example.org/Person"}],` +
+		`"types":[{"count":1500,"id":"http://example.org/Person"},{"count":1,"id":"http://example.org/Company"},{"count":1,"id":"http://example.org/Org"}]}}`
+	// the new hub's sample graph (the hub, the demo agent, their skills) is counted too: left out here
+	got := gql(t, h, hdr, q, nil)
+	sc := got["schema"].(map[string]any)
+	for _, k := range []string{"types", "links", "literals"} {
+		var ours []any
+		for _, e := range sc[k].([]any) {
+			e := e.(map[string]any)
+			if !strings.Contains(fmt.Sprint(e["id"], e["from"], e["type"]), "a2a:") {
+				ours = append(ours, e)
+			}
+		}
+		sc[k] = ours
+	}
+	if got := jsonOf(got); got != want {
+		t.Errorf("schema\n got %s\nwant %s", got, want)
+	}
+	if got := jsonOf(gql(t, h, hdr, `{ schema { links { predicate count } } }`, map[string]any{"requiredCertainty": 0.9})); strings.Contains(got, "partner") {
+		t.Errorf("a statement the view hides was counted: %s", got)
 	}
 }

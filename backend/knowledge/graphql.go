@@ -266,6 +266,8 @@ func newSchema(s *Service) (graphql.Schema, error) {
 					}
 					return s.nodes(p.Context, termArg(p.Context, p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
 				}},
+			"schema": &graphql.Field{Type: graphql.NewNonNull(schemaType()), Description: "The graph's types and predicates with their counts.",
+				Resolve: func(p graphql.ResolveParams) (any, error) { return s.graphSchema(p.Context) }},
 			"statements": &graphql.Field{Type: graphql.NewNonNull(pageOf("StatementPage", stmtList)),
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID},
 					"graph": {Type: graphql.ID}, "author": {Type: graphql.ID}, "minCertainty": {Type: graphql.Float}, "first": {Type: graphql.Int}, "after": {Type: graphql.String}},
