@@ -52,8 +52,9 @@ type Conn struct {
 	// exists rather than when it ends, so a caller that polls can show progress and cancel. Set it
 	// before the first call.
 	ReturnImmediately bool
-	// a2ui: the card declares the A2UI extension; each message carries the UI's capabilities (a2ui.go)
-	a2ui bool
+	// a2ui: the A2UI extension URIs the card declares that the UI renders; each message carries the
+	// UI's capabilities for them (a2ui.go)
+	a2ui []string
 
 	mu  sync.Mutex
 	cur int // index into endpoints of the one in use
@@ -126,7 +127,7 @@ func dialWith(ctx context.Context, card []byte, hc *http.Client, only Dialect, p
 	g := grpcSetup{hc: hc}
 	hc = guardedClient(hc)
 	if uris := A2UIExtensions(card); len(uris) > 0 {
-		c.a2ui = true
+		c.a2ui = uris
 		hc = extensionHeaders(hc, uris)
 		g.extensions = uris
 	}
@@ -178,8 +179,8 @@ func (c *Conn) send(ctx context.Context, msg *a2a.Message, stream bool) iter.Seq
 		if m.Role == a2a.MessageRoleUnspecified {
 			m.Role = a2a.MessageRoleUser
 		}
-		if c.a2ui {
-			m.Metadata = withA2UICapabilities(m.Metadata)
+		if len(c.a2ui) > 0 {
+			m.Metadata = withA2UICapabilities(m.Metadata, c.a2ui)
 		}
 		if stream && c.streaming {
 			c.streamWithFallback(yield, func(dc dialectClient) iter.Seq2[a2a.Event, error] { return dc.Stream(ctx, &m) })

@@ -17,8 +17,8 @@ var ErrA2UI = a2ui.ErrRefused
 
 // surfacesCreated are the ids of the surfaces the agent created in these entries (createSurface in
 // an A2UI part of anything it sent).
-func surfacesCreated(entries []Entry) map[string]bool {
-	out := map[string]bool{}
+func surfacesCreated(entries []Entry) a2ui.Created {
+	out := a2ui.Created{}
 	msg := func(m *a2a.Message) {
 		if m != nil {
 			a2ui.AddCreated(out, m.Parts)

@@ -300,7 +300,7 @@ func MessageOf(out Outgoing) (*a2a.Message, error) {
 	if len(out.A2UI) > 0 {
 		// the media type in the part's field (A2A v1.0) and in metadata.mimeType, where the A2UI
 		// extension's text (and v0.3 agents) look for it
-		parts = append(parts, a2ui.NewPart(out.A2UI))
+		parts = append(parts, a2ui.Parts(out.A2UI)...)
 	}
 	if len(parts) == 0 {
 		return nil, ErrEmpty

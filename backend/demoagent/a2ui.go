@@ -12,8 +12,10 @@ import (
 // The demo agent speaks A2UI v0.9 (a2ui-project/a2ui): "plan a release" answers with a form (a text
 // field, a date, a choice, two buttons) as an A2UI surface and waits (input-required); the person's
 // action comes back as an A2UI data part in the same task, and the agent answers by updating the same
-// surface (a confirmation) or deleting it (discard). Every list of messages it sends validates against
-// the official v0.9 JSON schemas (a2ui_test.go runs them from the npm package @a2ui/web_core).
+// surface (a confirmation) or deleting it (discard). "plan a release v0.8" does the same in A2UI v0.8
+// (a2ui_v08.go): one message per data part, userAction back. Everything it sends validates against
+// the official JSON schemas of its version (../interop/a2ui_test.go runs them from the npm package
+// @a2ui/web_core).
 
 const (
 	// A2UIExtension is the extension URI the demo agent's card declares.
@@ -26,10 +28,15 @@ const (
 	a2uiVersion      = "v0.9" // the messages' version field: v0.9.1 keeps v0.9's message schema
 )
 
-// A2UIExtensionCard is the card's capabilities.extensions entry.
+// A2UIExtensionCard is the card's capabilities.extensions entry for v0.9.1.
 func A2UIExtensionCard() a2a.AgentExtension {
 	return a2a.AgentExtension{URI: A2UIExtension, Description: "Answers \"plan a release\" with an A2UI form and updates it when you submit.",
 		Params: map[string]any{"supportedCatalogIds": []any{A2UIBasicCatalog}}}
+}
+
+// A2UIExtensionCards are the card's A2UI entries: v0.9.1 and v0.8.
+func A2UIExtensionCards() []a2a.AgentExtension {
+	return []a2a.AgentExtension{A2UIExtensionCard(), A2UIExtensionCardV08()}
 }
 
 // A2UIPart is a data part carrying A2UI messages: the media type in the part's own field (A2A v1.0)
@@ -45,7 +52,8 @@ func A2UIPart(messages []map[string]any) *a2a.Part {
 	return p
 }
 
-// A2UIMessages are the A2UI messages of the message's A2UI data parts, in order.
+// A2UIMessages are the A2UI messages of the message's A2UI data parts, in order: a part's data is a
+// list of messages (v0.9) or one message (v0.8).
 func A2UIMessages(m *a2a.Message) []map[string]any {
 	if m == nil {
 		return nil
@@ -56,11 +64,15 @@ func A2UIMessages(m *a2a.Message) []map[string]any {
 		if !ok || !isA2UIPart(p) {
 			continue
 		}
-		list, _ := d.Value.([]any)
-		for _, v := range list {
-			if obj, ok := v.(map[string]any); ok {
-				out = append(out, obj)
+		switch v := d.Value.(type) {
+		case []any:
+			for _, x := range v {
+				if obj, ok := x.(map[string]any); ok {
+					out = append(out, obj)
+				}
 			}
+		case map[string]any:
+			out = append(out, v)
 		}
 	}
 	return out
@@ -144,9 +156,16 @@ func PlanDiscarded(surfaceID string) []map[string]any {
 	return []map[string]any{msg("deleteSurface", map[string]any{"surfaceId": surfaceID})}
 }
 
-// planForm starts the release-planning task: the form, then waiting for the person's action.
-func (a *Agent) planForm(ec *a2asrv.ExecutorContext, yield func(a2a.Event, error) bool) {
-	q := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("Let's plan a release: fill in the form."), A2UIPart(PlanForm(surfaceIDOf(ec.TaskID))))
+// planForm starts the release-planning task: the form (in v0.8 when v08), then waiting for the
+// person's action.
+func (a *Agent) planForm(ec *a2asrv.ExecutorContext, v08 bool, yield func(a2a.Event, error) bool) {
+	parts := a2a.ContentParts{a2a.NewTextPart("Let's plan a release: fill in the form.")}
+	if v08 {
+		parts = append(parts, A2UIPartsV08(PlanFormV08(surfaceIDOf(ec.TaskID)))...)
+	} else {
+		parts = append(parts, A2UIPart(PlanForm(surfaceIDOf(ec.TaskID))))
+	}
+	q := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, parts...)
 	yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, q), nil)
 }
 
@@ -155,7 +174,14 @@ func (a *Agent) planForm(ec *a2asrv.ExecutorContext, yield func(a2a.Event, error
 func (a *Agent) a2uiAction(ec *a2asrv.ExecutorContext, yield func(a2a.Event, error) bool) bool {
 	surface := surfaceIDOf(ec.TaskID)
 	for _, m := range A2UIMessages(ec.Message) {
+		// a v0.9 action, or a v0.8 userAction: the answer speaks the same version
 		act, ok := m["action"].(map[string]any)
+		_, hasVersion := m["version"]
+		v08 := false
+		if !ok && !hasVersion {
+			act, ok = m["userAction"].(map[string]any)
+			v08 = ok
+		}
 		if !ok || act["surfaceId"] != surface {
 			continue
 		}
@@ -166,10 +192,25 @@ func (a *Agent) a2uiAction(ec *a2asrv.ExecutorContext, yield func(a2a.Event, err
 			if version == "" {
 				version = "(unnamed)"
 			}
-			done := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, A2UIPart(PlanConfirmed(surface, version, str(ctx["date"]), str(ctx["channel"]))))
+			var parts a2a.ContentParts
+			if v08 {
+				channel := str(ctx["channel"])
+				if channel == "" {
+					channel = "stable" // the select shows its first option until changed, and says nothing
+				}
+				parts = A2UIPartsV08(PlanConfirmedV08(surface, version, str(ctx["date"]), channel))
+			} else {
+				parts = a2a.ContentParts{A2UIPart(PlanConfirmed(surface, version, str(ctx["date"]), str(ctx["channel"])))}
+			}
+			done := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, parts...)
 			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, done), nil)
 		case "discard_release":
-			gone := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("Release planning discarded."), A2UIPart(PlanDiscarded(surface)))
+			gone := a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart("Release planning discarded."))
+			if v08 {
+				gone.Parts = append(gone.Parts, A2UIPartsV08(PlanDiscardedV08(surface))...)
+			} else {
+				gone.Parts = append(gone.Parts, A2UIPart(PlanDiscarded(surface)))
+			}
 			yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, gone), nil)
 		default:
 			continue

@@ -30,6 +30,8 @@ var Skills = []a2a.AgentSkill{
 		Tags: []string{"demo", "data"}, Examples: []string{"data"}, OutputModes: []string{"application/json"}},
 	{ID: "plan", Name: "Plan a release (A2UI)", Description: "Answers with a form drawn in A2UI v0.9 (version, date, channel); submitting it updates the same form with a confirmation.",
 		Tags: []string{"demo", "a2ui", "ui"}, Examples: []string{"plan a release"}, OutputModes: []string{A2UIMediaType, "text/plain"}},
+	{ID: "plan-v08", Name: "Plan a release (A2UI v0.8)", Description: "The same form drawn in A2UI v0.8, the version many deployed agents still speak.",
+		Tags: []string{"demo", "a2ui", "ui"}, Examples: []string{"plan a release v0.8"}, OutputModes: []string{A2UIMediaType, "text/plain"}},
 	{ID: "echo", Name: "Echo", Description: "Anything else is echoed back, streamed in several chunks.",
 		Tags: []string{"demo", "streaming"}, Examples: []string{"hello there, demo agent"}},
 }
@@ -79,7 +81,7 @@ func (a *Agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 		cmd, arg, _ := strings.Cut(text, " ")
 		switch strings.ToLower(cmd) {
 		case "plan":
-			a.planForm(ec, yield)
+			a.planForm(ec, strings.HasSuffix(strings.ToLower(arg), "v0.8"), yield)
 		case "slow":
 			a.slow(ctx, ec, strings.TrimSpace(arg), yield)
 		case "ask":

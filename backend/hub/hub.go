@@ -675,7 +675,11 @@ func DemoSpec(cfg Config) AgentSpec {
 		},
 		// the demo agent draws A2UI surfaces: its card declares the extension (it serves no methods)
 		Extensions: func(context.Context, ExtensionEnv) ([]server.Extension, error) {
-			return []server.Extension{cardOnly{demoagent.A2UIExtensionCard()}}, nil
+			var out []server.Extension
+			for _, e := range demoagent.A2UIExtensionCards() {
+				out = append(out, cardOnly{e})
+			}
+			return out, nil
 		},
 		Addr:     cfg.DemoAddr,
 		GRPCAddr: cfg.DemoGRPCAddr,

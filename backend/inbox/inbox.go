@@ -331,7 +331,7 @@ type Reply struct {
 	A2UI  []any
 }
 
-// ActReply is Act with a Reply. A2UI messages are checked (a2ui.CheckClient): v0.9 actions and errors
+// ActReply is Act with a Reply. A2UI messages are checked (a2ui.CheckClient): actions and errors (v0.9 or v0.8)
 // about surfaces the sender created in this task only.
 func (in *Inbox) ActReply(ctx context.Context, id a2a.TaskID, action Action, r Reply) error {
 	if err := in.act(ctx, id, action, r); err != nil {
@@ -351,7 +351,7 @@ func (in *Inbox) act(ctx context.Context, id a2a.TaskID, action Action, r Reply)
 		return fmt.Errorf("%w: %s is %s", ErrNotWaiting, id, st)
 	}
 	if len(r.A2UI) > 0 {
-		created := map[string]bool{}
+		created := a2ui.Created{}
 		for _, m := range task.History {
 			if m != nil && m.Role == a2a.MessageRoleUser { // the sender's messages
 				a2ui.AddCreated(created, m.Parts)
@@ -464,7 +464,7 @@ func eventsFor(task *a2a.Task, action Action, r Reply) ([]a2a.Event, error) {
 		parts = append(parts, a2a.NewTextPart(text))
 	}
 	if len(r.A2UI) > 0 {
-		parts = append(parts, a2ui.NewPart(r.A2UI))
+		parts = append(parts, a2ui.Parts(r.A2UI)...)
 	}
 	for _, f := range r.Files {
 		if f.Name == "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +70,9 @@ func validateA2UI(t a2uiT, checks ...a2uiCheck) {
 	}
 }
 
+// bothA2UI are the A2UI extensions the demo agent declares, as the hub's client activates them.
+const bothA2UI = demoagent.A2UIExtension + ", " + demoagent.A2UIExtensionV08
+
 // a2uiParts are the data of a message's A2UI parts (media type application/a2ui+json).
 func a2uiParts(m *a2a.Message) []any {
 	var out []any
@@ -89,29 +94,12 @@ func a2uiParts(m *a2a.Message) []any {
 func TestA2UIDemoAgentAndHubClientAreSchemaValid(t *testing.T) {
 	demo := startDemoAgent(t)
 	card := fetchCard(t, demo.BaseURL, "1.0")
-	if got := agents.A2UIExtensions(card); len(got) != 1 || got[0] != demoagent.A2UIExtension {
-		t.Fatalf("the demo agent's card declares A2UI extensions %v, want [%s]", got, demoagent.A2UIExtension)
+	if got := strings.Join(agents.A2UIExtensions(card), ", "); got != bothA2UI {
+		t.Fatalf("the demo agent's card declares A2UI extensions %v, want %s", got, bothA2UI)
 	}
 
-	// a proxy in front of the demo agent records what the hub's client sends
-	target, _ := url.Parse(demo.BaseURL)
-	var mu sync.Mutex
-	type seen struct {
-		ext, xext string
-		body      []byte
-	}
-	var requests []seen
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		mu.Lock()
-		requests = append(requests, seen{r.Header.Get("A2A-Extensions"), r.Header.Get("X-A2A-Extensions"), body})
-		mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	}))
-	defer ps.Close()
-	card = bytes.ReplaceAll(card, []byte(demo.BaseURL), []byte(ps.URL))
+	proxyURL, wire := recordingProxy(t, demo.BaseURL)
+	card = bytes.ReplaceAll(card, []byte(demo.BaseURL), []byte(proxyURL))
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -182,35 +170,17 @@ func TestA2UIDemoAgentAndHubClientAreSchemaValid(t *testing.T) {
 		{Schema: "server_to_client_list", Data: update[0], what: "the confirmation"},
 		{Schema: "server_to_client_list", Data: demoagent.PlanDiscarded(surface), what: "the discard"},
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	sends := 0
-	for _, r := range requests {
-		var rpc struct {
-			Method string `json:"method"`
-			Params struct {
-				Message struct {
-					Metadata map[string]any `json:"metadata"`
-					Parts    []struct {
-						Data      any            `json:"data"`
-						MediaType string         `json:"mediaType"`
-						Metadata  map[string]any `json:"metadata"`
-					} `json:"parts"`
-				} `json:"message"`
-			} `json:"params"`
+	for _, r := range wire() {
+		if r.ext != bothA2UI || r.xext != bothA2UI {
+			t.Errorf("%s went with A2A-Extensions %q and X-A2A-Extensions %q, want %s in both", r.rpc.Method, r.ext, r.xext, bothA2UI)
 		}
-		if err := json.Unmarshal(r.body, &rpc); err != nil || r.body == nil {
-			continue // the card, say
-		}
-		if r.ext != demoagent.A2UIExtension || r.xext != demoagent.A2UIExtension {
-			t.Errorf("%s went with A2A-Extensions %q and X-A2A-Extensions %q, want %s in both", rpc.Method, r.ext, r.xext, demoagent.A2UIExtension)
-		}
-		m := rpc.Params.Message
+		m, method := r.rpc.Params.Message, r.rpc.Method
 		if m.Metadata == nil {
 			continue
 		}
 		sends++
-		checks = append(checks, a2uiCheck{Schema: "client_capabilities", Data: m.Metadata["a2uiClientCapabilities"], what: rpc.Method + "'s a2uiClientCapabilities"})
+		checks = append(checks, a2uiCheck{Schema: "client_capabilities", Data: m.Metadata["a2uiClientCapabilities"], what: method + "'s a2uiClientCapabilities"})
 		if dm, ok := m.Metadata["a2uiClientDataModel"]; ok {
 			checks = append(checks, a2uiCheck{Schema: "client_data_model", Data: dm, what: "the action's a2uiClientDataModel"})
 		}
@@ -226,16 +196,159 @@ func TestA2UIDemoAgentAndHubClientAreSchemaValid(t *testing.T) {
 	validateA2UI(t, checks...)
 }
 
+// wireRequest is one JSON-RPC request the hub's client sent, with its extension headers.
+type wireRequest struct {
+	ext, xext string
+	rpc       struct {
+		Method string `json:"method"`
+		Params struct {
+			Message struct {
+				Metadata map[string]any `json:"metadata"`
+				Parts    []struct {
+					Data      any            `json:"data"`
+					MediaType string         `json:"mediaType"`
+					Metadata  map[string]any `json:"metadata"`
+				} `json:"parts"`
+			} `json:"message"`
+		} `json:"params"`
+	}
+}
+
+// recordingProxy serves base through a proxy that records the JSON-RPC requests sent through it.
+func recordingProxy(t *testing.T, base string) (proxyURL string, requests func() []wireRequest) {
+	target, _ := url.Parse(base)
+	var mu sync.Mutex
+	var seen []wireRequest
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		req := wireRequest{ext: r.Header.Get("A2A-Extensions"), xext: r.Header.Get("X-A2A-Extensions")}
+		if json.Unmarshal(body, &req.rpc) == nil && req.rpc.Method != "" { // not the card, say
+			mu.Lock()
+			seen = append(seen, req)
+			mu.Unlock()
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ps.Close)
+	return ps.URL, func() []wireRequest {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// The demo agent's v0.8 variant ("plan a release v0.8"): each message a part of its own, valid
+// against the official v0.8 schema with the standard catalog; the hub's userAction (one part, no
+// data model) and its capabilities valid against v0.8's schemas; the confirmation on the same surface.
+func TestA2UIv08DemoAgentAndHubClientAreSchemaValid(t *testing.T) {
+	demo := startDemoAgent(t)
+	proxyURL, wire := recordingProxy(t, demo.BaseURL)
+	card := bytes.ReplaceAll(fetchCard(t, demo.BaseURL, "1.0"), []byte(demo.BaseURL), []byte(proxyURL))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	conn, err := agents.Dial(ctx, card, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+
+	send := func(m *a2a.Message) (parts []any, task a2a.TaskID, contextID string, final a2a.TaskState) {
+		t.Helper()
+		for ev, err := range conn.Send(ctx, m, true) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok {
+				parts, task, contextID, final = append(parts, a2uiParts(st.Status.Message)...), st.TaskID, st.ContextID, st.Status.State
+			}
+		}
+		return
+	}
+	first, err := chats.MessageOf(chats.Outgoing{Text: "plan a release v0.8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, task, contextID, state := send(first)
+	if state != a2a.TaskStateInputRequired || len(form) != 3 {
+		t.Fatalf("the v0.8 plan asked (%s) with %d A2UI parts, want input-required with 3 (surfaceUpdate, dataModelUpdate, beginRendering)", state, len(form))
+	}
+	begin, _ := form[2].(map[string]any)["beginRendering"].(map[string]any)
+	surface, _ := begin["surfaceId"].(string)
+	if surface == "" {
+		t.Fatalf("the third part is not beginRendering: %v", form[2])
+	}
+
+	userAction := map[string]any{"userAction": map[string]any{"name": "plan_release", "surfaceId": surface, "sourceComponentId": "submit",
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "context": map[string]any{"version": "2.0.0", "date": "2026-12-01", "channel": []any{"beta"}}}}
+	reply, err := chats.MessageOf(chats.Outgoing{Task: task, A2UI: []any{userAction}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply.ContextID = contextID
+	update, _, _, state := send(reply)
+	if state != a2a.TaskStateCompleted || len(update) == 0 {
+		t.Fatalf("the userAction ended the task %s with %d A2UI parts, want completed with the confirmation", state, len(update))
+	}
+	if upd, _ := json.Marshal(update); !strings.Contains(string(upd), "Version 2.0.0 goes out on the beta channel, on 2026-12-01.") || !strings.Contains(string(upd), `"surfaceId":"`+surface+`"`) {
+		t.Fatalf("the update does not confirm the plan on the same surface: %s", upd)
+	}
+
+	var checks []a2uiCheck
+	for i, m := range append(append(form, update...), toAny(demoagent.PlanDiscardedV08(surface))...) {
+		checks = append(checks, a2uiCheck{Schema: "v0_8/server_to_client_with_standard_catalog", Data: m, what: fmt.Sprintf("the agent's message %d", i+1)})
+	}
+	actions := 0
+	for _, r := range wire() {
+		if r.ext != bothA2UI || r.xext != bothA2UI {
+			t.Errorf("%s went with A2A-Extensions %q and X-A2A-Extensions %q, want %s in both", r.rpc.Method, r.ext, r.xext, bothA2UI)
+		}
+		m := r.rpc.Params.Message
+		if m.Metadata == nil {
+			continue
+		}
+		checks = append(checks, a2uiCheck{Schema: "v0_8/a2ui_client_capabilities_schema", Data: m.Metadata["a2uiClientCapabilities"], what: r.rpc.Method + "'s a2uiClientCapabilities"})
+		if _, ok := m.Metadata["a2uiClientDataModel"]; ok {
+			t.Errorf("a v0.8 surface's data model went to the agent: v0.8 has none")
+		}
+		for _, p := range m.Parts {
+			if p.MediaType == demoagent.A2UIMediaType {
+				actions++
+				checks = append(checks, a2uiCheck{Schema: "v0_8/client_to_server", Data: p.Data, what: "the userAction part"})
+			}
+		}
+	}
+	if actions != 1 {
+		t.Fatalf("the hub sent %d A2UI parts, want the one userAction", actions)
+	}
+	validateA2UI(t, checks...)
+}
+
+// toAny is a list of messages as the values a2uiCheck holds.
+func toAny(ms []map[string]any) []any {
+	out := make([]any, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
+}
+
 // The validator itself refuses what the schemas refuse, so a pass above means something.
 func TestA2UIValidatorRefusesInvalidMessages(t *testing.T) {
 	bad := []any{map[string]any{"version": "v0.9", "updateComponents": map[string]any{"surfaceId": "s",
 		"components": []any{map[string]any{"id": "root", "component": "Script", "src": "javascript:alert(1)"}}}}}
 	noTime := []any{map[string]any{"version": "v0.9", "action": map[string]any{"name": "x", "surfaceId": "s", "sourceComponentId": "b", "context": map[string]any{}}}}
+	bad08 := map[string]any{"surfaceUpdate": map[string]any{"surfaceId": "s",
+		"components": []any{map[string]any{"id": "root", "component": map[string]any{"Script": map[string]any{"src": "javascript:alert(1)"}}}}}}
+	noTime08 := map[string]any{"userAction": map[string]any{"name": "x", "surfaceId": "s", "sourceComponentId": "b", "context": map[string]any{}}}
 	ft := &fakeT{T: t}
 	validateA2UI(ft, a2uiCheck{Schema: "server_to_client_list", Data: bad, what: "an unknown component"},
-		a2uiCheck{Schema: "client_to_server_list", Data: noTime, what: "an action without a timestamp"})
-	if ft.errors != 2 {
-		t.Fatalf("the validator refused %d of 2 invalid documents", ft.errors)
+		a2uiCheck{Schema: "client_to_server_list", Data: noTime, what: "an action without a timestamp"},
+		a2uiCheck{Schema: "v0_8/server_to_client_with_standard_catalog", Data: bad08, what: "an unknown v0.8 component"},
+		a2uiCheck{Schema: "v0_8/client_to_server", Data: noTime08, what: "a v0.8 userAction without a timestamp"})
+	if ft.errors != 4 {
+		t.Fatalf("the validator refused %d of 4 invalid documents", ft.errors)
 	}
 }
 

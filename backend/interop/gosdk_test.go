@@ -48,7 +48,7 @@ func TestGoV1ClientAgainstDemoAgent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resolve card: %v", err)
 	}
-	if !card.Capabilities.Streaming || len(card.Skills) != 6 {
+	if !card.Capabilities.Streaming || len(card.Skills) != 7 {
 		t.Fatalf("card %+v", card)
 	}
 	client, err := a2aclient.NewFromCard(ctx, card)

@@ -1,6 +1,8 @@
 package interop
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agenthub/agenthub/backend/hub"
@@ -145,4 +147,89 @@ func TestKnowledgeDeclaredPrefixes(t *testing.T) {
 	kgError(t, h, hdr, "knowledge/update", map[string]any{"prefixes": map[string]any{"ex": "no iri"}, "mutations": []any{
 		patch("add", stmt("ex:a", "ex:b", map[string]any{"id": "ex:c"}, 1))}}, -32602)
 	kgError(t, h, hdr, "knowledge/query", map[string]any{"prefixes": map[string]any{"9": "http://x/"}, "query": "{ nodes { items { id } } }"}, -32602)
+}
+
+// TestKnowledgeSearchFindsTheIdAsShownAndRanksExactHitsFirst: search finds a node by its id as the
+// UI shows it (a well-known CURIE, or a request's own prefix) though the stored full IRI does not
+// contain that text; and a node whose literal is the text (any case) comes before one whose literal
+// starts with it, which comes before the rest, so a short page holds the exact hit.
+func TestKnowledgeSearchFindsTheIdAsShownAndRanksExactHitsFirst(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	var patches []map[string]any
+	for i := range 5 {
+		patches = append(patches, patch("add", stmt(fmt.Sprintf("http://example.org/a%d", i), rdfsNS+"label", map[string]any{"value": fmt.Sprintf("the alpha %d", i)}, 1)))
+	}
+	patches = append(patches,
+		patch("add", stmt("http://example.org/b", rdfsNS+"label", map[string]any{"value": "Alpha centauri"}, 1)),
+		patch("add", stmt("http://example.org/z", rdfsNS+"label", map[string]any{"value": "ALPHA"}, 1)),
+		patch("add", stmt("https://schema.org/Thing", rdfsNS+"label", map[string]any{"value": "Thing"}, 1)),
+		patch("add", stmt("http://example.org/people/carol", rdfsNS+"label", map[string]any{"value": "C."}, 1)),
+	)
+	update(t, h, hdr, "search", patches...)
+	for _, c := range []struct {
+		query string
+		extra map[string]any
+		want  string
+	}{
+		{`{ search(text: "alpha", first: 3) { id } }`, nil,
+			`{"search":[{"id":"http://example.org/z"},{"id":"http://example.org/b"},{"id":"http://example.org/a0"}]}`},
+		{`{ search(text: "schema:Thing") { id } }`, nil, `{"search":[{"id":"https://schema.org/Thing"}]}`},
+		{`{ search(text: "eg:carol") { id } }`, map[string]any{"prefixes": map[string]any{"eg": "http://example.org/people/"}},
+			`{"search":[{"id":"http://example.org/people/carol"}]}`},
+		{`{ search(text: "people/car") { id } }`, nil, `{"search":[{"id":"http://example.org/people/carol"}]}`},
+	} {
+		if got := jsonOf(gql(t, h, hdr, c.query, c.extra)); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.query, got, c.want)
+		}
+	}
+}
+
+// TestKnowledgeSchemaCountsEveryStatement: Query.schema counts types (nodes per type, a node with two
+// types under each), predicates between resources by the types at their ends ("" for an untyped
+// end) and literal predicates by the subject's type, over every statement, not a sample; a view
+// (requiredCertainty) counts only what it sees.
+func TestKnowledgeSchemaCountsEveryStatement(t *testing.T) {
+	h, hdr := kgHub(t, t.TempDir(), nil)
+	const ex = "http://example.org/"
+	var patches []map[string]any
+	for i := range 1500 { // more than the UI's old sample of 1000
+		p := fmt.Sprintf("%sp%d", ex, i)
+		patches = append(patches, patch("add", stmt(p, "rdf:type", map[string]any{"id": ex + "Person"}, 1)),
+			patch("add", stmt(p, "rdfs:label", map[string]any{"value": fmt.Sprintf("P%d", i)}, 1)),
+			patch("add", stmt(p, ex+"worksFor", map[string]any{"id": ex + "acme"}, 1)))
+	}
+	patches = append(patches,
+		patch("add", stmt(ex+"acme", "rdf:type", map[string]any{"id": ex + "Org"}, 1)),
+		patch("add", stmt(ex+"acme", "rdf:type", map[string]any{"id": ex + "Company"}, 1)),
+		patch("add", stmt(ex+"acme", ex+"partner", map[string]any{"id": ex + "nobody"}, 0.5)))
+	for i := 0; i < len(patches); i += 1000 {
+		update(t, h, hdr, "people", patches[i:min(i+1000, len(patches))]...)
+	}
+	const q = `{ schema { types { id count } links { predicate from to count } literals { type predicate count } } }`
+	want := `{"schema":{"links":[` +
+		`{"count":1500,"from":"http://example.org/Person","predicate":"http://example.org/worksFor","to":"http://example.org/Company"},` +
+		`{"count":1500,"from":"http://example.org/Person","predicate":"http://example.org/worksFor","to":"http://example.org/Org"},` +
+		`{"count":1,"from":"http://example.org/Company","predicate":"http://example.org/partner","to":""},` +
+		`{"count":1,"from":"http://example.org/Org","predicate":"http://example.org/partner","to":""}],` +
+		`"literals":[{"count":1500,"predicate":"http://www.w3.org/2000/01/rdf-schema#label","type":"http://example.org/Person"}],` +
+		`"types":[{"count":1500,"id":"http://example.org/Person"},{"count":1,"id":"http://example.org/Company"},{"count":1,"id":"http://example.org/Org"}]}}`
+	// the new hub's sample graph (the hub, the demo agent, their skills) is counted too: left out here
+	got := gql(t, h, hdr, q, nil)
+	sc := got["schema"].(map[string]any)
+	for _, k := range []string{"types", "links", "literals"} {
+		var ours []any
+		for _, e := range sc[k].([]any) {
+			e := e.(map[string]any)
+			if !strings.Contains(fmt.Sprint(e["id"], e["from"], e["type"]), "a2a:") {
+				ours = append(ours, e)
+			}
+		}
+		sc[k] = ours
+	}
+	if got := jsonOf(got); got != want {
+		t.Errorf("schema\n got %s\nwant %s", got, want)
+	}
+	if got := jsonOf(gql(t, h, hdr, `{ schema { links { predicate count } } }`, map[string]any{"requiredCertainty": 0.9})); strings.Contains(got, "partner") {
+		t.Errorf("a statement the view hides was counted: %s", got)
+	}
 }

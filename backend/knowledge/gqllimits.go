@@ -53,6 +53,8 @@ func listItems(field string, first int) int {
 		return firstOr(first, 20)
 	case "nodes", "statements", "out", "in":
 		return firstOr(first, defaultFirst)
+	case "links", "literals": // the graph's schema
+		return schemaRows
 	case "attributes":
 		// All of a node's literals, up to maxFirst; most nodes have a few. The answer-size cap and
 		// the deadline bound the rare node that has many.

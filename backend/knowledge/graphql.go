@@ -266,6 +266,8 @@ func newSchema(s *Service) (graphql.Schema, error) {
 					}
 					return s.nodes(p.Context, termArg(p.Context, p.Args, "type"), where, firstArg(p.Args, defaultFirst), strArg(p.Args, "after"))
 				}},
+			"schema": &graphql.Field{Type: graphql.NewNonNull(schemaType()), Description: "The graph's types and predicates with their counts.",
+				Resolve: func(p graphql.ResolveParams) (any, error) { return s.graphSchema(p.Context) }},
 			"statements": &graphql.Field{Type: graphql.NewNonNull(pageOf("StatementPage", stmtList)),
 				Args: graphql.FieldConfigArgument{"subject": {Type: graphql.ID}, "predicate": {Type: graphql.ID}, "object": {Type: graphql.ID},
 					"graph": {Type: graphql.ID}, "author": {Type: graphql.ID}, "minCertainty": {Type: graphql.Float}, "first": {Type: graphql.Int}, "after": {Type: graphql.String}},
@@ -445,10 +447,21 @@ func (s *Service) nodeExists(ctx context.Context, node string) (bool, error) {
 func (s *Service) search(ctx context.Context, text string, first int) ([]nodeRef, error) {
 	v := viewOf(ctx)
 	w, args := v.sqlFilter()
-	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(text)) + "%"
-	rows, err := s.db.Reader.QueryContext(ctx, `SELECT DISTINCT subject FROM kg_statements WHERE `+w+
-		` AND (lower(subject) LIKE ? ESCAPE '\' OR lower(value_json) LIKE ? ESCAPE '\') ORDER BY subject LIMIT ?`,
-		append(args, like, like, first)...)
+	lower := strings.ToLower(strings.TrimSpace(text))
+	escape := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace
+	like := "%" + escape(lower) + "%"
+	// The id as the UI shows it ("ex:alice", or with a request's prefixes) names its node, though the
+	// stored full IRI does not contain that text.
+	id := expandTerm(strings.TrimSpace(text), prefixesOf(ctx))
+	label, _ := json.Marshal(lower)                                    // a string literal's value_json, lowered
+	labelStart := escape(strings.TrimSuffix(string(label), `"`)) + "%" // one that starts with the text
+	// Best first: the node named, then nodes with a literal that is the text (a label, say), then
+	// one that starts with it, then the rest, each by id: a page of 20 holds the exact hits whatever
+	// else contains the text.
+	rows, err := s.db.Reader.QueryContext(ctx, `SELECT subject, min(CASE WHEN subject = ? THEN 0 WHEN lower(value_json) = ? THEN 1
+		WHEN lower(value_json) LIKE ? ESCAPE '\' THEN 2 ELSE 3 END) AS rank FROM kg_statements WHERE `+w+
+		` AND (subject = ? OR lower(subject) LIKE ? ESCAPE '\' OR lower(value_json) LIKE ? ESCAPE '\') GROUP BY subject ORDER BY rank, subject LIMIT ?`,
+		append(append([]any{id, string(label), labelStart}, args...), id, like, like, first)...)
 	if err != nil {
 		return nil, err
 	}
@@ -456,7 +469,8 @@ func (s *Service) search(ctx context.Context, text string, first int) ([]nodeRef
 	out := []nodeRef{}
 	for rows.Next() {
 		var n string
-		if err := rows.Scan(&n); err != nil {
+		var rank int
+		if err := rows.Scan(&n, &rank); err != nil {
 			return nil, err
 		}
 		out = append(out, nodeRef{n})

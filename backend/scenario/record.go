@@ -38,9 +38,12 @@ func Record(c chats.Conversation, entries []chats.Entry, agent string) ([]byte, 
 				case a2a.Text:
 					lines = append(lines, string(c))
 				case a2a.Data:
-					if list, ok := c.Value.([]any); ok && a2ui.IsPart(p) && t.step.A2UI == nil {
-						t.step.A2UI = list
-					} else if !a2ui.IsPart(p) && t.step.Data == nil {
+					if a2ui.IsPart(p) {
+						// a v0.9 part holds a list; each v0.8 message comes in a part of its own
+						for _, m := range a2ui.Messages(p) {
+							t.step.A2UI = append(t.step.A2UI, m)
+						}
+					} else if t.step.Data == nil {
 						t.step.Data = c.Value
 					}
 				case a2a.Raw:

@@ -299,7 +299,7 @@ func (r *runner) step(parent context.Context, st *Step) StepResult {
 		}
 		if st.A2UI != nil {
 			list, _ := r.expandValue(st.A2UI).([]any)
-			msg.Parts = append(msg.Parts, a2ui.NewPart(list))
+			msg.Parts = append(msg.Parts, a2ui.Parts(list)...) // v0.8 messages one part each
 		}
 		if st.Action == ActReply {
 			if r.prev == nil {

@@ -504,6 +504,32 @@ steps:
 	if res.Steps[1].Name != "A2UI action" || !strings.Contains(res.Steps[1].Data, "4.2") {
 		t.Errorf("the action step: %+v", res.Steps[1])
 	}
+	// v0.8: the userAction goes as a part of its own, and the form turns into its confirmation
+	res = run(t, base, `
+steps:
+  - send: "plan a release v0.8"
+    expect: { state: input-required, mediaTypes: [application/a2ui+json] }
+    capture: { plan: "$.id" }
+  - a2ui:
+      - userAction:
+          name: plan_release
+          surfaceId: "release-plan-${plan}"
+          sourceComponentId: submit
+          timestamp: "2026-11-28T12:00:00Z"
+          context: { version: "4.3", channel: [nightly] }
+    expect:
+      state: completed
+      jsonPath: { "$.status.message.parts[0].data.surfaceUpdate.surfaceId": "release-plan-${plan}" }
+`)
+	for _, s := range res.Steps {
+		if !s.Passed {
+			t.Errorf("v0.8: step %d %s failed: %s %+v", s.Index, s.Name, s.Error, s.Assertions)
+		}
+	}
+	if !strings.Contains(res.Steps[1].Data, "Version 4.3 goes out on the nightly channel") {
+		t.Errorf("the v0.8 action step's answer: %+v", res.Steps[1])
+	}
+
 	for _, c := range []struct{ src, reason string }{
 		{"steps:\n  - a2ui: [ { version: v0.9 } ]\n", "there is no earlier task"},
 		{"steps:\n  - send: hi\n  - a2ui: {}\n", "a2ui must be a non-empty list"},

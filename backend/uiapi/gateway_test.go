@@ -255,7 +255,7 @@ func TestAgentsListShowsHubAndDemoWithSkillsAndNoProblems(t *testing.T) {
 	if got.Agents[0].URL != h.Agent.BaseURL || got.Agents[0].Card.Skills[0].ID != "inbox" {
 		t.Fatalf("hub: %+v", got.Agents[0])
 	}
-	if len(got.Agents[1].Card.Skills) != 6 { // slow, ask, file, data, plan (A2UI), echo
+	if len(got.Agents[1].Card.Skills) != 7 { // slow, ask, file, data, plan (A2UI v0.9), plan-v08, echo
 		t.Fatalf("demo skills: %+v", got.Agents[1].Card.Skills)
 	}
 	for _, a := range got.Agents {

@@ -169,3 +169,52 @@ func TestAConversationWithAFormAndAFileReplays(t *testing.T) {
 		t.Fatalf("the replay: %+v\n%s", run, sv.Source)
 	}
 }
+
+// A conversation where the owner answered the demo agent's v0.8 form is saved as a scenario whose
+// a2ui step holds the userAction (v0.8 sends each message as a part of its own), and it replays.
+func TestAConversationWithAV08FormReplays(t *testing.T) {
+	h := startHub(t)
+	c := dial(t, h)
+	var conv conversation
+	c.result("chats.start", map[string]any{"agentId": "demo"}, &conv)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": "plan a release v0.8"}, nil)
+	var asking string
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		if up.ConversationID == conv.ID && up.Entry != nil && up.Entry.State == "input-required" {
+			asking = up.Entry.TaskID
+			return true
+		}
+		return false
+	})
+	action := map[string]any{"userAction": map[string]any{"name": "plan_release", "surfaceId": "release-plan-" + asking,
+		"sourceComponentId": "submit", "timestamp": "2026-11-28T12:00:00Z", "context": map[string]any{"version": "5.1", "channel": []any{"beta"}}}}
+	c.result("chats.send", map[string]any{"id": conv.ID, "taskId": asking, "a2ui": []any{action}}, nil)
+	c.await("chat", func(data json.RawMessage) bool {
+		var up chatUpdate
+		json.Unmarshal(data, &up)
+		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.TaskID == asking && up.Entry.State == "completed"
+	})
+
+	var sv savedScenario
+	c.result("scenarios.fromConversation", map[string]any{"conversationId": conv.ID}, &sv)
+	for _, want := range []string{"a2ui:", "userAction:", "release-plan-${task1}", "task1: $.id"} {
+		if !strings.Contains(sv.Source, want) {
+			t.Fatalf("the recorded scenario lacks %q:\n%s", want, sv.Source)
+		}
+	}
+	var run storedRun
+	c.result("scenarios.run", map[string]any{"id": sv.ID}, &run)
+	deadline := time.Now().Add(30 * time.Second)
+	for run.Status == "running" || run.Status == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not end: %+v", run)
+		}
+		time.Sleep(50 * time.Millisecond)
+		c.result("scenarios.getRun", map[string]any{"id": run.ID}, &run)
+	}
+	if run.Status != "passed" || len(run.Result.Steps) != 2 {
+		t.Fatalf("the replay: %+v\n%s", run, sv.Source)
+	}
+}

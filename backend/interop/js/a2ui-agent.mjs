@@ -5,7 +5,9 @@
 //   node a2ui-agent.mjs
 //
 // It listens on 127.0.0.1 on a free port and prints its base URL on stdout. Its card declares the
-// A2UI extension v0.9.1. Any new message gets a surface (input-required): text with HTML, an image
+// A2UI extensions v0.9.1 and v0.8. A new message that mentions "v0.8" gets a v0.8 surface (each
+// message a data part of its own, as v0.8 sends them), the same hostile parts and form; the
+// userAction about it updates it. Any other new message gets a surface (input-required): text with HTML, an image
 // served by this agent (GET /pixel.png counts the fetches), an unknown component, a button whose
 // openUrl is a javascript: URL, a data model with a javascript: URL in it, and a note field with a
 // "Confirm" button. The action (a later turn, an A2UI data part) updates the same surface. GET /seen
@@ -20,6 +22,8 @@ import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sd
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 const EXT = 'https://a2ui.org/a2a-extension/a2ui/v0.9.1';
+const EXT08 = 'https://a2ui.org/a2a-extension/a2ui/v0.8';
+const CATALOG08 = 'https://a2ui.org/specification/v0_8/standard_catalog_definition.json';
 const MT = 'application/a2ui+json';
 const CATALOG = 'https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json';
 const now = () => new Date().toISOString();
@@ -27,8 +31,33 @@ const seen = { requests: [], messages: [], pixel: 0 };
 
 const textPart = (value) => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 const a2uiPart = (messages) => ({ content: { $case: 'data', value: messages }, metadata: { mimeType: MT }, filename: '', mediaType: MT });
+// A2UI messages in parts: a v0.9 part holds a list, a v0.8 part one message.
 const a2uiOf = (parts = []) =>
-  parts.filter((p) => p.content?.$case === 'data' && (p.mediaType === MT || p.metadata?.mimeType === MT)).flatMap((p) => (Array.isArray(p.content.value) ? p.content.value : []));
+  parts
+    .filter((p) => p.content?.$case === 'data' && (p.mediaType === MT || p.metadata?.mimeType === MT))
+    .flatMap((p) => (Array.isArray(p.content.value) ? p.content.value : p.content.value && typeof p.content.value === 'object' ? [p.content.value] : []));
+const lit = (literalString) => ({ literalString });
+
+function surface08(id, base) {
+  return [
+    {
+      surfaceUpdate: {
+        surfaceId: id,
+        components: [
+          { id: 'root', component: { Column: { children: { explicitList: ['html', 'pic', 'frame', 'note', 'confirm'] } } } },
+          { id: 'html', component: { Text: { text: lit('Hello <img src=x onerror="alert(1)"><b>bold</b> [link](javascript:alert(3))') } } },
+          { id: 'pic', component: { Image: { url: lit(`${base}/pixel.png`) } } },
+          { id: 'frame', component: { IFrame: { src: base } } },
+          { id: 'note', component: { TextField: { label: lit('Note'), text: { path: '/note' } } } },
+          { id: 'confirm', component: { Button: { child: 'confirm-label', primary: true, action: { name: 'confirm', context: [{ key: 'note', value: { path: '/note' } }] } } } },
+          { id: 'confirm-label', component: { Text: { text: lit('Confirm') } } },
+        ],
+      },
+    },
+    { dataModelUpdate: { surfaceId: id, contents: [{ key: 'note', valueString: '' }, { key: 'link', valueString: 'javascript:alert(2)' }] } },
+    { beginRendering: { surfaceId: id, root: 'root', catalogId: CATALOG08 } },
+  ];
+}
 
 function surface(id, base) {
   return [
@@ -72,6 +101,15 @@ class Executor {
       status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
     }));
     const id = `js-${taskId}`;
+    const id08 = `js08-${taskId}`;
+    const userAction = a2uiOf(msg.parts).find((m) => m.userAction?.surfaceId === id08)?.userAction;
+    if (task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && userAction) {
+      status(TaskState.TASK_STATE_COMPLETED, [a2uiPart({ surfaceUpdate: { surfaceId: id08, components: [
+        { id: 'root', component: { Column: { children: { explicitList: ['done'] } } } },
+        { id: 'done', component: { Text: { text: lit(`Confirmed: ${userAction.context?.note ?? ''}`) } } },
+      ] } })]);
+      return;
+    }
     const action = a2uiOf(msg.parts).find((m) => m.action?.surfaceId === id)?.action;
     if (task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED && action) {
       status(TaskState.TASK_STATE_COMPLETED, [a2uiPart([{ version: 'v0.9', updateComponents: { surfaceId: id, components: [
@@ -83,6 +121,11 @@ class Executor {
     if (task) {
       // a later turn without an action (an A2UI error the renderer reported, or text): noted, still asking
       status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('Noted.')]);
+      return;
+    }
+    const text = msg.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
+    if (/v0\.8/.test(text)) {
+      status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('A v0.8 form from an @a2a-js/sdk agent.'), ...surface08(id08, this.base).map(a2uiPart)]);
       return;
     }
     status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('A form from an @a2a-js/sdk agent.'), a2uiPart(surface(id, this.base))]);
@@ -111,7 +154,10 @@ const server = app.listen(0, '127.0.0.1', () => {
     supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
     provider: undefined,
     version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [{ uri: EXT, description: 'A2UI v0.9.1', required: false, params: { supportedCatalogIds: [CATALOG] } }] },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [
+      { uri: EXT, description: 'A2UI v0.9.1', required: false, params: { supportedCatalogIds: [CATALOG] } },
+      { uri: EXT08, description: 'A2UI v0.8', required: false, params: { supportedCatalogIds: [CATALOG08] } },
+    ] },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],

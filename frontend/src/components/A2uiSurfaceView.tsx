@@ -2,20 +2,18 @@
 // it received so far, after lib/a2ui.ts checked them. Messages only ever get appended: the new ones are
 // fed to the same processor, so a later update changes the surface in place and what the person typed
 // stays. A surface that lib/a2ui.ts refuses, or that the renderer throws on, shows a small note
-// instead and never takes the transcript down with it.
+// instead and never takes the transcript down with it. A v0.8 surface is drawn by the renderer's
+// v0.8 entry (A2uiSurfaceViewV08.tsx, loaded with the first one), inside the same frame.
 
-import { Component, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Component, lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { MessageProcessor } from '@a2ui/web_core/v0_9';
 import { A2uiSurface, basicCatalog } from '@a2ui/react/v0_9';
-import { checkSurface, type A2uiMessage } from '../lib/a2ui';
+import { checkSurface, surfaceVersion, type A2uiMessage, type SurfaceActionData } from '../lib/a2ui';
 
-export interface SurfaceAction {
-  name: string;
-  surfaceId: string;
-  sourceComponentId: string;
-  timestamp: string;
-  context: Record<string, unknown>;
-}
+const A2uiSurfaceViewV08 = lazy(() => import('./A2uiSurfaceViewV08').then((m) => ({ default: m.A2uiSurfaceViewV08 })));
+
+/** What the person did on a surface; version is the surface's (v0.9 when unset). */
+export type SurfaceAction = SurfaceActionData;
 
 function makeProcessor(onAction: (a: SurfaceAction) => Promise<void>) {
   return new MessageProcessor([basicCatalog], onAction);
@@ -55,6 +53,7 @@ export function A2uiSurfaceView({
   onError?: (error: { code: string; message: string; path?: string }) => void;
 }) {
   const checked = useMemo(() => checkSurface(messages), [messages]);
+  const v08 = surfaceVersion(messages) === 'v0.8';
   const proc = useRef<{ p: Processor; fed: number } | null>(null);
   const [surface, setSurface] = useState<Surface>();
   const [problem, setProblem] = useState('');
@@ -62,24 +61,33 @@ export function A2uiSurfaceView({
   const handlers = useRef({ onAction, onError, readOnly });
   handlers.current = { onAction, onError, readOnly };
 
+  // the person acted: to onAction, the inputs disabled until it went (or failed)
+  const act = useCallback(async (action: SurfaceAction, dataModel?: Record<string, unknown>) => {
+    const h = handlers.current;
+    if (h.readOnly || !h.onAction) return;
+    setSending(true);
+    try {
+      await h.onAction(action, dataModel);
+    } finally {
+      setSending(false);
+    }
+  }, []);
+  const v08Problem = useCallback((message: string, index: number) => {
+    setProblem(message);
+    handlers.current.onError?.({ code: 'VALIDATION_FAILED', message, path: `/${index}` });
+  }, []);
+
   useEffect(() => {
-    if (checked.refused) {
+    if (checked.refused || v08) {
       proc.current = null;
       setSurface(undefined);
       return;
     }
     if (!proc.current || proc.current.fed > checked.messages.length) {
       const p: Processor = makeProcessor(async (action: SurfaceAction) => {
-        const h = handlers.current;
-        if (h.readOnly || !h.onAction) return;
         const model = p.getClientDataModel() as { surfaces?: Record<string, Record<string, unknown>> } | undefined;
         const dataModel = model?.surfaces?.[action.surfaceId] !== undefined ? { version: 'v0.9', surfaces: { [action.surfaceId]: model.surfaces[action.surfaceId] } } : undefined;
-        setSending(true);
-        try {
-          await h.onAction(action, dataModel);
-        } finally {
-          setSending(false);
-        }
+        await act({ ...action, version: 'v0.9' }, dataModel);
       });
       proc.current = { p, fed: 0 };
     }
@@ -103,7 +111,7 @@ export function A2uiSurfaceView({
       return () => sub.unsubscribe();
     }
     return undefined;
-  }, [checked, surfaceId]);
+  }, [checked, surfaceId, v08, act]);
 
   if (checked.refused) {
     return (
@@ -113,10 +121,18 @@ export function A2uiSurfaceView({
     );
   }
   return (
-    <div className="a2ui-surface" data-testid="a2ui-surface" data-surface-id={surfaceId} aria-busy={sending || undefined}>
+    <div className={v08 ? 'a2ui-box a2ui-v08' : 'a2ui-box'} data-testid="a2ui-surface" data-surface-id={surfaceId} data-a2ui-version={v08 ? 'v0.8' : 'v0.9'} aria-busy={sending || undefined}>
       <fieldset disabled={readOnly || sending} className="a2ui-fieldset">
         <legend className="sr-only">Form from the agent</legend>
-        <Guard onError={(message) => handlers.current.onError?.({ code: 'RENDER_FAILED', message })}>{surface ? <A2uiSurface surface={surface} /> : null}</Guard>
+        <Guard onError={(message) => handlers.current.onError?.({ code: 'RENDER_FAILED', message })}>
+          {v08 ? (
+            <Suspense fallback={null}>
+              <A2uiSurfaceViewV08 surfaceId={surfaceId} messages={checked.messages} onAction={(a) => void act(a)} onProblem={v08Problem} />
+            </Suspense>
+          ) : surface ? (
+            <A2uiSurface surface={surface} />
+          ) : null}
+        </Guard>
       </fieldset>
       {(checked.notes.length > 0 || problem) && (
         <div role="note" data-testid="a2ui-notes">

@@ -144,12 +144,22 @@ export function summarizeA2ui(messages: A2uiMessage[]): string {
         break;
       }
       case 'updateDataModel':
+      case 'dataModelUpdate':
         out.push(`form ${id}: data changed`);
+        break;
+      case 'surfaceUpdate': {
+        const comps = (m.surfaceUpdate as { components?: unknown[] } | undefined)?.components;
+        out.push(`form ${id} updated (${Array.isArray(comps) ? comps.length : 0} components)`);
+        break;
+      }
+      case 'beginRendering':
+        out.push(`form ${id} shown`);
         break;
       case 'deleteSurface':
         out.push(`form ${id} removed`);
         break;
       case 'action':
+      case 'userAction':
       case 'error':
         out.push(describeAction(m));
         break;

@@ -4,6 +4,7 @@ import { openingMessages } from '../lib/conversation';
 import { formatDateTime, formatDuration, parseTime } from '../lib/format';
 import { artifactsOf, prettyJson } from '../lib/parts';
 import { hrefOf } from '../lib/router';
+import { channelLabel } from '../lib/tasklist';
 import { saveFile, utf8ToBase64 } from '../native';
 import { agentName, useHub } from '../state/hub';
 import { useTask } from '../state/useTask';
@@ -89,7 +90,7 @@ export function TaskDetailView({ agent, taskId }: { agent: string; taskId: strin
                 : s.direction === 'outgoing'
                   ? 'Outgoing (sent by you)'
                   : s.direction === 'channel'
-                    ? `From ${s.channelName ? '#' + s.channelName : 'a channel'}`
+                    ? `From ${channelLabel(s)}`
                     : s.direction}
             </dd>
           </div>

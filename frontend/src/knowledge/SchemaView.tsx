@@ -1,7 +1,10 @@
 // The Knowledge page's "Schema" tab: the graph's types (with how many nodes have each) and its
 // predicates (an arrow from the subject's type to the object's type, with how many statements), drawn
 // in plain SVG on a circle; literal predicates are listed per type. Clicking a type opens it in the
-// Table tab. Counted in the browser from at most SAMPLE statements of each kind, which the tab says.
+// Table tab. The tab counts at most SAMPLE statements of each kind in the browser at once, saying so,
+// and the hub's count of every statement (GraphQL `schema`) replaces that when it comes; a graph
+// that cannot count (an agent without that field, or a count past the query's time limit) keeps the
+// sample, and the tab says why.
 
 import { useEffect, useState } from 'react';
 import { kgErrorText, queryIn } from './kg';
@@ -10,8 +13,20 @@ import { schemaOf, shortTerm, type Schema, type SchemaStatement } from './tablev
 
 const SAMPLE = 1000;
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+const EXACT_QUERY = `{ schema { types { id count } links { predicate from to count } literals { type predicate count } } }`;
 const SCHEMA_QUERY = `{ types: statements(predicate: "rdf:type", first: ${SAMPLE}) { items { subject predicate object } }
   all: statements(first: ${SAMPLE}) { items { subject predicate object } nextCursor } }`;
+
+/** The hub's counted schema (Query.schema) as the tab draws it; null when the answer has none. */
+export function exactSchema(data: unknown): Schema | null {
+  const d = (data as { schema?: { types?: unknown; links?: unknown; literals?: unknown } } | null)?.schema;
+  if (!d || !Array.isArray(d.types) || !Array.isArray(d.links) || !Array.isArray(d.literals)) return null;
+  const literals: Schema['literals'] = {};
+  for (const l of d.literals as { type: string; predicate: string; count: number }[]) {
+    (literals[l.type] ??= []).push({ predicate: l.predicate, count: l.count });
+  }
+  return { types: d.types as Schema['types'], links: d.links as Schema['links'], literals };
+}
 
 const W = 640;
 const H = 420;
@@ -19,18 +34,37 @@ const H = 420;
 export function SchemaView({ agent, onOpenType }: { agent?: string; onOpenType: (type: string) => void }) {
   const [schema, setSchema] = useState<Schema | null>(null);
   const [partial, setPartial] = useState(false);
+  // The hub's count of every statement: under way, done, not offered by this graph, or too slow.
+  const [counting, setCounting] = useState<'counting' | 'done' | 'unsupported' | 'slow'>('counting');
   const [error, setError] = useState('');
 
   useEffect(() => {
     let live = true;
+    let exactDone = false;
+    setSchema(null);
+    setCounting('counting');
+    // The sample shows at once; the hub's count of every statement replaces it when it comes (on a
+    // graph of a million statements it may take seconds, or pass the query's time limit).
     queryIn(agent, 'graphql', SCHEMA_QUERY)
       .then((r) => {
         const d = r.data as { types?: { items?: SchemaStatement[] }; all?: { items?: SchemaStatement[]; nextCursor?: string | null } };
-        if (!live) return;
+        if (!live || exactDone) return;
         setSchema(schemaOf(d?.types?.items ?? [], d?.all?.items ?? [], RDF_TYPE));
         setPartial(!!d?.all?.nextCursor || (d?.types?.items?.length ?? 0) >= SAMPLE);
       })
-      .catch((e) => live && setError(kgErrorText(e)));
+      .catch((e) => live && !exactDone && setError(kgErrorText(e)));
+    queryIn(agent, 'graphql', EXACT_QUERY)
+      .then((r) => {
+        const exact = exactSchema(r.data);
+        if (!live) return;
+        if (!exact) return setCounting('unsupported');
+        exactDone = true;
+        setError('');
+        setSchema(exact);
+        setPartial(false);
+        setCounting('done');
+      })
+      .catch((e) => live && setCounting(/ran out of time/.test(kgErrorText(e)) ? 'slow' : 'unsupported'));
     return () => {
       live = false;
     };
@@ -60,7 +94,12 @@ export function SchemaView({ agent, onOpenType }: { agent?: string; onOpenType: 
 
   return (
     <div className="kgs">
-      {partial && <p className="muted">Counted from the first {SAMPLE} statements.</p>}
+      {partial && (
+        <p className="muted" role="status">
+          Counted from the first {SAMPLE} statements
+          {counting === 'counting' ? '; counting all of them…' : counting === 'slow' ? ': counting all of them took longer than the hub allows.' : '.'}
+        </p>
+      )}
       <svg className="kgs-graph" viewBox={`0 0 ${W} ${H}`} role="group" aria-label="Types and the predicates between them">
         <defs>
           <marker id="kgs-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">

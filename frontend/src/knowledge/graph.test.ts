@@ -92,6 +92,10 @@ describe('GraphQL result → cytoscape elements', () => {
     expect(shortId('ex:alice')).toBe('alice');
     expect(shortId('plain')).toBe('plain');
     expect(nodeElement({ id: 'ex:a', label: '  ' }).data.label).toBe('a');
+    // a blank node's id is a label made up per import: its type (or "blank node") reads better
+    expect(nodeElement({ id: '_:i3f9a01c2_b0', types: ['https://schema.org/PostalAddress'] }).data.label).toBe('(PostalAddress)');
+    expect(nodeElement({ id: '_:i3f9a01c2_b1' }).data.label).toBe('(blank node)');
+    expect(nodeElement({ id: '_:i3f9a01c2_b2', label: 'Home' }).data.label).toBe('Home');
   });
 
   it('counts the links not shown, types aside', () => {

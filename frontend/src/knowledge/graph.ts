@@ -76,6 +76,15 @@ export type Element = NodeElement | EdgeElement;
 // ---- Names ----
 
 /** The readable tail of an id: after the last '/', '#' or ':' ("agenthub:skill/inbox" → "inbox"). */
+/**
+ * A node's caption when it has no label: its id's last segment; for a blank node, whose id is a label
+ * made up per import ("_:i3f9a01c2_b0"), its type in brackets ("(PostalAddress)"), or "(blank node)".
+ */
+export function fallbackLabel(id: string, type: string): string {
+  if (id.startsWith('_:')) return type ? `(${shortId(type)})` : '(blank node)';
+  return shortId(id);
+}
+
 export function shortId(id: string): string {
   const m = /[/#:]([^/#:]+)\/?$/.exec(id);
   return m ? m[1] : id;
@@ -166,7 +175,7 @@ export function nodeElement(n: GNode): NodeElement {
     group: 'nodes',
     data: {
       id: n.id,
-      label: n.label && n.label.trim() !== '' ? n.label : shortId(n.id),
+      label: n.label && n.label.trim() !== '' ? n.label : fallbackLabel(n.id, type),
       type,
       types,
       degree: typeof n.degree === 'number' ? n.degree : 0,

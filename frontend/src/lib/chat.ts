@@ -21,7 +21,7 @@
 
 import type { Artifact, ChatEntry, ChatError, Message, Part } from '../api/types';
 import { isTerminal } from '../api/types';
-import { a2uiMessagesOf, describeAction, isA2uiPart, messageKind, surfaceIdOf, type A2uiMessage } from './a2ui';
+import { a2uiMessagesOf, describeAction, isA2uiPart, messageKind, surfaceIdOf, versionOf, type A2uiMessage } from './a2ui';
 import { joinParts, partsOf } from './parts';
 
 export type Side = 'owner' | 'agent';
@@ -181,7 +181,9 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
       const id = surfaceIdOf(m);
       const kind = messageKind(m);
       const scoped = `${t?.taskId ?? ''}\u0000${id}`;
-      const idx = surfaces.get(scoped) ?? (kind === 'createSurface' ? undefined : newestSurface.get(id));
+      // v0.8 has no create message: a surface not seen in this task starts with any of its messages
+      const v08 = versionOf(m) === 'v0.8';
+      const idx = surfaces.get(scoped) ?? (kind === 'createSurface' || (v08 && kind !== 'deleteSurface') ? undefined : newestSurface.get(id));
       const item = idx !== undefined ? (items[idx] as Extract<ChatItem, { type: 'surface' }>) : undefined;
       if (kind === 'deleteSurface') {
         if (idx !== undefined && item) {
@@ -193,7 +195,8 @@ export function buildTranscript(entries: readonly unknown[]): Transcript {
         items[idx] = { ...item, messages: [...item.messages, m], at: at || item.at };
         anchorAt(t, idx);
       } else if (kind === 'createSurface' || m.version !== 'v0.9') {
-        // a new surface (a v0.8 one starts with any message: its bubble says it is not rendered)
+        // a new surface: a v0.9 createSurface, any v0.8 message, or one of a version not rendered (its
+        // bubble says so)
         surfaces.set(scoped, items.length);
         newestSurface.set(id, items.length);
         pushItem(t, { type: 'surface', key: `u:${seq}:${id}`, from: 'agent', taskId: t?.taskId, surfaceId: id, messages: [m], at, seq });

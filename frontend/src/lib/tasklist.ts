@@ -90,3 +90,8 @@ export interface TaskFilter {
 export function matchesFilter(f: TaskFilter): (t: TaskSummary) => boolean {
   return (t) => (!f.agent || t.agent === f.agent) && (!f.state || t.state === f.state);
 }
+
+/** "#name" of a task's channel ("a channel" when the owner can't see its name). */
+export function channelLabel(t: Pick<TaskSummary, 'channelName'>): string {
+  return t.channelName ? `#${t.channelName}` : 'a channel';
+}

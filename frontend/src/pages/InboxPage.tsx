@@ -8,7 +8,7 @@ import { ReplyBox } from '../components/ReplyBox';
 import { StateBadge } from '../components/StateBadge';
 import { UnreadableNotice, UnreadableTag } from '../components/Unreadable';
 import type { SurfaceAction } from '../components/A2uiSurfaceView';
-import { a2uiMessagesOf, actionMessage, describeAction, isA2uiPart, messageKind, surfaceIdOf, type A2uiMessage } from '../lib/a2ui';
+import { a2uiMessagesOf, actionMessage, describeAction, isA2uiPart, messageKind, surfaceIdOf, versionOf, type A2uiMessage } from '../lib/a2ui';
 import { buildConversation, DELIVERED, type ConversationItem } from '../lib/conversation';
 import { rpcEndpoint } from '../lib/card';
 import { baseUrlOf, curlExample, sdkExample } from '../lib/examples';
@@ -34,7 +34,8 @@ function surfacesOf(items: ConversationItem[]): Map<string, { surfaceId: string;
       const id = surfaceIdOf(m);
       if (!id) continue;
       let s = byId.get(id);
-      if (!s && messageKind(m) === 'createSurface') {
+      // a v0.9 surface starts with createSurface, a v0.8 one with any of its messages but deleteSurface
+      if (!s && (messageKind(m) === 'createSurface' || (versionOf(m) === 'v0.8' && messageKind(m) !== 'deleteSurface'))) {
         s = { surfaceId: id, messages: [] };
         byId.set(id, s);
         byItem.set(it.key, [...(byItem.get(it.key) ?? []), s]);

@@ -10,6 +10,7 @@ import { UnreadableTag } from '../components/Unreadable';
 import { rpcEndpoint } from '../lib/card';
 import { curlExample } from '../lib/examples';
 import { formatRelative } from '../lib/format';
+import { channelLabel } from '../lib/tasklist';
 import { hrefOf } from '../lib/router';
 import { taskKey } from '../lib/tasklist';
 import { useListKeys } from '../lib/useListKeys';
@@ -34,11 +35,6 @@ function DirectionIcon({ direction }: { direction: string }) {
       <span className="sr-only">{d.word}</span>
     </span>
   );
-}
-
-/** "#name" of a task's channel ("a channel" when the owner can't see its name). */
-export function channelLabel(t: Pick<TaskSummary, 'channelName'>): string {
-  return t.channelName ? `#${t.channelName}` : 'a channel';
 }
 
 function TaskRow({ t, selected, agentLabel, now }: { t: TaskSummary; selected: boolean; agentLabel: string; now: number }) {

@@ -17,7 +17,7 @@ import { useHub } from '../../state/hub';
 import { useConversation, useStartChat } from '../../state/useChat';
 import { titleOf } from './titles';
 import { readCard } from '../../lib/card';
-import { actionMessage, errorMessage } from '../../lib/a2ui';
+import { actionMessage, errorMessage, surfaceVersion } from '../../lib/a2ui';
 import { ActionLine, Bubble, endedTasksOf, ErrorNotice, failedSend, SurfaceBubble, TaskLine } from './transcript';
 
 function TitleEditor({ conversation, onDone }: { conversation: Conversation; onDone: (c?: Conversation) => void }) {
@@ -156,12 +156,12 @@ export function ChatView({
   // Renderer errors go back to the agent as A2UI error messages, once per surface and problem.
   const reported = useRef(new Set<string>());
   const surfaceError = useCallback(
-    (item: { taskId?: string; surfaceId: string }, err: { code: string; message: string; path?: string }) => {
+    (item: { taskId?: string; surfaceId: string; messages: Parameters<typeof surfaceVersion>[0] }, err: { code: string; message: string; path?: string }) => {
       const key = `${item.surfaceId}\u0000${err.code}\u0000${err.message}`;
       if (reported.current.has(key)) return;
       reported.current.add(key);
       void client
-        .call('chats.send', { id, ...(item.taskId ? { taskId: item.taskId } : {}), a2ui: [errorMessage(item.surfaceId, err.message, err.code, err.path)] })
+        .call('chats.send', { id, ...(item.taskId ? { taskId: item.taskId } : {}), a2ui: [errorMessage(item.surfaceId, err.message, err.code, err.path, surfaceVersion(item.messages))] })
         .then((entry) => entry && typeof entry === 'object' && view.addEntry(entry))
         .catch(() => undefined);
     },
