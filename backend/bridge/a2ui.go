@@ -129,8 +129,8 @@ type ActionMeta struct {
 
 // surfacesDrawn are the ids of the surfaces the agent created in the channel in the task, from its
 // events there (only the bridge publishes as remote://…, so their metadata can be trusted).
-func (b *Bridge) surfacesDrawn(ctx context.Context, channelID, member, taskID string) (map[string]bool, error) {
-	created := map[string]bool{}
+func (b *Bridge) surfacesDrawn(ctx context.Context, channelID, member, taskID string) (a2ui.Created, error) {
+	created := a2ui.Created{}
 	token := ""
 	for {
 		page, err := b.cfg.Channels.History(ctx, channels.HistoryParams{ChannelID: channelID, PageSize: 200, PageToken: token, AuthorIDs: []string{member}})
@@ -188,11 +188,7 @@ func (b *Bridge) Act(ctx context.Context, a Action) (*channels.MessageEvent, err
 	}
 	surface := ""
 	if obj, _ := a.Messages[0].(map[string]any); obj != nil {
-		body, _ := obj["action"].(map[string]any)
-		if body == nil {
-			body, _ = obj["error"].(map[string]any)
-		}
-		surface, _ = body["surfaceId"].(string)
+		surface, _ = bodyOf(obj)["surfaceId"].(string)
 	}
 	text, _ := json.Marshal(a2a01.Part{Type: "text", Text: ptr(describeAction(a.Messages))})
 	meta := ActionMeta{Member: a.Member, TaskID: a.TaskID, SurfaceID: surface}
@@ -213,6 +209,9 @@ func ptr[T any](v T) *T { return &v }
 func describeAction(messages []any) string {
 	obj, _ := messages[0].(map[string]any)
 	act, _ := obj["action"].(map[string]any)
+	if act == nil {
+		act, _ = obj["userAction"].(map[string]any) // v0.8
+	}
 	if act == nil {
 		return "reported a problem with a form"
 	}
@@ -252,6 +251,16 @@ func describeAction(messages []any) string {
 		text = string(r[:239]) + "…"
 	}
 	return text
+}
+
+// bodyOf is the body of a client message: a v0.9 action, a v0.8 userAction, or an error.
+func bodyOf(m map[string]any) map[string]any {
+	for _, k := range []string{"action", "userAction", "error"} {
+		if body, ok := m[k].(map[string]any); ok {
+			return body
+		}
+	}
+	return nil
 }
 
 // actionOf reports an event that shows a person's A2UI action: it was sent by Act, never by mentions.

@@ -51,9 +51,9 @@ func TestChannelPartsKeepA2UI(t *testing.T) {
 	if got := a2uiMessagesOf(other); len(got) != 2 {
 		t.Errorf("messages of another hub's parts: %v", got)
 	}
-	created := map[string]bool{}
+	created := a2ui.Created{}
 	a2ui.AddCreated(created, a2a.ContentParts{a2ui.NewPart(a2uiMessagesOf(raw))})
-	if len(created) != 1 || !created["s"] {
+	if len(created) != 1 || created["s"] != a2ui.V09 {
 		t.Errorf("created: %v", created)
 	}
 }

@@ -652,7 +652,7 @@ func (b *Bridge) send(k key, j job) {
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
 	if j.a2ui != nil {
 		// an action goes back in the task that drew the surface, whatever the agent is doing now
-		msg.Parts = a2a.ContentParts{a2ui.NewPart(j.a2ui)}
+		msg.Parts = a2ui.Parts(j.a2ui) // v0.9 messages as one list, v0.8 ones a part each
 		msg.TaskID = a2a.TaskID(j.task)
 		if j.dataModel != nil {
 			msg.Metadata["a2uiClientDataModel"] = j.dataModel

@@ -3,7 +3,7 @@
 
 import { lazy, Suspense, useCallback, useMemo, useRef, useState } from 'react';
 import type { SurfaceAction } from '../components/A2uiSurfaceView';
-import { actionMessage, errorMessage, isA2uiPart } from '../lib/a2ui';
+import { actionMessage, errorMessage, isA2uiPart, surfaceVersion } from '../lib/a2ui';
 import { actionable, actionNote, channelSurfaces, type ChannelSurface } from './surfaces';
 import type { AgentInfo, ChannelPush } from '../api/types';
 import { Composer, type ComposerSend } from '../components/Composer';
@@ -72,7 +72,7 @@ function ChannelSurfaceView({
             messages={s.messages}
             readOnly={canAct && ended}
             onAction={canAct ? (a: SurfaceAction, dm) => onAct!(s, [actionMessage(a)], dm) : undefined}
-            onError={canAct ? (e) => void onAct!(s, [errorMessage(s.surfaceId, e.message, e.code, e.path)]).catch(() => undefined) : undefined}
+            onError={canAct ? (e) => void onAct!(s, [errorMessage(s.surfaceId, e.message, e.code, e.path, surfaceVersion(s.messages))]).catch(() => undefined) : undefined}
           />
         </Suspense>
       </fieldset>

@@ -95,3 +95,16 @@ describe('channel A2UI surfaces', () => {
     expect(actionNote(ev('user:me', undefined, []))).toBeUndefined();
   });
 });
+
+describe('channel A2UI surfaces of v0.8', () => {
+  it('starts a v0.8 surface with its first message (one per part) and keeps its updates in its bubble', () => {
+    seq = 0;
+    const { shown, updates } = channelSurfaces([
+      ev('remote://a', 't1', [part({ surfaceUpdate: { surfaceId: 'old', components: [] } }), part({ beginRendering: { surfaceId: 'old', root: 'r' } })]),
+      ev('remote://a', 't1', [part({ dataModelUpdate: { surfaceId: 'old', contents: [] } })]),
+    ]);
+    expect(shown.get(1)).toHaveLength(1);
+    expect(shown.get(1)![0].messages).toHaveLength(3);
+    expect(updates.get(2)).toEqual([1]);
+  });
+});

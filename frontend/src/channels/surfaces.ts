@@ -5,7 +5,7 @@
 // (from the same author) change that bubble in place, deleteSurface removes it. Pure: no React.
 
 import type { Part } from '../api/types';
-import { a2uiMessagesOf, messageKind, surfaceIdOf, type A2uiMessage } from '../lib/a2ui';
+import { a2uiMessagesOf, messageKind, surfaceIdOf, versionOf, type A2uiMessage } from '../lib/a2ui';
 import { bridgeNote, type ChannelEvent } from './model';
 import { toPart } from './parts';
 
@@ -64,8 +64,8 @@ export function channelSurfaces(events: readonly ChannelEvent[]): ChannelSurface
           const list = updates.get(ev.sequence) ?? [];
           if (!list.includes(cur.seq)) updates.set(ev.sequence, [...list, cur.seq]);
         }
-      } else if (id && (kind === 'createSurface' || (m.version !== 'v0.9' && kind !== 'deleteSurface'))) {
-        // a new surface (a v0.8 one starts with any message: the renderer's check says it is not shown)
+      } else if (id && (kind === 'createSurface' || (versionOf(m) === 'v0.8' && kind !== 'deleteSurface'))) {
+        // a new surface (v0.8 has no create message: its first message about a surface starts it)
         const s: ChannelSurface = { key: `${ev.sequence}\u0000${key}`, author: ev.author, taskId, surfaceId: id, seq: ev.sequence, messages: [m], deleted: false, updatedSeq: ev.sequence };
         live.set(key, s);
         newest.set(byId, s);
