@@ -128,6 +128,20 @@ describe('A2UI in channels', () => {
     await page.locator('[data-testid="channel-event"][data-author="user://owner"]').filter({ hasText: 'still here' }).waitFor(WAIT);
     assert.deepEqual(okErrors(page), []);
 
+    // A v0.8 form (the demo agent's other version) goes the same way: its userAction to its creator.
+    await box.fill('@demo plan a release v0.8');
+    await box.press('Enter');
+    const old = page.locator('[data-testid="channel-surface"][data-author="remote://demo"]').filter({ has: page.locator('[data-a2ui-version="v0.8"]') });
+    await old.getByText('Plan a release').waitFor(WAIT);
+    await old.getByLabel('Version').fill('8.0.0');
+    await old.getByRole('button', { name: 'Plan it' }).click();
+    await old.getByText(/Version 8\.0\.0 goes out on the stable channel/).waitFor(WAIT);
+    await acted.filter({ hasText: 'version: 8.0.0' }).waitFor(WAIT);
+    assert.equal(await page.getByTestId('channel-surface').count(), 5, 'two agents’ forms, two hostile ones and the v0.8 one');
+    const after = await tasksOf(other.url);
+    assert.equal(after.length, 1, `the other agent's tasks after the v0.8 form: ${JSON.stringify(after)}`);
+    assert.ok(!JSON.stringify(after).includes('8.0.0'), 'the v0.8 action reached the other agent');
+
     // axe on the channel with its live, updated and hostile forms, in both themes.
     const base = s.hub.uiURL.split('#')[0];
     for (const colorScheme of ['light', 'dark']) {
@@ -148,10 +162,11 @@ describe('A2UI in channels', () => {
     const again = await openUI(s.browser, s.hub);
     await again.goto(`${s.hub.uiURL.split('#')[0]}#/chats/channel/${encodeURIComponent(channelId)}`);
     await again.getByTestId('channel-scroll').evaluate((el) => el.scrollTo(0, 0));
-    const mineAgain = again.locator('[data-testid="channel-surface"][data-author="remote://demo"]');
+    const mineAgain = again.locator('[data-testid="channel-surface"][data-author="remote://demo"]').filter({ hasText: summary });
     await mineAgain.getByText(summary).waitFor(WAIT);
     await mineAgain.getByText('This form is closed').waitFor(WAIT);
     await again.locator(`[data-testid="channel-surface"][data-author="${otherMember}"]`).getByRole('button', { name: 'Plan it' }).waitFor(WAIT);
+    assert.equal(await mineAgain.count(), 1);
     assert.deepEqual(okErrors(again), []);
     await again.context().close();
   });
