@@ -31,6 +31,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agenthub/agenthub/backend/a2a01"
+	"github.com/agenthub/agenthub/backend/a2ui"
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
@@ -163,6 +164,11 @@ type job struct {
 	// resume, instead of a message to send, is a task that was still working when the hub stopped:
 	// it is watched again.
 	resume string
+	// a2ui, when set, is a person's A2UI action (Act): sent as the message's one part, in task, with
+	// dataModel as its a2uiClientDataModel, instead of text.
+	a2ui      []any
+	dataModel map[string]any
+	task      string
 }
 
 // Open migrates the bridge's tables. Start begins bridging.
@@ -403,6 +409,9 @@ func (b *Bridge) handle(ev *channels.MessageEvent) {
 	}
 	// Most events mention no one: they need no read of the channel's members, which on a busy
 	// channel cost the hub more than storing the event.
+	if actionOf(ev) {
+		return // a person's A2UI action, which Act sent to its agent: its words (typed values) mention no one
+	}
 	text := eventText(ev)
 	reply := replyOf(ev)
 	if handles, _, _ := mentionTokens(text); len(handles) == 0 && reply == nil {
@@ -641,6 +650,14 @@ func (b *Bridge) send(k key, j job) {
 		msg.TaskID = a2a.TaskID(row.taskID)
 	}
 	msg.Metadata = map[string]any{"agenthub": map[string]any{"channelId": k.channel, "eventId": j.event.ID, "author": j.event.Author}}
+	if j.a2ui != nil {
+		// an action goes back in the task that drew the surface, whatever the agent is doing now
+		msg.Parts = a2ui.Parts(j.a2ui) // v0.9 messages as one list, v0.8 ones a part each
+		msg.TaskID = a2a.TaskID(j.task)
+		if j.dataModel != nil {
+			msg.Metadata["a2uiClientDataModel"] = j.dataModel
+		}
+	}
 	out := &answer{b: b, k: k, hop: j.hop, origin: j.origin, taskID: string(msg.TaskID), contextID: row.contextID, title: titleOf(j.text)}
 	out.set(StateWorking, true)
 	remote, err := b.cfg.Dial(b.ctx, k.agent)
@@ -866,12 +883,7 @@ func (b *Bridge) publishParts(k key, parts a2a.ContentParts, meta Meta, idem str
 		}
 		merged = append(merged, p)
 	}
-	var raw []json.RawMessage
-	for _, p := range a2a01.FromV1Parts(merged) {
-		if j, err := json.Marshal(p); err == nil {
-			raw = append(raw, j)
-		}
-	}
+	raw := channelParts(merged)
 	if len(raw) == 0 {
 		return
 	}

@@ -1,7 +1,10 @@
 // One channel (or direct chat): who is in it and what its agents are doing, the message list, and a
 // composer with @mention completion of the members.
 
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useRef, useState } from 'react';
+import type { SurfaceAction } from '../components/A2uiSurfaceView';
+import { actionMessage, errorMessage, isA2uiPart, surfaceVersion } from '../lib/a2ui';
+import { actionable, actionNote, channelSurfaces, type ChannelSurface } from './surfaces';
 import type { AgentInfo, ChannelPush } from '../api/types';
 import { Composer, type ComposerSend } from '../components/Composer';
 import { Parts } from '../components/Parts';
@@ -32,6 +35,57 @@ import { outgoingParts, toPart } from './parts';
 import { useChannel } from './useChannel';
 import { usePushed } from './usePushed';
 import type { Part } from '../api/types';
+
+// The A2UI renderer (@a2ui/react and its core) loads with the first surface a channel shows.
+const A2uiSurfaceView = lazy(() => import('../components/A2uiSurfaceView').then((m) => ({ default: m.A2uiSurfaceView })));
+
+const ENDED = new Set(['completed', 'failed', 'canceled', 'rejected']);
+
+/** An agent member's A2UI surface in the bubble of the event that drew it. */
+function ChannelSurfaceView({
+  s,
+  ended,
+  remoteHub,
+  onAct,
+}: {
+  s: ChannelSurface;
+  /** its task has ended: shown, not usable */
+  ended: boolean;
+  remoteHub: boolean;
+  onAct?: (s: ChannelSurface, messages: unknown[], dataModel?: Record<string, unknown>) => Promise<unknown>;
+}) {
+  if (s.deleted) {
+    return (
+      <p className="muted small" data-testid="channel-surface-removed" role="note">
+        The agent removed this form.
+      </p>
+    );
+  }
+  const canAct = actionable(s, remoteHub) && !!onAct;
+  return (
+    <div className="chan-surface" data-testid="channel-surface" data-surface-id={s.surfaceId} data-task-id={s.taskId} data-author={s.author}>
+      <fieldset disabled={!canAct} className="a2ui-fieldset">
+        <legend className="sr-only">Form from the agent</legend>
+        <Suspense fallback={<p className="muted small">Loading the form…</p>}>
+          <A2uiSurfaceView
+            surfaceId={s.surfaceId}
+            messages={s.messages}
+            readOnly={canAct && ended}
+            onAction={canAct ? (a: SurfaceAction, dm) => onAct!(s, [actionMessage(a)], dm) : undefined}
+            onError={canAct ? (e) => void onAct!(s, [errorMessage(s.surfaceId, e.message, e.code, e.path, surfaceVersion(s.messages))]).catch(() => undefined) : undefined}
+          />
+        </Suspense>
+      </fieldset>
+      {!canAct && (
+        <p className="muted small" role="note" data-testid="channel-surface-readonly">
+          {remoteHub || !s.author.startsWith('remote://') || !s.taskId
+            ? 'Shown read-only: this form is from a member this hub does not bridge, and a channel has no way to send your answer to that member alone.'
+            : 'Shown read-only.'}
+        </p>
+      )}
+    </div>
+  );
+}
 
 export interface ChannelViewProps {
   ext: Ext;
@@ -103,17 +157,31 @@ function MemberLine({ e, agents }: { e: MemberEntry; agents: AgentInfo[] }) {
   );
 }
 
-function EventRow({
+export function EventRow({
   ev,
   agents,
   members,
   asks,
   continued = false,
+  surfaces = [],
+  updated = false,
+  ended,
+  remoteHub = false,
+  onAct,
 }: {
   ev: ChannelEvent;
   agents: AgentInfo[];
   members: ChannelMember[];
   asks: boolean;
+  /** the A2UI surfaces this event drew */
+  surfaces?: ChannelSurface[];
+  /** its A2UI messages changed a form shown above */
+  updated?: boolean;
+  /** whether a surface's task has ended */
+  ended?: (s: ChannelSurface) => boolean;
+  /** the channel is another hub's */
+  remoteHub?: boolean;
+  onAct?: (s: ChannelSurface, messages: unknown[], dataModel?: Record<string, unknown>) => Promise<unknown>;
   /** the same author's message is right above: no author line (still said to screen readers) */
   continued?: boolean;
 }) {
@@ -125,8 +193,27 @@ function EventRow({
   // and "asks" only while it waits for an answer.
   const question = note?.state === 'input-required' || note?.state === 'auth-required';
   const shown = question ? (asks ? 'input-required' : 'asked') : note?.state;
-  const parts = (Array.isArray(ev.parts) ? ev.parts : []).map(toPart) as Part[];
+  const parts = ((Array.isArray(ev.parts) ? ev.parts : []).map(toPart) as Part[]).filter((p) => !isA2uiPart(p));
   const at = msTime(ev.timestamp);
+  const acted = actionNote(ev);
+  if (acted) {
+    // a person's action on an agent's form: who acted, what they chose, and which agent it went to
+    const text = parts.map((p) => (p?.kind === 'text' ? p.text : '')).join(' ');
+    return (
+      <p className="chan-system action-line muted small" data-testid="channel-action" data-seq={ev.sequence} data-author={ev.author} data-member={acted.member}>
+        <span aria-hidden="true">↳ </span>
+        {displayName(ev.author, agents)} {text} <span className="small">(sent to {displayName(acted.member, agents)} only)</span>
+        {at && (
+          <>
+            {' · '}
+            <time dateTime={at} title={formatDateTime(at)}>
+              {formatChatTime(at)}
+            </time>
+          </>
+        )}
+      </p>
+    );
+  }
   return (
     <article
       className={`bubble chan-event from-${mine ? 'owner' : 'agent'} author-${kind} ${shown ? `bridge-${shown}` : ''} ${continued ? 'continued' : ''}`}
@@ -163,6 +250,14 @@ function EventRow({
         </>
       ) : (
         <Parts parts={parts} from="agent" />
+      )}
+      {surfaces.map((s) => (
+        <ChannelSurfaceView key={s.key} s={s} ended={ended?.(s) ?? false} remoteHub={remoteHub} onAct={onAct} />
+      ))}
+      {updated && surfaces.length === 0 && (
+        <p className="muted small" data-testid="channel-surface-updated">
+          Updated its form above.
+        </p>
       )}
     </article>
   );
@@ -202,6 +297,25 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
   const dividerAt = useMemo(() => dividerIndex(ch.events, readAtOpen, OWNER, newestAtOpen), [ch.events, readAtOpen, newestAtOpen]);
 
   const lines = useMemo(() => placeLines(ch.events, ch.joins, ch.atStart), [ch.events, ch.joins, ch.atStart]);
+  const surfaces = useMemo(() => channelSurfaces(ch.events), [ch.events]);
+  // A surface's task has ended when the last event its agent published in that task says so.
+  const lastStates = useMemo(() => {
+    const m = new Map<string, string>();
+    for (const e of ch.events) {
+      const n = bridgeNote(e);
+      if (n?.taskId && n.state) m.set(`${e.author}\u0000${n.taskId}`, n.state);
+    }
+    return m;
+  }, [ch.events]);
+  const ended = useCallback((s: ChannelSurface) => ENDED.has(lastStates.get(`${s.author}\u0000${s.taskId}`) ?? ''), [lastStates]);
+  const act = useCallback(
+    async (s: ChannelSurface, messages: unknown[], dataModel?: Record<string, unknown>) => {
+      if (!ext.bridgeAct) throw new Error('This hub bridges no agents into channels.');
+      const ev = await ext.bridgeAct(channelId, s.author, s.taskId, messages, dataModel);
+      if (ev) ch.add([ev]);
+    },
+    [ext, channelId, ch.add], // eslint-disable-line react-hooks/exhaustive-deps
+  );
   const newestSeq = ch.events.length ? ch.events[ch.events.length - 1].sequence : 0;
 
   const channel = ch.channel;
@@ -379,6 +493,11 @@ export function ChannelView({ ext, channelId, agent, lastRead, onRead, onChannel
               members={members}
               asks={questionOpen(ev, ch.bridge)}
               continued={!lines.before.has(ev.sequence) && continuesRun(ch.events, index, dividerAt)}
+              surfaces={surfaces.shown.get(ev.sequence)}
+              updated={surfaces.updates.has(ev.sequence)}
+              ended={ended}
+              remoteHub={!!agent}
+              onAct={act}
             />
             {ev.sequence === newestSeq && lines.after.map((e, i) => <MemberLine key={`a${i}`} e={e} agents={agents} />)}
           </>

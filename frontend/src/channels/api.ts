@@ -16,6 +16,8 @@ export interface Ext {
   bridgeStates?(channelId: string): Promise<BridgeState[]>;
   /** gateway bridge.deliver: the message at sequence, which mentioned member before it joined, sent to it */
   bridgeDeliver?(channelId: string, sequence: number, member: string): Promise<void>;
+  /** gateway bridge.act: the owner's A2UI action on a surface member drew in task, to that agent only */
+  bridgeAct?(channelId: string, member: string, taskId: string, a2ui: unknown[], a2uiDataModel?: Record<string, unknown>): Promise<ChannelEvent | undefined>;
   /** gateway channels.memberLog: the channel's joins and leaves, oldest first */
   memberLog?(channelId: string): Promise<MemberEntry[]>;
 }
@@ -46,6 +48,11 @@ export function extOf(client: HubClient): Ext {
     async bridgeDeliver(channelId, sequence, member) {
       const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
       await call.call(client, 'bridge.deliver', { channelId, sequence, member });
+    },
+    async bridgeAct(channelId, member, taskId, a2ui, a2uiDataModel) {
+      const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;
+      const r = (await call.call(client, 'bridge.act', { channelId, member, taskId, a2ui, ...(a2uiDataModel ? { a2uiDataModel } : {}) })) as { event?: unknown } | null;
+      return isEvent(r?.event) ? r!.event : undefined;
     },
     async memberLog(channelId) {
       const call = client.call as unknown as (m: string, p: unknown) => Promise<unknown>;

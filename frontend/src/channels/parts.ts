@@ -3,6 +3,7 @@
 // or the flat one the UI gateway uses. They are turned into the UI's Part so Parts shows them.
 
 import type { OutgoingFile, Part } from '../api/types';
+import { A2UI_LEGACY_MEDIA_TYPE, A2UI_MEDIA_TYPE } from '../lib/a2ui';
 
 export function toPart(p: unknown): Part | unknown {
   if (!p || typeof p !== 'object') return p;
@@ -11,8 +12,17 @@ export function toPart(p: unknown): Part | unknown {
   switch (kind) {
     case 'text':
       return { kind: 'text', text: typeof o.text === 'string' ? o.text : '' };
-    case 'data':
-      return { kind: 'data', data: o.data };
+    case 'data': {
+      // the media type: the v1.0 field, or metadata.mimeType (the draft's data part has no field for
+      // it). In a channel an A2UI part carries one message as its data (the draft's data is an
+      // object): it becomes a list of one, as lib/a2ui.ts reads A2UI parts.
+      const meta = o.metadata && typeof o.metadata === 'object' ? (o.metadata as Record<string, unknown>) : {};
+      const mediaType = typeof o.mediaType === 'string' ? o.mediaType : typeof meta.mimeType === 'string' ? meta.mimeType : undefined;
+      if (!mediaType) return { kind: 'data', data: o.data };
+      const a2ui = mediaType === A2UI_MEDIA_TYPE || mediaType === A2UI_LEGACY_MEDIA_TYPE;
+      const one = o.data !== null && typeof o.data === 'object' && !Array.isArray(o.data);
+      return { kind: 'data', data: a2ui && one ? [o.data] : o.data, mediaType };
+    }
     case 'file': {
       const f = o.file && typeof o.file === 'object' ? (o.file as Record<string, unknown>) : o;
       const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
