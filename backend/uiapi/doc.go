@@ -127,6 +127,15 @@
 //	                sequence to the added agent member (remote://AGENT-ID) that it mentioned before the
 //	                agent joined (the UI's "Add to #channel"); a message that does not mention it, an
 //	                agent's answer, or an agent that is not a member: invalid_params
+//	bridge.act {channelId, member, taskId, a2ui, a2uiDataModel?} → {event: MessageEvent}   the owner's
+//	                A2UI client messages (v0.9 action/error, v0.8 userAction/error) about a surface the added
+//	                agent member (remote://AGENT-ID) drew in the channel in its bridge task taskId, sent to
+//	                that agent only, in that task, with a2uiDataModel (an a2uiClientDataModel of those
+//	                surfaces only) in the message's metadata; the event is the owner's line in the
+//	                channel ("chose …", metadata.agenthub.a2uiAction {member, taskId, surfaceId}).
+//	                A surface that agent did not draw there, another surface's data model, not an
+//	                action or error, or an agent that is not a member: invalid_params, nothing sent.
+//	                A channel the owner may not see: not_found
 //
 // # Pushed topics
 //
