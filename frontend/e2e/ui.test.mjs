@@ -24,12 +24,14 @@ describe('agents', () => {
     await hubCard.waitFor(WAIT);
     await demoCard.waitFor(WAIT);
     await hubCard.getByText('Message the person at this desktop').first().waitFor(WAIT);
-    for (const skill of ['Slow job', 'Ask back', 'File', 'Data', 'Echo']) {
+    // The card names its first six skills and counts the rest.
+    for (const skill of ['Slow job', 'Ask back', 'File', 'Data', 'Plan a release (A2UI)', 'Plan a release (A2UI v0.8)', '+1']) {
       await demoCard.getByText(skill, { exact: true }).first().waitFor(WAIT);
     }
-    // The detail view: skills with their examples, and the card's URL.
+    // The detail view: every skill with its examples, and the card's URL.
     await demoCard.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).click();
     await page.getByText('slow 5').first().waitFor(WAIT);
+    await page.getByTestId('agent-detail').getByText('Echo', { exact: true }).first().waitFor(WAIT);
     await page.getByText(s.hub.demoURL).first().waitFor(WAIT);
     await page.screenshot({ path: join(SHOTS, 'agents.png') });
     assert.deepEqual(page.errors, []);
