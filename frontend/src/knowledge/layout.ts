@@ -40,6 +40,14 @@ function layoutWorker(): Worker | null {
       waiting.delete(e.data.id);
       done?.(e.data);
     };
+    // The worker could not start or died: every layout waiting on it fails (the next one starts a new worker).
+    worker.onerror = (e) => {
+      e.preventDefault();
+      for (const [id, done] of waiting) done({ id, error: e.message || 'the layout worker failed' });
+      waiting.clear();
+      worker?.terminate();
+      worker = null;
+    };
   }
   return worker;
 }
@@ -52,7 +60,7 @@ export function layoutInWorker(cy: Core): boolean {
 /**
  * Lays out every node in view (pinned ones stay) and fits the view to them. Resolves once the
  * positions are applied; to false when `stale()` says the view was replaced meanwhile (they are not
- * applied then), or when the worker failed.
+ * applied then). Throws when the worker failed.
  */
 export async function layoutView(cy: Core, stale: () => boolean, opts: { randomize?: boolean } = {}): Promise<boolean> {
   const n = cy.nodes().length;
@@ -74,7 +82,8 @@ export async function layoutView(cy: Core, stale: () => boolean, opts: { randomi
     waiting.set(req.id, done);
     w.postMessage(req);
   });
-  if (stale() || !res.positions || cy.destroyed()) return false;
+  if (stale() || cy.destroyed()) return false;
+  if (!res.positions) throw new Error(res.error ?? 'the layout worker answered nothing');
   cy.batch(() => {
     for (const [id, x, y] of res.positions!) {
       const node = cy.getElementById(id);

@@ -239,6 +239,8 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     if (big) setArranging(`Arranging ${cy.nodes().length} nodes…`);
     try {
       await layoutView(cy, () => gen !== layoutGen.current, { randomize });
+    } catch (e) {
+      if (gen === layoutGen.current) setError(`The nodes could not be arranged: ${(e as Error).message}`);
     } finally {
       if (big && gen === layoutGen.current) setArranging('');
     }
