@@ -18,6 +18,8 @@ import { useLiveChanges } from './useLiveChanges';
 
 export interface ShowRequest {
   ids: string[];
+  /** with the links among them (and to nodes in view): "Show what I imported" */
+  links?: boolean;
   nonce: number;
 }
 
@@ -31,7 +33,7 @@ export function Explorer({
   agent?: string;
   /** The tab is on screen (cytoscape measures its container then). */
   active: boolean;
-  /** Nodes to bring into view (from the Query tab's "show in graph"). */
+  /** Nodes to bring into view (the Query and Table tabs' "show in graph", "Show what I imported"). */
   show?: ShowRequest;
   /** The gateway connection's number: a new one means the live stream must be opened again. */
   connectionId: number;
@@ -50,7 +52,7 @@ export function Explorer({
   // Nodes the Query tab asked to show.
   useEffect(() => {
     if (!show || show.ids.length === 0) return;
-    void g.showNodes(show.ids);
+    void g.showNodes(show.ids, show.links);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [show?.nonce]);
 

@@ -101,7 +101,10 @@ export function GraphCanvas({
         const n = cy.getElementById(id);
         return n.empty() ? [] : (n.classes() as unknown as string[]);
       },
-      count: () => ({ nodes: cy.nodes().length, edges: cy.edges().length }),
+      count: (prefix) =>
+        prefix === undefined
+          ? { nodes: cy.nodes().length, edges: cy.edges().length }
+          : { nodes: cy.nodes().filter((n) => n.id().startsWith(prefix)).length, edges: cy.edges().filter((e) => e.source().id().startsWith(prefix)).length },
       position: (id) => {
         const n = cy.getElementById(id);
         return n.nonempty() && n.isNode() ? { ...n.position() } : null;

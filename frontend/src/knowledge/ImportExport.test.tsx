@@ -46,6 +46,28 @@ describe('ImportExport: import', () => {
     expect(sent[2][0].statement.subject.id).toBe('_:b0');
   });
 
+  it('"Show what I imported" offers the import\'s nodes up to the canvas\'s limit of 10,000, saying which', async () => {
+    await serveKg((_method, params) => ({ success: true, statementsAffected: (params.mutations as KGPatch[]).length }));
+    const shown: string[][] = [];
+    const user = userEvent.setup();
+    const importFile = async (n: number) => {
+      await chooseFile('many.nq', nquads(n));
+      await user.click(await screen.findByRole('button', { name: `Import ${n} statements` }));
+      await screen.findByTestId('import-done');
+    };
+    render(<ImportExport onShowInGraph={(ids) => shown.push(ids)} />);
+    await user.type(screen.getByLabelText('Justification'), 'many');
+    await importFile(3);
+    expect(screen.getByText(/in Explore$/).textContent).toBe('its 3 nodes, with the links among them, in Explore');
+    await user.click(screen.getByRole('button', { name: 'Show what I imported' }));
+    expect(shown[0]).toEqual(['http://example.org/s0', 'http://example.org/s1', 'http://example.org/s2']);
+    await importFile(10_001);
+    expect(screen.getByText(/in Explore$/).textContent).toBe('its first 10,000 nodes (the most the canvas shows), with the links among them, in Explore');
+    await user.click(screen.getByRole('button', { name: 'Show what I imported' }));
+    expect(shown[1]).toHaveLength(10_000);
+    expect(shown[1][9_999]).toBe('http://example.org/s9999');
+  });
+
   it('sends the file as add patches in batches with the justification, the progress bar reaching the end', async () => {
     const sent: KGPatch[][] = [];
     const { calls } = await serveKg((method, params) => {

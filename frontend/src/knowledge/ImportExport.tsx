@@ -6,6 +6,7 @@
 import { useRef, useState } from 'react';
 import { base64ToBytes, hasNativeFilePicker, openFiles, saveFile, utf8ToBase64 } from '../native';
 import { kgErrorText, query, update } from './kg';
+import { MAX_CANVAS_NODES } from './layout';
 import { Cancelled, exportStatements, importStatements, type ImportOutcome } from './io';
 import { formatOfFileName, freshBlankPrefix, parseRdf, RdfParseError, serializeRdf, type KGStatement, type RdfFormat } from './rdf';
 import './kgconsole.css';
@@ -29,8 +30,8 @@ type ExportState = { phase: 'idle' } | { phase: 'reading'; read: number } | { ph
 const FORMAT_LABELS: Record<RdfFormat, string> = { nquads: 'N-Quads', jsonld: 'JSON-LD' };
 
 // How many of an import's nodes "Show what I imported" brings to the canvas (the first ones, in the
-// file's order): enough to see what came in, not a 100k-node hairball.
-const SHOW_IMPORTED = 100;
+// file's order), with the links among them: as many as the canvas shows at once.
+const SHOW_IMPORTED = MAX_CANVAS_NODES;
 
 export function ImportExport({ agent, onShowInGraph }: { agent?: string; onShowInGraph?: (ids: string[]) => void }) {
   return (
@@ -105,7 +106,7 @@ function ImportSection({ agent, onShowInGraph }: { agent?: string; onShowInGraph
     abort.current = null;
     const subjects = new Set<string>();
     for (const st of state.statements.slice(0, outcome.imported)) {
-      if (subjects.size >= SHOW_IMPORTED) break;
+      if (subjects.size > SHOW_IMPORTED) break; // one more than shown: there are more than it shows
       subjects.add(st.subject.id);
     }
     setState({ phase: 'done', outcome, subjects: [...subjects] });
@@ -190,11 +191,14 @@ function ImportSection({ agent, onShowInGraph }: { agent?: string; onShowInGraph
       {state.phase === 'done' && <ImportResult outcome={state.outcome} />}
       {state.phase === 'done' && onShowInGraph && state.subjects.length > 0 && (
         <div className="kgio-row">
-          <button type="button" className="btn btn-primary" onClick={() => onShowInGraph(state.subjects)}>
+          <button type="button" className="btn btn-primary" onClick={() => onShowInGraph(state.subjects.slice(0, SHOW_IMPORTED))}>
             Show what I imported
           </button>
           <span className="muted small">
-            {state.subjects.length < SHOW_IMPORTED ? `its ${state.subjects.length} nodes` : `its first ${SHOW_IMPORTED} nodes`}, in Explore
+            {state.subjects.length <= SHOW_IMPORTED
+              ? `its ${state.subjects.length.toLocaleString('en')} nodes`
+              : `its first ${SHOW_IMPORTED.toLocaleString('en')} nodes (the most the canvas shows)`}
+            , with the links among them, in Explore
           </span>
         </div>
       )}

@@ -20,7 +20,8 @@ export function register() {
 export interface CanvasHooks {
   rendered(id: string): { x: number; y: number } | null;
   classes(id: string): string[];
-  count(): { nodes: number; edges: number };
+  /** How many nodes and links are on the canvas (with a prefix: nodes whose id starts with it, links from them). */
+  count(prefix?: string): { nodes: number; edges: number };
   /** A node's position in the graph's own coordinates (what a saved view keeps). */
   position(id: string): { x: number; y: number } | null;
   /** A node's rendered look (what a perspective sets): colour as rgb(), size in graph units, shape, caption. */

@@ -3,7 +3,6 @@
 // ref (GraphCanvas mounts it), the selection and its detail, and the status and error lines.
 // It does not edit the graph (useKnowledgeEdits does) nor follow others' changes (useLiveChanges).
 
-import type cytoscape from 'cytoscape';
 import type { Core, ElementDefinition } from 'cytoscape';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import {
@@ -25,6 +24,7 @@ import {
   type NodeData,
 } from './graph';
 import { kgErrorText, query } from './kg';
+import { layoutInWorker, layoutView, MAIN_THREAD_LAYOUT, MAX_CANVAS_NODES } from './layout';
 import { LINKS_PAGE } from './NodePanel';
 import {
   generatePerspective,
@@ -72,6 +72,13 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
   perspectiveRef.current = perspective;
   const [counts, setCounts] = useState({ nodes: 0, edges: 0 });
   const [ready, setReady] = useState(false);
+  // "Arranging…" while a big view's layout runs in the worker (the page stays usable meanwhile).
+  const [arranging, setArranging] = useState('');
+  // Bumped by each layout and whenever the view is replaced: an older layout's positions are dropped.
+  const layoutGen = useRef(0);
+  // Bumped whenever the view is replaced as a whole (start over, a saved view, another graph): a
+  // load that was under way for the view before does not add to the new one.
+  const viewGen = useRef(0);
 
   // ---- reading the graph ----
 
@@ -220,6 +227,31 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     setTimeout(() => els.removeClass('flash'), 2500);
   }, []);
 
+  /**
+   * Lays out the whole view (pinned nodes stay) and fits it: at once for a small view, in the layout
+   * worker for a big one (layout.ts), saying so in the status line until its positions arrive.
+   */
+  const arrange = useCallback(async (randomize = true) => {
+    const cy = cyRef.current;
+    if (!cy) return;
+    const gen = ++layoutGen.current;
+    const big = layoutInWorker(cy);
+    if (big) setArranging(`Arranging ${cy.nodes().length} nodes…`);
+    try {
+      await layoutView(cy, () => gen !== layoutGen.current, { randomize });
+    } catch (e) {
+      if (gen === layoutGen.current) setError(`The nodes could not be arranged: ${(e as Error).message}`);
+    } finally {
+      if (big && gen === layoutGen.current) setArranging('');
+    }
+  }, []);
+
+  /** Drops a layout under way (the view is being replaced). */
+  const cancelLayout = useCallback(() => {
+    layoutGen.current++;
+    setArranging('');
+  }, []);
+
   /** Adds elements not in view yet (new nodes placed around `around`, or laid out when the view was empty). */
   const addElements = useCallback(
     (els: Element[], around?: string) => {
@@ -247,13 +279,12 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
         if (cy.getElementById(e.data.id).empty() && has(e.data.source) && has(e.data.target)) defs.push({ group: 'edges', data: { ...e.data } });
       }
       cy.batch(() => cy.add(defs));
-      if (wasEmpty && cy.nodes().length > 1) {
-        cy.layout({ name: 'fcose', animate: false, randomize: true, nodeDimensionsIncludeLabels: true } as cytoscape.LayoutOptions).run();
-        cy.fit(undefined, 40);
-      }
+      // A first view is laid out; so is the whole view when many nodes come at once (rings of
+      // thousands around one spot would be no picture at all).
+      if ((wasEmpty && cy.nodes().length > 1) || newNodes.length > MAIN_THREAD_LAYOUT) void arrange();
       refreshCounts();
     },
-    [refreshCounts],
+    [refreshCounts, arrange],
   );
 
   const loadDetail = useCallback(
@@ -378,10 +409,6 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     bump();
   }, []);
 
-  // Bumped whenever the view is replaced as a whole (start over, a saved view, another graph): a
-  // load that was under way for the view before does not add to the new one.
-  const viewGen = useRef(0);
-
   const loadOverview = useCallback(async () => {
     const gen = ++viewGen.current;
     setStatus('Loading the graph…');
@@ -409,6 +436,7 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
   // A new source: start over on its graph.
   useEffect(() => {
     const cy = cyRef.current;
+    cancelLayout();
     cy?.elements().remove();
     expanded.current.clear();
     caps.current.clear();
@@ -418,38 +446,85 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     setDetail(null);
     setReady(false);
     void loadOverview();
-  }, [agent, loadOverview]);
+  }, [agent, loadOverview, cancelLayout]);
 
   /** Clears the view and shows the first nodes of the graph again. */
   const startOver = useCallback(() => {
+    cancelLayout();
     cyRef.current?.elements().remove();
     expanded.current.clear();
     select(null);
     void loadOverview();
-  }, [loadOverview, select]);
+  }, [loadOverview, select, cancelLayout]);
 
   const fit = useCallback(() => cyRef.current?.fit(undefined, 40), []);
 
-  /** Arranges the nodes again (pinned ones stay). */
-  const relayout = useCallback(
-    () => cyRef.current?.layout({ name: 'fcose', animate: false, randomize: false, quality: 'default' } as cytoscape.LayoutOptions).run(),
-    [],
+  /** Arranges the nodes again (pinned ones stay): from where they are for a small view, afresh for a big one. */
+  const relayout = useCallback(() => void arrange(false), [arrange]);
+
+  /**
+   * The nodes' summaries and their outgoing links, read 100 nodes a query (the hub's GraphQL limit
+   * of 2,000 fields a query allows 181), saying how far it got in the status line.
+   */
+  const summariesWithLinks = useCallback(
+    async (ids: string[], gen: number) => {
+      const nodes: GNode[] = [];
+      const links: Element[] = [];
+      for (let i = 0; i < ids.length; i += 100) {
+        if (gen !== viewGen.current) break;
+        setStatus(`Reading nodes and their links… ${i} of ${ids.length}`);
+        const part = ids.slice(i, i + 100);
+        const vars = part.map((_, j) => `$n${j}: ID!`).join(', ');
+        const fields = part
+          .map((_, j) => `n${j}: node(id: $n${j}) { ${NODE_FIELDS} out(first: 200) { subject predicate object graph certainty } }`)
+          .join(' ');
+        const d = await q<Record<string, (GNode & { out?: GStatement[] }) | null>>(
+          `query ShowLinks(${vars}) { ${fields} }`,
+          Object.fromEntries(part.map((id, j) => [`n${j}`, id])),
+        );
+        for (const n of summariesOf(d, part) as (GNode & { out?: GStatement[] })[]) {
+          nodes.push(n);
+          for (const st of linksOf({ id: n.id, out: n.out })) links.push(edgeElement(st));
+        }
+      }
+      return { nodes, links };
+    },
+    [q],
   );
 
-  /** Brings nodes into view (the Query tab's "show in graph"), selecting the one if there is one. */
+  /**
+   * Brings nodes into view (the Query tab's "show in graph", "Show what I imported"), selecting the
+   * one if there is one; with `withLinks`, the links among them (and to nodes in view) too. At most
+   * MAX_CANVAS_NODES are shown (the first ones; a toast says so).
+   */
   const showNodes = useCallback(
-    async (ids: string[]) => {
-      const sums = await summaries(ids);
-      addElements(sums.map(nodeElement));
+    async (all: string[], withLinks = false) => {
+      const gen = viewGen.current;
+      const ids = all.slice(0, MAX_CANVAS_NODES);
+      if (all.length > ids.length) toast(`Showing the first ${MAX_CANVAS_NODES} of ${all.length} nodes: the canvas shows at most ${MAX_CANVAS_NODES}.`);
+      let sums: GNode[];
+      let links: Element[] = [];
+      try {
+        if (withLinks) ({ nodes: sums, links } = await summariesWithLinks(ids, gen));
+        else sums = await summaries(ids);
+      } catch (e) {
+        setError(kgErrorText(e));
+        return;
+      } finally {
+        if (withLinks) setStatus('');
+      }
+      if (gen !== viewGen.current) return;
+      addElements([...sums.map(nodeElement), ...links]);
       const cy = cyRef.current;
-      if (cy) {
+      // A big view fits itself once laid out.
+      if (cy && !(sums.length > MAIN_THREAD_LAYOUT && layoutInWorker(cy))) {
         const els = cy.collection();
         for (const n of sums) els.merge(cy.getElementById(n.id));
         if (els.nonempty()) cy.animate({ fit: { eles: els, padding: 60 }, duration: 200 });
       }
       if (sums.length === 1) select({ kind: 'node', id: sums[0].id });
     },
-    [addElements, select, summaries],
+    [addElements, select, summaries, summariesWithLinks, toast],
   );
 
   // ---- saved views ----
@@ -477,6 +552,7 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     const cy = cyRef.current;
     if (!cy) return;
     const gen = ++viewGen.current;
+    cancelLayout();
     setStatus(`Opening the view “${name}”…`);
     try {
       const ids = v.nodes.map((n) => n.id);
@@ -528,7 +604,8 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     selection,
     detail,
     detailError,
-    status,
+    status: status || arranging,
+    arranging,
     setStatus,
     error,
     setError,

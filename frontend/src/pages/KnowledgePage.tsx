@@ -35,8 +35,8 @@ export function KnowledgePage({ agent, visible = true }: { agent?: string; visib
   const [seen, setSeen] = useState<Set<Tab>>(() => new Set(['explore']));
   const [show, setShow] = useState<ShowRequest | undefined>();
   const [tableType, setTableType] = useState('');
-  const showInGraph = (ids: string[]) => {
-    setShow({ ids, nonce: Date.now() });
+  const showInGraph = (ids: string[], links = false) => {
+    setShow({ ids, links, nonce: Date.now() });
     choose('explore');
   };
   const tabRefs = useRef<Record<Tab, HTMLButtonElement | null>>({ explore: null, table: null, schema: null, query: null, io: null });
@@ -121,7 +121,7 @@ export function KnowledgePage({ agent, visible = true }: { agent?: string; visib
             />
           )}
           {seen.has(t.id) && t.id === 'io' && (
-            <ImportExport agent={agent} onShowInGraph={showInGraph} />
+            <ImportExport agent={agent} onShowInGraph={(ids) => showInGraph(ids, true)} />
           )}
         </div>
       ))}
