@@ -182,6 +182,38 @@ describe('A2UI', () => {
     assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);
     await page.context().close();
   });
+  test('an @a2a-js/sdk agent’s surfaces past the limits (nested 40 deep, 600 components, a 70 KiB data model) are refused with their reason, and the chat goes on', async (t) => {
+    const agent = await sdkA2uiAgent();
+    t.after(() => agent.stop());
+    const page = await openUI(s.browser, s.hub);
+    await nav(page, 'Agents').click();
+    await page.getByLabel('Agent URL').fill(agent.url);
+    await page.getByRole('button', { name: 'Add agent' }).click();
+    const detail = page.getByTestId('agent-detail');
+    await detail.getByRole('heading', { name: 'a2a-js A2UI agent', exact: true }).waitFor(WAIT);
+    await detail.getByRole('button', { name: 'Chat', exact: true }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('the limits');
+    await box.press('Enter');
+
+    await page.getByText('Three forms past the limits.').first().waitFor(WAIT);
+    const refused = page.getByTestId('a2ui-refused');
+    for (const why of [/nested more than 32 deep/, /more than 500 components/, /data model is larger than 64 KiB/]) {
+      await refused.filter({ hasText: why }).waitFor(WAIT);
+    }
+    assert.equal(await page.getByTestId('a2ui-surface').count(), 0, 'a surface past the limits was drawn');
+    assert.equal(await page.getByText('the bottom').count(), 0);
+
+    // The chat goes on: the next message gets its answer (a form this time).
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByText(/Say hello to/).waitFor(WAIT);
+    await box.fill('show me');
+    await box.press('Enter');
+    await page.getByTestId('chat-surface').getByLabel('Note').waitFor(WAIT);
+    assert.deepEqual(page.errors.filter((e) => !/WebSocket|ERR_CONNECTION_REFUSED|Failed to load resource/.test(e)), []);
+    await page.context().close();
+  });
+
   test('an @a2a-js/sdk agent’s v0.8 surface: hostile parts inert, its form’s userAction goes back schema-valid (v0.8)', async (t) => {
     const agent = await sdkA2uiAgent();
     t.after(() => agent.stop());

@@ -7,7 +7,9 @@
 // It listens on 127.0.0.1 on a free port and prints its base URL on stdout. Its card declares the
 // A2UI extensions v0.9.1 and v0.8. A new message that mentions "v0.8" gets a v0.8 surface (each
 // message a data part of its own, as v0.8 sends them), the same hostile parts and form; the
-// userAction about it updates it. Any other new message gets a surface (input-required): text with HTML, an image
+// userAction about it updates it. A new message that mentions "limits" gets three surfaces past the
+// renderer's limits: nested 40 deep, 600 components, a 70 KiB data model.
+// Any other new message gets a surface (input-required): text with HTML, an image
 // served by this agent (GET /pixel.png counts the fetches), an unknown component, a button whose
 // openUrl is a javascript: URL, a data model with a javascript: URL in it, and a note field with a
 // "Confirm" button. The action (a later turn, an A2UI data part) updates the same surface. GET /seen
@@ -83,6 +85,23 @@ function surface(id, base) {
   ];
 }
 
+// pastLimits are three surfaces a renderer must refuse: too deep, too many components, too large a
+// data model.
+function pastLimits(taskId) {
+  const create = (id) => ({ version: 'v0.9', createSurface: { surfaceId: id, catalogId: CATALOG } });
+  const comps = (id, components) => ({ version: 'v0.9', updateComponents: { surfaceId: id, components } });
+  const deep = `deep-${taskId}`, wide = `wide-${taskId}`, big = `big-${taskId}`;
+  return [
+    create(deep),
+    comps(deep, Array.from({ length: 41 }, (_, i) => (i < 40 ? { id: i ? `c${i}` : 'root', component: 'Card', child: `c${i + 1}` } : { id: `c${i}`, component: 'Text', text: 'the bottom' }))),
+    create(wide),
+    comps(wide, [{ id: 'root', component: 'Column', children: Array.from({ length: 600 }, (_, i) => `t${i}`) }, ...Array.from({ length: 600 }, (_, i) => ({ id: `t${i}`, component: 'Text', text: `row ${i}` }))]),
+    create(big),
+    comps(big, [{ id: 'root', component: 'Text', text: { path: '/blob' } }]),
+    { version: 'v0.9', updateDataModel: { surfaceId: big, path: '/', value: { blob: 'x'.repeat(70 * 1024) } } },
+  ];
+}
+
 class Executor {
   constructor(base) {
     this.base = base;
@@ -124,6 +143,10 @@ class Executor {
       return;
     }
     const text = msg.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(' ');
+    if (/limits/.test(text)) {
+      status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('Three forms past the limits.'), a2uiPart(pastLimits(taskId))]);
+      return;
+    }
     if (/v0\.8/.test(text)) {
       status(TaskState.TASK_STATE_INPUT_REQUIRED, [textPart('A v0.8 form from an @a2a-js/sdk agent.'), ...surface08(id08, this.base).map(a2uiPart)]);
       return;
