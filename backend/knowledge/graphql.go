@@ -448,13 +448,12 @@ func (s *Service) search(ctx context.Context, text string, first int) ([]nodeRef
 	v := viewOf(ctx)
 	w, args := v.sqlFilter()
 	lower := strings.ToLower(strings.TrimSpace(text))
-	escape := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace
-	like := "%" + escape(lower) + "%"
+	like := "%" + likeEscape(lower) + "%"
 	// The id as the UI shows it ("ex:alice", or with a request's prefixes) names its node, though the
 	// stored full IRI does not contain that text.
 	id := expandTerm(strings.TrimSpace(text), prefixesOf(ctx))
-	label, _ := json.Marshal(lower)                                    // a string literal's value_json, lowered
-	labelStart := escape(strings.TrimSuffix(string(label), `"`)) + "%" // one that starts with the text
+	label, _ := json.Marshal(lower)                                        // a string literal's value_json, lowered
+	labelStart := likeEscape(strings.TrimSuffix(string(label), `"`)) + "%" // one that starts with the text
 	// Best first: the node named, then nodes with a literal that is the text (a label, say), then
 	// one that starts with it, then the rest, each by id: a page of 20 holds the exact hits whatever
 	// else contains the text.

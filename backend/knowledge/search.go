@@ -54,7 +54,7 @@ func (s *Service) Search(ctx context.Context, text string, opts SearchOptions) (
 	}
 	limit = min(limit, MaxSearchLimit)
 	w, args := v.sqlFilter()
-	like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(text)) + "%"
+	like := "%" + likeEscape(strings.ToLower(text)) + "%"
 	// The nodes first (a page of them), then their matching literals: a node with many matching
 	// literals does not crowd the others out of the page.
 	nodes, err := s.db.Reader.QueryContext(ctx, `SELECT DISTINCT subject FROM kg_statements WHERE `+w+
@@ -100,6 +100,9 @@ func (s *Service) Search(ctx context.Context, text string, opts SearchOptions) (
 	}
 	return hits, nil
 }
+
+// likeEscape makes text match itself in a LIKE … ESCAPE '\' pattern.
+var likeEscape = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace
 
 // scopeOf checks a query's scope params and returns the view they make.
 func scopeOf(requiredCertainty *float64, maxAgeSeconds *int64, authors ...string) (*view, error) {

@@ -44,28 +44,13 @@ func TestScenariosFromTheApp(t *testing.T) {
 	if sv.ID == "" || sv.Agent != "demo" || !strings.Contains(sv.Source, "send: hello there") || !strings.Contains(sv.Source, "state: completed") {
 		t.Fatalf("the conversation as a scenario: %+v", sv)
 	}
-	waitRun := func(runID string) storedRun {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			var r storedRun
-			c.result("scenarios.getRun", map[string]any{"id": runID}, &r)
-			if r.Status != "running" {
-				return r
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the run did not end: %+v", r)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
 	var run storedRun
 	c.result("scenarios.run", map[string]any{"id": sv.ID}, &run)
 	if run.Status != "running" || run.Agent != "demo" {
 		t.Fatalf("a run as started: %+v", run)
 	}
 	c.await("scenario", func(data json.RawMessage) bool { return strings.Contains(string(data), sv.ID) })
-	first := waitRun(run.ID)
+	first := waitRun(t, c, run.ID)
 	if first.Status != "passed" || !first.Result.Passed || len(first.Result.Steps) != 1 || first.Result.Steps[0].State != "completed" {
 		t.Fatalf("the run against the same agent: %+v", first)
 	}
@@ -74,7 +59,7 @@ func TestScenariosFromTheApp(t *testing.T) {
 	edited := strings.Replace(sv.Source, "state: completed", "state: failed", 1)
 	c.result("scenarios.save", map[string]any{"id": sv.ID, "source": edited}, &sv)
 	c.result("scenarios.run", map[string]any{"id": sv.ID, "agent": "demo"}, &run)
-	second := waitRun(run.ID)
+	second := waitRun(t, c, run.ID)
 	if second.Status != "failed" || second.Result.Passed || second.Result.Steps[0].Passed {
 		t.Fatalf("the edited run: %+v", second)
 	}
@@ -97,7 +82,7 @@ func TestScenariosFromTheApp(t *testing.T) {
 		t.Fatal("a refused save changed the stored file")
 	}
 	c.result("scenarios.run", map[string]any{"id": sv.ID, "agent": "no-such-agent"}, &run)
-	if r := waitRun(run.ID); r.Status != "failed" {
+	if r := waitRun(t, c, run.ID); r.Status != "failed" {
 		t.Fatalf("a run against an unknown agent: %+v", r)
 	}
 
@@ -116,27 +101,8 @@ func TestScenariosFromTheApp(t *testing.T) {
 func TestAConversationWithAFormAndAFileReplays(t *testing.T) {
 	h := startHub(t)
 	c := dial(t, h)
-	var conv conversation
-	c.result("chats.start", map[string]any{"agentId": "demo"}, &conv)
-	c.result("chats.send", map[string]any{"id": conv.ID, "text": "plan a release"}, nil)
-	var asking string
-	c.await("chat", func(data json.RawMessage) bool {
-		var up chatUpdate
-		json.Unmarshal(data, &up)
-		if up.ConversationID == conv.ID && up.Entry != nil && up.Entry.State == "input-required" {
-			asking = up.Entry.TaskID
-			return true
-		}
-		return false
-	})
-	action := map[string]any{"version": "v0.9", "action": map[string]any{"name": "plan_release", "surfaceId": "release-plan-" + asking,
-		"sourceComponentId": "submit", "timestamp": "2026-11-28T12:00:00Z", "context": map[string]any{"version": "5.0", "channel": []any{"stable"}}}}
-	c.result("chats.send", map[string]any{"id": conv.ID, "taskId": asking, "a2ui": []any{action}}, nil)
-	c.await("chat", func(data json.RawMessage) bool {
-		var up chatUpdate
-		json.Unmarshal(data, &up)
-		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.TaskID == asking && up.Entry.State == "completed"
-	})
+	conv, asking := answeredDemoForm(t, c, "plan a release", map[string]any{"version": "v0.9", "action": map[string]any{"name": "plan_release",
+		"sourceComponentId": "submit", "timestamp": "2026-11-28T12:00:00Z", "context": map[string]any{"version": "5.0", "channel": []any{"stable"}}}})
 	c.result("chats.send", map[string]any{"id": conv.ID, "text": "the notes", "files": []map[string]any{
 		{"name": "notes.txt", "mediaType": "text/plain", "bytes": []byte("v5.0 notes")}}}, nil)
 	c.await("chat", func(data json.RawMessage) bool {
@@ -155,16 +121,9 @@ func TestAConversationWithAFormAndAFileReplays(t *testing.T) {
 	if strings.Contains(sv.Source, asking) {
 		t.Fatalf("the recorded scenario names the old task:\n%s", sv.Source)
 	}
-	var run storedRun
-	c.result("scenarios.run", map[string]any{"id": sv.ID}, &run)
-	deadline := time.Now().Add(30 * time.Second)
-	for run.Status == "running" || run.Status == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not end: %+v", run)
-		}
-		time.Sleep(50 * time.Millisecond)
-		c.result("scenarios.getRun", map[string]any{"id": run.ID}, &run)
-	}
+	var started storedRun
+	c.result("scenarios.run", map[string]any{"id": sv.ID}, &started)
+	run := waitRun(t, c, started.ID)
 	if run.Status != "passed" || len(run.Result.Steps) != 3 {
 		t.Fatalf("the replay: %+v\n%s", run, sv.Source)
 	}
@@ -175,9 +134,49 @@ func TestAConversationWithAFormAndAFileReplays(t *testing.T) {
 func TestAConversationWithAV08FormReplays(t *testing.T) {
 	h := startHub(t)
 	c := dial(t, h)
+	conv, _ := answeredDemoForm(t, c, "plan a release v0.8", map[string]any{"userAction": map[string]any{"name": "plan_release",
+		"sourceComponentId": "submit", "timestamp": "2026-11-28T12:00:00Z", "context": map[string]any{"version": "5.1", "channel": []any{"beta"}}}})
+
+	var sv savedScenario
+	c.result("scenarios.fromConversation", map[string]any{"conversationId": conv.ID}, &sv)
+	for _, want := range []string{"a2ui:", "userAction:", "release-plan-${task1}", "task1: $.id"} {
+		if !strings.Contains(sv.Source, want) {
+			t.Fatalf("the recorded scenario lacks %q:\n%s", want, sv.Source)
+		}
+	}
+	var started storedRun
+	c.result("scenarios.run", map[string]any{"id": sv.ID}, &started)
+	run := waitRun(t, c, started.ID)
+	if run.Status != "passed" || len(run.Result.Steps) != 2 {
+		t.Fatalf("the replay: %+v\n%s", run, sv.Source)
+	}
+}
+
+// waitRun reads a scenario run until it is no longer running (30 s at most).
+func waitRun(t *testing.T, c *ui, runID string) storedRun {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var r storedRun
+		c.result("scenarios.getRun", map[string]any{"id": runID}, &r)
+		if r.Status != "running" && r.Status != "" {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not end: %+v", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// answeredDemoForm starts a chat with the demo agent, sends text (which draws its release form) and
+// answers the form with the A2UI message msg, whose one body ("action" or "userAction") gets the
+// form's surface id; it waits for the task to complete and returns the conversation and that task.
+func answeredDemoForm(t *testing.T, c *ui, text string, msg map[string]any) (conversation, string) {
+	t.Helper()
 	var conv conversation
 	c.result("chats.start", map[string]any{"agentId": "demo"}, &conv)
-	c.result("chats.send", map[string]any{"id": conv.ID, "text": "plan a release v0.8"}, nil)
+	c.result("chats.send", map[string]any{"id": conv.ID, "text": text}, nil)
 	var asking string
 	c.await("chat", func(data json.RawMessage) bool {
 		var up chatUpdate
@@ -188,33 +187,16 @@ func TestAConversationWithAV08FormReplays(t *testing.T) {
 		}
 		return false
 	})
-	action := map[string]any{"userAction": map[string]any{"name": "plan_release", "surfaceId": "release-plan-" + asking,
-		"sourceComponentId": "submit", "timestamp": "2026-11-28T12:00:00Z", "context": map[string]any{"version": "5.1", "channel": []any{"beta"}}}}
-	c.result("chats.send", map[string]any{"id": conv.ID, "taskId": asking, "a2ui": []any{action}}, nil)
+	for _, body := range msg {
+		if b, ok := body.(map[string]any); ok {
+			b["surfaceId"] = "release-plan-" + asking
+		}
+	}
+	c.result("chats.send", map[string]any{"id": conv.ID, "taskId": asking, "a2ui": []any{msg}}, nil)
 	c.await("chat", func(data json.RawMessage) bool {
 		var up chatUpdate
 		json.Unmarshal(data, &up)
 		return up.ConversationID == conv.ID && up.Entry != nil && up.Entry.TaskID == asking && up.Entry.State == "completed"
 	})
-
-	var sv savedScenario
-	c.result("scenarios.fromConversation", map[string]any{"conversationId": conv.ID}, &sv)
-	for _, want := range []string{"a2ui:", "userAction:", "release-plan-${task1}", "task1: $.id"} {
-		if !strings.Contains(sv.Source, want) {
-			t.Fatalf("the recorded scenario lacks %q:\n%s", want, sv.Source)
-		}
-	}
-	var run storedRun
-	c.result("scenarios.run", map[string]any{"id": sv.ID}, &run)
-	deadline := time.Now().Add(30 * time.Second)
-	for run.Status == "running" || run.Status == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run did not end: %+v", run)
-		}
-		time.Sleep(50 * time.Millisecond)
-		c.result("scenarios.getRun", map[string]any{"id": run.ID}, &run)
-	}
-	if run.Status != "passed" || len(run.Result.Steps) != 2 {
-		t.Fatalf("the replay: %+v\n%s", run, sv.Source)
-	}
+	return conv, asking
 }

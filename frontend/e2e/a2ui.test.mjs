@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 
 import { TaskState } from '@a2a-js/sdk';
 
-import { SHOTS, axeViolations, nav, openUI, otherAgent, sdkClient, suite, userMessage } from './harness.mjs';
+import { SHOTS, addAgent, axeViolations, nav, openUI, otherAgent, sdkClient, suite, userMessage } from './harness.mjs';
 
 const WAIT = { timeout: 20_000 };
 
@@ -53,11 +53,7 @@ describe('A2UI', () => {
     const other = await otherAgent();
     t.after(() => other.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(other.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, other.url, 'AgentHub demo agent');
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
 
     const box = page.getByRole('textbox', { name: 'Message' });
@@ -136,11 +132,7 @@ describe('A2UI', () => {
     const page = await openUI(s.browser, s.hub);
     const fetched = [];
     page.on('request', (r) => fetched.push(r.url()));
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(agent.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'a2a-js A2UI agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, agent.url, 'a2a-js A2UI agent');
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('show me');
@@ -186,11 +178,7 @@ describe('A2UI', () => {
     const agent = await sdkA2uiAgent();
     t.after(() => agent.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(agent.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'a2a-js A2UI agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, agent.url, 'a2a-js A2UI agent');
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('the limits');
@@ -220,11 +208,7 @@ describe('A2UI', () => {
     const page = await openUI(s.browser, s.hub);
     const fetched = [];
     page.on('request', (r) => fetched.push(r.url()));
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(agent.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'a2a-js A2UI agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, agent.url, 'a2a-js A2UI agent');
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('a v0.8 form please');
@@ -272,11 +256,7 @@ describe('A2UI', () => {
     const other = await otherAgent();
     t.after(() => other.stop());
     const page = await openUI(s.browser, s.hub);
-    await nav(page, 'Agents').click();
-    await page.getByLabel('Agent URL').fill(other.url);
-    await page.getByRole('button', { name: 'Add agent' }).click();
-    const detail = page.getByTestId('agent-detail');
-    await detail.getByRole('heading', { name: 'AgentHub demo agent', exact: true }).waitFor(WAIT);
+    const detail = await addAgent(page, other.url, 'AgentHub demo agent');
     await detail.getByRole('button', { name: 'Chat', exact: true }).click();
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('plan a release v0.8');
