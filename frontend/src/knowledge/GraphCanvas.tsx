@@ -6,6 +6,7 @@
 import cytoscape, { type EdgeSingular, type NodeSingular } from 'cytoscape';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { register, stylesheet, themeColours, type CanvasHooks } from './canvas';
+import { PICTURE_GESTURES_FROM, pictureGestures } from './gestures';
 import { ContextMenu } from './parts';
 import type { KnowledgeEdits } from './useKnowledgeEdits';
 import type { ExplorerGraph, Selection } from './useExplorerGraph';
@@ -44,6 +45,7 @@ export function GraphCanvas({
   // cytoscape's listeners are set once; they call the newest handlers.
   const handlers = useRef<CanvasHandlers>(callbacks);
   handlers.current = callbacks;
+  const gestures = useRef<ReturnType<typeof pictureGestures> | null>(null);
 
   // ---- cytoscape's lifetime ----
 
@@ -67,6 +69,7 @@ export function GraphCanvas({
       snap: false,
     });
     ehRef.current = eh;
+    gestures.current = pictureGestures(cy, el);
     cy.on('tap', 'node', (e) => handlers.current.select({ kind: 'node', id: (e.target as NodeSingular).id() }));
     cy.on('tap', 'edge', (e) => handlers.current.select({ kind: 'edge', id: (e.target as EdgeSingular).id() }));
     cy.on('tap', (e) => {
@@ -115,6 +118,19 @@ export function GraphCanvas({
         return { color: String(n.style('background-color')), width: n.width(), shape: String(n.style('shape')), label: String(n.style('label')) };
       },
       viewport: () => ({ zoom: cy.zoom(), pan: { ...cy.pan() } }),
+      settled: () =>
+        new Promise<void>((done) => {
+          let timer = setTimeout(finish, 300);
+          function again() {
+            clearTimeout(timer);
+            timer = setTimeout(finish, 300);
+          }
+          function finish() {
+            cy.off('render', again);
+            done();
+          }
+          cy.on('render', again);
+        }),
       _data: (id: string) => cy.getElementById(id).data(),
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
@@ -140,6 +156,8 @@ export function GraphCanvas({
       el.removeEventListener('pointerdown', remeasure, true);
       el.removeEventListener('mousedown', remeasure, true);
       el.removeEventListener('wheel', remeasure, true);
+      gestures.current?.destroy();
+      gestures.current = null;
       eh.destroy();
       cy.destroy();
       cyRef.current = null;
@@ -150,6 +168,11 @@ export function GraphCanvas({
   useEffect(() => {
     if (active) cyRef.current?.resize();
   }, [active, cyRef]);
+
+  // A big view pans and zooms as a picture (gestures.ts).
+  useEffect(() => {
+    gestures.current?.on(counts.nodes + counts.edges >= PICTURE_GESTURES_FROM);
+  }, [counts.nodes, counts.edges]);
 
   useEffect(() => {
     const eh = ehRef.current;

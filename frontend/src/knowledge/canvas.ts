@@ -28,6 +28,8 @@ export interface CanvasHooks {
   style(id: string): { color: string; width: number; shape: string; label: string } | null;
   /** The zoom and pan (what a scene keeps). */
   viewport(): { zoom: number; pan: { x: number; y: number } };
+  /** Resolves once the canvas has not been redrawn for 300 ms (a measurement starts from a still canvas). */
+  settled(): Promise<void>;
   /** A node's data (its types and the property values a perspective read). */
   _data(id: string): Record<string, unknown>;
 }
