@@ -45,7 +45,7 @@ export function Legend({ g, live }: { g: ExplorerGraph; live: 'off' | 'on' | 'er
   return (
     <div className="kg-legend" aria-label="Legend">
       <span className="small muted">
-        {counts.nodes} nodes · {counts.edges} links ·{' '}
+        {counts.nodes.toLocaleString('en')} nodes · {counts.edges.toLocaleString('en')} links ·{' '}
         <span data-testid="kg-live" className={`kg-live kg-live-${live}`}>
           {live === 'on' ? 'live' : live === 'error' ? 'live updates off' : 'connecting…'}
         </span>
@@ -55,7 +55,7 @@ export function Legend({ g, live }: { g: ExplorerGraph; live: 'off' | 'on' | 'er
           <li key={l.key}>
             <ShapeIcon shape={l.shape} color={l.color} />
             <span>{l.text}</span>
-            <span className="muted">{l.count}</span>
+            <span className="muted">{l.count.toLocaleString('en')}</span>
           </li>
         ))}
       </ul>

@@ -24,6 +24,7 @@ import {
   type NodeData,
 } from './graph';
 import { kgErrorText, query } from './kg';
+import { bringInBig } from './bigview';
 import { layoutInWorker, layoutView, MAIN_THREAD_LAYOUT, MAX_CANVAS_NODES } from './layout';
 import { LINKS_PAGE } from './NodePanel';
 import {
@@ -42,6 +43,14 @@ import type { SavedView } from './views';
 function currentPerspectiveKey(agent?: string) {
   return `agenthub.kg.perspective.${agent ? `agent:${agent}` : 'hub'}`;
 }
+
+/** What a perspective's rules read of a node on the canvas. */
+const styledNode = (d: Partial<NodeData> & { id: string; props?: Record<string, unknown[]> }): StyledNode => ({
+  types: d.types ?? [],
+  type: d.type ?? '',
+  label: d.label ?? d.id,
+  props: d.props,
+});
 
 /** How many nodes the first view shows. */
 const OVERVIEW_NODES = 40;
@@ -126,10 +135,13 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     cy.batch(() => {
       cy.nodes().forEach((n) => {
         const d = n.data() as NodeData & { props?: Record<string, unknown[]> };
-        const sn: StyledNode = { types: d.types ?? [], type: d.type ?? '', label: d.label ?? n.id(), props: d.props };
+        const sn = styledNode(d);
         styled.push(sn);
         const st = styleOf(p, sn);
-        n.data({ color: st.color, shape: st.shape, size: st.size, caption: st.caption });
+        // Only a node whose look changed is restyled (cytoscape restyles whatever data is set, and
+        // this runs on every change to the view).
+        const now = n.data() as Partial<typeof st>;
+        if (now.color !== st.color || now.shape !== st.shape || now.size !== st.size || now.caption !== st.caption) n.data(st);
       });
     });
     setLegend(perspectiveLegend(p, styled));
@@ -252,21 +264,58 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
     setArranging('');
   }, []);
 
-  /** Adds elements not in view yet (new nodes placed around `around`, or laid out when the view was empty). */
+  /** A big batch: laid out in the worker, then drawn a slice per frame, saying so in the status line. */
+  const addBig = useCallback(
+    async (cy: Core, defs: ElementDefinition[]) => {
+      // Given up only when the view is replaced (an Arrange meanwhile lays out what is there; these
+      // come with their own layout).
+      const gen = viewGen.current;
+      const stale = () => gen !== viewGen.current;
+      const nodes = cy.nodes().length + defs.filter((d) => d.group === 'nodes').length;
+      setArranging(`Arranging ${nodes} nodes…`);
+      try {
+        await bringInBig(cy, defs, stale, (added, total) => {
+          if (!stale()) setArranging(`Drawing ${nodes} nodes… ${Math.floor((100 * added) / total)}%`);
+        });
+      } catch (e) {
+        if (!stale()) {
+          setError(`The nodes could not be arranged: ${(e as Error).message}`);
+          // Not laid out, but not lost: they come in rings around the centre.
+          const rest = defs.filter((d) => cy.getElementById(String(d.data.id)).empty());
+          const pos = ringPositions(0, 0, rest.length);
+          cy.batch(() => cy.add(rest.map((d, i) => (d.group === 'nodes' ? { ...d, position: pos[i] } : d))));
+          cy.fit(undefined, 40);
+        }
+      } finally {
+        if (!stale()) setArranging('');
+        refreshCounts();
+      }
+    },
+    [refreshCounts],
+  );
+
+  /**
+   * Adds elements not in view yet: new nodes placed around `around`, or the view laid out when it
+   * was empty. A batch of more than MAIN_THREAD_LAYOUT new nodes is laid out in the worker first and
+   * drawn a slice per frame (bigview.ts); the view is arranged as a whole then. Says whether it was
+   * (the view is fitted to all its nodes when it is drawn).
+   */
   const addElements = useCallback(
-    (els: Element[], around?: string) => {
+    (els: Element[], around?: string): boolean => {
       const cy = cyRef.current;
-      if (!cy) return;
+      if (!cy) return false;
       const wasEmpty = cy.nodes().length === 0;
       const centre = around ? cy.getElementById(around) : null;
       const c = centre && centre.nonempty() ? centre.position() : { x: 0, y: 0 };
       const placedBefore = around ? Number(centre?.scratch('_kgPlaced') ?? 0) : 0;
       const newNodes = els.filter((e) => e.group === 'nodes' && cy.getElementById(e.data.id).empty());
       const newIds = new Set(newNodes.map((n) => n.data.id));
-      const pos = ringPositions(c.x, c.y, newNodes.length, placedBefore);
-      if (centre && centre.nonempty()) centre.scratch('_kgPlaced', placedBefore + newNodes.length);
+      const big = newNodes.length > MAIN_THREAD_LAYOUT && typeof Worker !== 'undefined';
+      const pos = big ? [] : ringPositions(c.x, c.y, newNodes.length, placedBefore);
+      if (!big && centre && centre.nonempty()) centre.scratch('_kgPlaced', placedBefore + newNodes.length);
       const defs: ElementDefinition[] = [];
-      newNodes.forEach((n, i) => defs.push({ group: 'nodes', data: { ...n.data }, position: pos[i] }));
+      // A new node comes with its look (restyling thousands after they are drawn costs seconds).
+      newNodes.forEach((n, i) => defs.push({ group: 'nodes', data: { ...n.data, ...styleOf(perspectiveRef.current, styledNode(n.data)) }, position: pos[i] }));
       for (const e of els) {
         if (e.group === 'nodes') {
           const have = cy.getElementById(e.data.id);
@@ -278,13 +327,18 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
         const has = (id: string) => newIds.has(id) || cy.getElementById(id).nonempty();
         if (cy.getElementById(e.data.id).empty() && has(e.data.source) && has(e.data.target)) defs.push({ group: 'edges', data: { ...e.data } });
       }
+      if (big) {
+        void addBig(cy, defs);
+        return true;
+      }
       cy.batch(() => cy.add(defs));
-      // A first view is laid out; so is the whole view when many nodes come at once (rings of
-      // thousands around one spot would be no picture at all).
+      // A first view is laid out; so is the whole view when many nodes come at once (where there is
+      // no worker: a batch goes the big way otherwise).
       if ((wasEmpty && cy.nodes().length > 1) || newNodes.length > MAIN_THREAD_LAYOUT) void arrange();
       refreshCounts();
+      return false;
     },
-    [refreshCounts, arrange],
+    [refreshCounts, arrange, addBig],
   );
 
   const loadDetail = useCallback(
@@ -514,10 +568,9 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
         if (withLinks) setStatus('');
       }
       if (gen !== viewGen.current) return;
-      addElements([...sums.map(nodeElement), ...links]);
       const cy = cyRef.current;
-      // A big view fits itself once laid out.
-      if (cy && !(sums.length > MAIN_THREAD_LAYOUT && layoutInWorker(cy))) {
+      // A big batch fits the view itself once drawn.
+      if (!addElements([...sums.map(nodeElement), ...links]) && cy) {
         const els = cy.collection();
         for (const n of sums) els.merge(cy.getElementById(n.id));
         if (els.nonempty()) cy.animate({ fit: { eles: els, padding: 60 }, duration: 200 });
