@@ -661,7 +661,7 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 	}
 	var change *sql.Stmt // the transaction's appendChange statement
 	logChange := func(op string, st Statement, enc encoded, before presence) error {
-		seq, err := appendChange(ctx, change, op, enc, source, now)
+		seq, err := appendChange(ctx, change, s.st.changeReturns, op, enc, source, now)
 		if err == nil {
 			changes = append(changes, Change{Seq: seq, Op: op, Statement: st, Source: source, At: now, before: before})
 			touch(st)
