@@ -52,6 +52,9 @@ const styledNode = (d: Partial<NodeData> & { id: string; props?: Record<string, 
   props: d.props,
 });
 
+/** Queries in flight at once while reading many nodes with their links (the hub answers them side by side). */
+const LINK_READERS = 3;
+
 /** How many nodes the first view shows. */
 const OVERVIEW_NODES = 40;
 
@@ -518,29 +521,46 @@ export function useExplorerGraph(agent: string | undefined, toast: (text: string
 
   /**
    * The nodes' summaries and their outgoing links, read 100 nodes a query (the hub's GraphQL limit
-   * of 2,000 fields a query allows 181), saying how far it got in the status line.
+   * of 2,000 fields a query allows 181), LINK_READERS queries at a time, saying how far it got in the
+   * status line.
    */
   const summariesWithLinks = useCallback(
     async (ids: string[], gen: number) => {
+      const parts: string[][] = [];
+      for (let i = 0; i < ids.length; i += 100) parts.push(ids.slice(i, i + 100));
+      const answers: Record<string, (GNode & { out?: GStatement[] }) | null>[] = [];
+      let next = 0;
+      let read = 0;
+      let failed = false;
+      setStatus(`Reading nodes and their links… 0 of ${ids.length}`);
+      const reader = async () => {
+        while (next < parts.length && !failed && gen === viewGen.current) {
+          const k = next++;
+          const part = parts[k];
+          const vars = part.map((_, j) => `$n${j}: ID!`).join(', ');
+          const fields = part
+            .map((_, j) => `n${j}: node(id: $n${j}) { ${NODE_FIELDS} out(first: 200) { subject predicate object graph certainty } }`)
+            .join(' ');
+          try {
+            answers[k] = await q(`query ShowLinks(${vars}) { ${fields} }`, Object.fromEntries(part.map((id, j) => [`n${j}`, id])));
+          } catch (e) {
+            failed = true;
+            throw e;
+          }
+          read += part.length;
+          if (gen === viewGen.current) setStatus(`Reading nodes and their links… ${read} of ${ids.length}`);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(LINK_READERS, parts.length) }, reader));
       const nodes: GNode[] = [];
       const links: Element[] = [];
-      for (let i = 0; i < ids.length; i += 100) {
-        if (gen !== viewGen.current) break;
-        setStatus(`Reading nodes and their links… ${i} of ${ids.length}`);
-        const part = ids.slice(i, i + 100);
-        const vars = part.map((_, j) => `$n${j}: ID!`).join(', ');
-        const fields = part
-          .map((_, j) => `n${j}: node(id: $n${j}) { ${NODE_FIELDS} out(first: 200) { subject predicate object graph certainty } }`)
-          .join(' ');
-        const d = await q<Record<string, (GNode & { out?: GStatement[] }) | null>>(
-          `query ShowLinks(${vars}) { ${fields} }`,
-          Object.fromEntries(part.map((id, j) => [`n${j}`, id])),
-        );
-        for (const n of summariesOf(d, part) as (GNode & { out?: GStatement[] })[]) {
+      parts.forEach((part, k) => {
+        if (!answers[k]) return; // the view moved on before it was read
+        for (const n of summariesOf(answers[k], part) as (GNode & { out?: GStatement[] })[]) {
           nodes.push(n);
           for (const st of linksOf({ id: n.id, out: n.out })) links.push(edgeElement(st));
         }
-      }
+      });
       return { nodes, links };
     },
     [q],
