@@ -49,7 +49,7 @@ export async function bringInBig(
     b.x = x;
     b.y = y;
   }
-  // Out of view while they come: well to the right of everything.
+  // While they come the viewport looks at an empty part of the plane, right of everything.
   let right = 0;
   for (const b of boxes.values()) right = Math.max(right, b.x + b.w);
   cy.viewport({ zoom: 1, pan: { x: -(right + 10 * cy.width()), y: 0 } });
@@ -60,8 +60,11 @@ export async function bringInBig(
     });
   });
   const all: ElementDefinition[] = [...nodes.map((d) => ({ ...d, position: { x: boxes.get(String(d.data.id))!.x, y: boxes.get(String(d.data.id))!.y } })), ...edges];
+  // What the view gained or lost meanwhile (a live change, a collapse) is left as it is: an element
+  // already there is not added twice, a link whose end is gone not at all.
+  const has = (id: unknown) => cy.getElementById(String(id)).nonempty();
   for (let i = 0; i < all.length; i += SLICE) {
-    cy.add(all.slice(i, i + SLICE));
+    cy.add(all.slice(i, i + SLICE).filter((d) => !has(d.data.id) && (d.group === 'nodes' || (has(d.data.source) && has(d.data.target)))));
     progress(Math.min(i + SLICE, all.length), all.length);
     await nextFrame();
     if (stale() || cy.destroyed()) return false;
