@@ -59,15 +59,25 @@ export async function bringInBig(
       if (b && !n.locked()) n.position({ x: b.x, y: b.y });
     });
   });
-  const all: ElementDefinition[] = [...nodes.map((d) => ({ ...d, position: { x: boxes.get(String(d.data.id))!.x, y: boxes.get(String(d.data.id))!.y } })), ...edges];
+  const placed = nodes.map((d) => ({ ...d, position: { x: boxes.get(String(d.data.id))!.x, y: boxes.get(String(d.data.id))!.y } }));
   // What the view gained or lost meanwhile (a live change, a collapse) is left as it is: an element
-  // already there is not added twice, a link whose end is gone not at all.
+  // already there is not added twice, a link whose end is gone not at all. Every node comes before
+  // any link, so a link's ends are on the canvas when it is checked.
   const has = (id: unknown) => cy.getElementById(String(id)).nonempty();
-  for (let i = 0; i < all.length; i += SLICE) {
-    cy.add(all.slice(i, i + SLICE).filter((d) => !has(d.data.id) && (d.group === 'nodes' || (has(d.data.source) && has(d.data.target)))));
-    progress(Math.min(i + SLICE, all.length), all.length);
-    await nextFrame();
-    if (stale() || cy.destroyed()) return false;
+  const total = placed.length + edges.length;
+  let added = 0;
+  for (const [group, fits] of [
+    [placed, (d: ElementDefinition) => !has(d.data.id)],
+    [edges, (d: ElementDefinition) => !has(d.data.id) && has(d.data.source) && has(d.data.target)],
+  ] as const) {
+    for (let i = 0; i < group.length; i += SLICE) {
+      const slice = group.slice(i, i + SLICE);
+      cy.add(slice.filter(fits));
+      added += slice.length;
+      progress(added, total);
+      await nextFrame();
+      if (stale() || cy.destroyed()) return false;
+    }
   }
   const vp = viewportToFit(boxes.values(), { width: cy.width(), height: cy.height(), pad: 40, minZoom: cy.minZoom(), maxZoom: cy.maxZoom() });
   if (vp) cy.viewport(vp);
