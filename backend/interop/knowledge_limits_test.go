@@ -151,8 +151,14 @@ func TestKnowledgeGizmoMemoryBound(t *testing.T) {
 			answers <- answer{e, body}
 		}()
 	}
+	// Four at once: each is stopped, by the memory bound, as busy, or (under the race detector on a
+	// loaded machine, where a script allocates slowly) by the time limit, whichever comes first; the
+	// memory bound itself is what the script alone above shows.
 	for range 4 {
 		a := <-answers
+		if a.e != nil && a.e.Code == knowledge.CodeQueryError && strings.Contains(a.e.Message, "ran out of time") {
+			continue
+		}
 		wantStopped(a.e, a.body)
 	}
 	// The hub answers the next script once the stopped ones have let go of their slots.
