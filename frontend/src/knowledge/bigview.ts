@@ -8,12 +8,10 @@
 
 import type { Core, ElementDefinition } from 'cytoscape';
 import { LABEL_ROOM, layoutOffThread, qualityFor, viewportToFit } from './layout';
+import { DEFAULT_SIZE } from './perspective';
 
 /** Elements added per frame. */
 export const SLICE = 1_000;
-
-/** A node's size when its data does not set one (the stylesheet's default, canvas.ts). */
-const DEFAULT_NODE_SIZE = 24;
 
 const nextFrame = () => new Promise<void>((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 
@@ -30,7 +28,7 @@ export async function bringInBig(
 ): Promise<boolean> {
   const nodes = defs.filter((d) => d.group === 'nodes');
   const edges = defs.filter((d) => d.group === 'edges');
-  const size = (d: ElementDefinition) => Number(d.data.size ?? DEFAULT_NODE_SIZE) + LABEL_ROOM;
+  const size = (d: ElementDefinition) => Number(d.data.size ?? DEFAULT_SIZE) + LABEL_ROOM;
   const boxes = new Map<string, { x: number; y: number; w: number; h: number }>();
   cy.nodes().forEach((n) => {
     boxes.set(n.id(), { ...n.position(), w: n.width() + LABEL_ROOM, h: n.height() + LABEL_ROOM });
@@ -59,7 +57,10 @@ export async function bringInBig(
       if (b && !n.locked()) n.position({ x: b.x, y: b.y });
     });
   });
-  const placed = nodes.map((d) => ({ ...d, position: { x: boxes.get(String(d.data.id))!.x, y: boxes.get(String(d.data.id))!.y } }));
+  const placed = nodes.map((d) => {
+    const { x, y } = boxes.get(String(d.data.id))!;
+    return { ...d, position: { x, y } };
+  });
   // What the view gained or lost meanwhile (a live change, a collapse) is left as it is: an element
   // already there is not added twice, a link whose end is gone not at all. Every node comes before
   // any link, so a link's ends are on the canvas when it is checked.
