@@ -704,7 +704,7 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 		}
 		change = tx.StmtContext(ctx, s.st.change)
 		find, insert, update := tx.StmtContext(ctx, s.st.findTx), tx.StmtContext(ctx, s.st.insert), tx.StmtContext(ctx, s.st.update)
-		var used usage
+		var used, inserted usage // inserted: the rows this update inserts, counted once at its end
 		if q != nil {
 			var err error
 			if used, err = usageOf(ctx, tx, source); err != nil {
@@ -786,17 +786,24 @@ func (s *Service) commitOnce(ctx context.Context, source string, patches []Patch
 				if err != nil {
 					return err
 				}
-				inserted, err := upsertRow(ctx, insert, update, st, enc, source, justification, now)
+				isNew, bytes, err := upsertRow(ctx, insert, update, st, enc, source, justification, now)
 				if err != nil {
 					return err
 				}
 				before := beforePresent
-				if inserted {
+				if isNew {
 					before = beforeAbsent
+					inserted.statements++
+					inserted.bytes += bytes
 				}
 				if err := logChange(pt.Op, st, enc, before); err != nil {
 					return err
 				}
+			}
+		}
+		if inserted.statements > 0 {
+			if err := addUsage(ctx, tx, source, inserted); err != nil {
+				return err
 			}
 		}
 		if q != nil {

@@ -6,8 +6,10 @@ import (
 	"testing"
 )
 
-// TestUsageFollowsStatements: kg_usage, kept by triggers, is what a count over kg_statements says
-// for each principal after adds, re-adds by another principal, replaces and removals.
+// TestUsageFollowsStatements: kg_usage, kept by updates and triggers, is what a count over kg_statements says
+// for each principal after adds, re-adds by another principal, replaces and removals; a statement
+// added and removed in one update by a principal with no usage yet (its removal is counted by a
+// trigger before the update counts its inserts); links, typed and tagged literals.
 func TestUsageFollowsStatements(t *testing.T) {
 	dir := t.TempDir()
 	db := openHubDB(t, dir)
@@ -24,6 +26,12 @@ func TestUsageFollowsStatements(t *testing.T) {
 		{"agent://b", []Patch{{OpAdd, st("ex:1", "one")}, {OpAdd, st("ex:3", "three")}}}, // ex:1 is b's now
 		{"agent://a", []Patch{{OpReplace, st("ex:2", "a longer value than two")}}},
 		{"agent://b", []Patch{{OpRemove, st("ex:3", "three")}}},
+		{"agent://c", []Patch{{OpAdd, st("ex:4", "four")}, {OpRemove, st("ex:4", "four")}, {OpAdd, st("ex:5", "fünf")}}},
+		{"agent://c", []Patch{
+			{OpAdd, Statement{Subject: Subject{ID: "ex:5"}, Predicate: Predicate{ID: "ex:knows"}, Object: Object{ID: "ex:1"}}},
+			{OpAdd, Statement{Subject: Subject{ID: "ex:5"}, Predicate: Predicate{ID: "ex:name"}, Object: Object{Value: "chat", Language: "fr"}}},
+			{OpAdd, Statement{Subject: Subject{ID: "ex:5"}, Predicate: Predicate{ID: "ex:born"}, Object: Object{Value: "2001-02-03", Type: "xsd:date"}, Graph: "ex:g"}},
+		}},
 	} {
 		if _, err := s.apply(t.Context(), u.who, u.patches, "why"); err != nil {
 			t.Fatal(err)
@@ -62,6 +70,9 @@ func TestUsageFollowsStatements(t *testing.T) {
 	}
 	if b, _ := usageOf(t.Context(), db.Reader, "agent://b"); b.statements != 1 {
 		t.Fatalf("agent://b has %d statements, want 1", b.statements)
+	}
+	if c, _ := usageOf(t.Context(), db.Reader, "agent://c"); c.statements != 4 {
+		t.Fatalf("agent://c has %d statements, want 4", c.statements)
 	}
 }
 

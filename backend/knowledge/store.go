@@ -191,27 +191,45 @@ func encode(s Statement, prov json.RawMessage) (encoded, error) {
 	return e, nil
 }
 
-// upsertRow stores s (new, or new metadata for the one there) and says whether it was new.
-func upsertRow(ctx context.Context, insert, update *sql.Stmt, s Statement, enc encoded, source, justification string, now time.Time) (bool, error) {
-	var valueJSON any
+// upsertRow stores s (new, or new metadata for the one there) and says whether it was new, and
+// then how many bytes its row holds (kg_usage's measure: every text column's UTF-8 bytes), for the
+// update to count in its writer's usage: inserts have no trigger doing so (migration 00004).
+func upsertRow(ctx context.Context, insert, update *sql.Stmt, s Statement, enc encoded, source, justification string, now time.Time) (inserted bool, bytes int64, err error) {
+	var valueJSON string
 	if s.Object.ID == "" {
 		b, _ := json.Marshal(s.Object.Value)
 		valueJSON = string(b)
 	}
 	ts := now.UTC().Format(time.RFC3339Nano)
 	objKey := objectKey(s.Object.quadValue())
+	datatype := s.Object.datatype()
+	prov, _ := enc.prov.(string)
+	var valueArg any
+	if s.Object.ID == "" {
+		valueArg = valueJSON
+	}
 	res, err := insert.ExecContext(ctx,
-		s.Subject.ID, s.Predicate.ID, objKey, nullable(s.Object.ID), valueJSON, nullable(s.Object.datatype()),
+		s.Subject.ID, s.Predicate.ID, objKey, nullable(s.Object.ID), valueArg, nullable(datatype),
 		s.Graph, *s.Certainty, enc.prov, source, nullable(justification), ts, ts)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		return n == 1, err
+		bytes = int64(len(s.Subject.ID) + len(s.Predicate.ID) + len(objKey) + len(s.Graph) + len(s.Object.ID) +
+			len(valueJSON) + len(datatype) + len(prov) + len(justification))
+		return n == 1, bytes, err
 	}
 	_, err = update.ExecContext(ctx, *s.Certainty, enc.prov, source, nullable(justification), ts,
 		s.Subject.ID, s.Predicate.ID, objKey, s.Graph)
-	return false, err
+	return false, 0, err
+}
+
+// addUsage adds an update's inserted rows to principal's usage.
+func addUsage(ctx context.Context, e execer, principal string, u usage) error {
+	_, err := e.ExecContext(ctx, `INSERT INTO kg_usage (principal, statements, bytes) VALUES (?, ?, ?)
+		ON CONFLICT (principal) DO UPDATE SET statements = kg_usage.statements + excluded.statements, bytes = kg_usage.bytes + excluded.bytes`,
+		principal, u.statements, u.bytes)
+	return err
 }
 
 func deleteRow(ctx context.Context, tx *sql.Tx, id int64) error {
@@ -336,7 +354,8 @@ func selectRows(ctx context.Context, q rowQuerier, query string, args ...any) ([
 	return out, rows.Err()
 }
 
-// usage is what one principal's statements hold (kg_usage, kept by triggers on kg_statements).
+// usage is what one principal's statements hold (kg_usage: inserts counted by their update,
+// rewrites and removals by triggers on kg_statements).
 type usage struct{ statements, bytes int64 }
 
 func usageOf(ctx context.Context, q querier, principal string) (usage, error) {
