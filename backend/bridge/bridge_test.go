@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/agenthub/agenthub/backend/a2ui"
 	"github.com/agenthub/agenthub/backend/auth"
 	"github.com/agenthub/agenthub/backend/bus"
 	"github.com/agenthub/agenthub/backend/channels"
@@ -25,9 +26,10 @@ import (
 
 // echoAgent answers every message with its text, as an agent message in one context.
 type echoAgent struct {
-	mu   sync.Mutex
-	got  []string
-	more chan struct{}
+	mu    sync.Mutex
+	got   []string
+	tasks []string // the task each message went in ("" for none)
+	more  chan struct{}
 }
 
 func (e *echoAgent) Streaming() bool { return true }
@@ -37,6 +39,7 @@ func (e *echoAgent) Send(ctx context.Context, msg *a2a.Message, _ bool) iter.Seq
 		text := msg.Parts[0].Text()
 		e.mu.Lock()
 		e.got = append(e.got, text)
+		e.tasks = append(e.tasks, string(msg.TaskID))
 		e.mu.Unlock()
 		e.more <- struct{}{}
 		if text == "hang" { // never answers, not even with a task
@@ -423,6 +426,66 @@ func TestReplicasForwardAMessageOnce(t *testing.T) {
 	defer agent.mu.Unlock()
 	if len(agent.got) != 1 {
 		t.Errorf("the agent got %q, want the message once", agent.got)
+	}
+}
+
+// A person's action on one replica, about a surface the agent drew through the other, reaches the
+// agent once, in the task that drew it, and neither replica's bridge forwards the channel's line of
+// the action by the mention its values hold ("@echo" here): the agent gets the action, then the
+// next message, and nothing else.
+func TestReplicasSendAnActionOnce(t *testing.T) {
+	multiReplica(t)
+	ctx := t.Context()
+	url := storetest.Target(t, "")
+	agent := &echoAgent{more: make(chan struct{}, 10)}
+	a, b := openReplica(t, url, agent, 0), openReplica(t, url, agent, 0)
+	carry(t, a, b)
+	c, err := a.chans.Create(ctx, channels.CreateParams{Name: "shared", Members: []string{"remote://echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := channelParts([]*a2a.Part{a2ui.NewPart([]any{map[string]any{"version": "v0.9", "createSurface": map[string]any{"surfaceId": "s", "catalogId": "c"}}})})
+	a.bridge.publishRaw("echo", c.ID, form, Meta{TaskID: "t1", State: "input-required"}, "form")
+
+	action := []any{map[string]any{"version": "v0.9", "action": map[string]any{"name": "go", "surfaceId": "s", "sourceComponentId": "b",
+		"timestamp": "2026-11-29T12:00:00Z", "context": map[string]any{"note": "@echo look"}}}}
+	if _, err := b.bridge.Act(auth.WithPrincipal(ctx, auth.Owner), Action{ChannelID: c.ID, Member: "remote://echo", TaskID: "t1", Messages: action}); err != nil {
+		t.Fatal(err)
+	}
+	<-agent.more
+	say(t, a.chans, c.ID, "@echo after")
+	<-agent.more
+	// Done once both bridges have handled every event (the form, the action's line, its answer, the
+	// message, its answer) and neither has work left.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		events, err := a.chans.EventsAfter(ctx, c.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, err := a.bridge.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := b.bridge.Settled(ctx, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) >= 5 && sa && sb {
+			if len(events) != 5 {
+				t.Errorf("%d events in the channel, want 5", len(events))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %d, settled %v %v", len(events), sa, sb)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.got) != 2 || agent.got[0] != "" || agent.tasks[0] != "t1" || agent.got[1] != "after" {
+		t.Errorf("the agent got %q in tasks %q; want the action (no text) in t1, then \"after\"", agent.got, agent.tasks)
 	}
 }
 
