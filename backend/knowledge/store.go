@@ -96,6 +96,7 @@ type querier interface {
 // hub.db and most of a node lookup's.
 type stmts struct {
 	find, findTx, insert, update, change *sql.Stmt
+	usage, addUsage                      *sql.Stmt // a principal's kg_usage row; an update's inserts added to it
 	// changeReturns says change answers the new change's seq as a row (PostgreSQL) rather than as
 	// the insert's LastInsertId (SQLite).
 	changeReturns bool
@@ -111,6 +112,9 @@ const (
 		ON CONFLICT (subject, predicate, obj_key, graph) DO NOTHING`
 	updateQuery = `UPDATE kg_statements SET certainty = ?, provenance = ?, source = ?, justification = ?, updated_at = ?
 		WHERE subject = ? AND predicate = ? AND obj_key = ? AND graph = ?`
+	usageQuery    = `SELECT statements, bytes FROM kg_usage WHERE principal = ?`
+	addUsageQuery = `INSERT INTO kg_usage (principal, statements, bytes) VALUES (?, ?, ?)
+		ON CONFLICT (principal) DO UPDATE SET statements = kg_usage.statements + excluded.statements, bytes = kg_usage.bytes + excluded.bytes`
 	// On SQLite the new change's seq is the insert's LastInsertId: a RETURNING row costs the
 	// driver a query's machinery for every change, and loading 100k statements took 1.5× as long
 	// with it. PostgreSQL's driver has no LastInsertId, so there it is RETURNING.
@@ -130,6 +134,8 @@ func prepareStmts(ctx context.Context, db *store.DB) (*stmts, error) {
 	p(&st.findTx, db.Writer, findQuery)
 	p(&st.insert, db.Writer, insertQuery)
 	p(&st.update, db.Writer, updateQuery)
+	p(&st.usage, db.Writer, usageQuery)
+	p(&st.addUsage, db.Writer, addUsageQuery)
 	if st.changeReturns = db.Postgres(); st.changeReturns {
 		p(&st.change, db.Writer, changeReturningQuery)
 	} else {
@@ -224,11 +230,10 @@ func upsertRow(ctx context.Context, insert, update *sql.Stmt, s Statement, enc e
 	return false, 0, err
 }
 
-// addUsage adds an update's inserted rows to principal's usage.
-func addUsage(ctx context.Context, e execer, principal string, u usage) error {
-	_, err := e.ExecContext(ctx, `INSERT INTO kg_usage (principal, statements, bytes) VALUES (?, ?, ?)
-		ON CONFLICT (principal) DO UPDATE SET statements = kg_usage.statements + excluded.statements, bytes = kg_usage.bytes + excluded.bytes`,
-		principal, u.statements, u.bytes)
+// addUsage adds an update's inserted rows to principal's usage; add is stmts.addUsage in the
+// update's transaction.
+func addUsage(ctx context.Context, add *sql.Stmt, principal string, u usage) error {
+	_, err := add.ExecContext(ctx, principal, u.statements, u.bytes)
 	return err
 }
 
@@ -359,8 +364,13 @@ func selectRows(ctx context.Context, q rowQuerier, query string, args ...any) ([
 type usage struct{ statements, bytes int64 }
 
 func usageOf(ctx context.Context, q querier, principal string) (usage, error) {
+	return scanUsage(q.QueryRowContext(ctx, usageQuery, principal))
+}
+
+// scanUsage reads a kg_usage row (usageQuery's); a principal without one has written nothing.
+func scanUsage(r *sql.Row) (usage, error) {
 	var u usage
-	err := q.QueryRowContext(ctx, `SELECT statements, bytes FROM kg_usage WHERE principal = ?`, principal).Scan(&u.statements, &u.bytes)
+	err := r.Scan(&u.statements, &u.bytes)
 	if errors.Is(err, sql.ErrNoRows) {
 		return usage{}, nil
 	}
