@@ -202,18 +202,16 @@ func encode(s Statement, prov json.RawMessage) (encoded, error) {
 // update to count in its writer's usage: inserts have no trigger doing so (migration 00004).
 func upsertRow(ctx context.Context, insert, update *sql.Stmt, s Statement, enc encoded, source, justification string, now time.Time) (inserted bool, bytes int64, err error) {
 	var valueJSON string
+	var valueArg any // NULL for a link
 	if s.Object.ID == "" {
 		b, _ := json.Marshal(s.Object.Value)
 		valueJSON = string(b)
+		valueArg = valueJSON
 	}
 	ts := now.UTC().Format(time.RFC3339Nano)
 	objKey := objectKey(s.Object.quadValue())
 	datatype := s.Object.datatype()
 	prov, _ := enc.prov.(string)
-	var valueArg any
-	if s.Object.ID == "" {
-		valueArg = valueJSON
-	}
 	res, err := insert.ExecContext(ctx,
 		s.Subject.ID, s.Predicate.ID, objKey, nullable(s.Object.ID), valueArg, nullable(datatype),
 		s.Graph, *s.Certainty, enc.prov, source, nullable(justification), ts, ts)
