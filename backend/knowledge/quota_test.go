@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestUsageFollowsStatements: kg_usage, kept by updates and triggers, is what a count over kg_statements says
-// for each principal after adds, re-adds by another principal, replaces and removals; a statement
-// added and removed in one update by a principal with no usage yet (its removal is counted by a
-// trigger before the update counts its inserts); links, typed and tagged literals.
+// TestUsageFollowsStatements: kg_usage, kept by updates and triggers, is what a count over
+// kg_statements says for each principal after adds, re-adds by another principal, replaces and
+// removals; a statement added and removed in one update by a principal with no usage yet (its
+// removal is counted by a trigger before the update counts its inserts); links, typed and tagged
+// literals.
 func TestUsageFollowsStatements(t *testing.T) {
 	dir := t.TempDir()
 	db := openHubDB(t, dir)
