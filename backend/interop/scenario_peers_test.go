@@ -91,6 +91,15 @@ func runPeerScenarios(t *testing.T, card []byte, dialect, echo string) {
 		return s
 	}
 	res := scenario.Run(t.Context(), parse(peerPassing), opt)
+	if cancelRacedTheAsk(res) {
+		// a2a-go's server hands a cancel that arrives while the asking execution is still ending
+		// to that execution's queue, and fails it when the execution has just closed the queue
+		// (its local manager's own TODO: "a cancelation will fail if the concurrent execution ...
+		// resolves to a non-terminal state (eg. input-required)"). Seen once under -race. The
+		// peer's race, not the runner's: the scenario runs once more and must then pass whole.
+		t.Logf("the peer failed the cancel right after its question (%s); running the scenario again", res.Steps[len(res.Steps)-1].Error)
+		res = scenario.Run(t.Context(), parse(peerPassing), opt)
+	}
 	if res.Error != "" || res.Dialect != dialect {
 		t.Fatalf("run: error %q, dialect %q", res.Error, res.Dialect)
 	}
@@ -130,6 +139,18 @@ func runPeerScenarios(t *testing.T, card []byte, dialect, echo string) {
 	if res.Passed {
 		t.Error("the failing scenario passed")
 	}
+}
+
+// cancelRacedTheAsk says the passing scenario failed only at its last step, the cancel of the task
+// that had just asked, with a2a-go's closed-queue error.
+func cancelRacedTheAsk(res *scenario.Result) bool {
+	for i, s := range res.Steps {
+		last := i == len(res.Steps)-1
+		if !last && !s.Passed || last && (s.Passed || !strings.Contains(s.Error, "queue is closed")) {
+			return false
+		}
+	}
+	return len(res.Steps) > 0
 }
 
 func TestScenariosAgainstGoPeers(t *testing.T) {
