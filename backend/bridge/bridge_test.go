@@ -372,6 +372,35 @@ func carry(t *testing.T, a, b *bridgeReplica) {
 	}
 }
 
+// settledWith waits until the channel holds at least n events and both replicas' bridges have
+// handled all of them with no work left, and returns its events (up to 10).
+func settledWith(t *testing.T, a, b *bridgeReplica, channelID string, n int) []*channels.MessageEvent {
+	t.Helper()
+	ctx := t.Context()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		events, err := a.chans.EventsAfter(ctx, channelID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, err := a.bridge.Settled(ctx, channelID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb, err := b.bridge.Settled(ctx, channelID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) >= n && sa && sb {
+			return events
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events %d, settled %v %v", len(events), sa, sb)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Two hub replicas on one PostgreSQL database, each with its bridge, and every replica's bridge
 // hears every channel event (the channels service turns other replicas' events into local ones;
 // here the test carries them from one replica's bus to the other's). A message that mentions an
@@ -391,36 +420,15 @@ func TestReplicasForwardAMessageOnce(t *testing.T) {
 	say(t, a.chans, c.ID, "@echo hello")
 	<-agent.more
 	// Done once both bridges have handled the message and the answer, and neither has work left.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		events, err := a.chans.EventsAfter(ctx, c.ID, 0, 10)
-		if err != nil {
-			t.Fatal(err)
+	events := settledWith(t, a, b, c.ID, 2)
+	var answers int
+	for _, ev := range events {
+		if ev.Author == "remote://echo" {
+			answers++
 		}
-		sa, err := a.bridge.Settled(ctx, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb, err := b.bridge.Settled(ctx, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events) >= 2 && sa && sb {
-			var answers int
-			for _, ev := range events {
-				if ev.Author == "remote://echo" {
-					answers++
-				}
-			}
-			if answers != 1 || len(events) != 2 {
-				t.Errorf("%d events, %d answers of the agent; want the message and one answer", len(events), answers)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("events %d, settled %v %v", len(events), sa, sb)
-		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	if answers != 1 || len(events) != 2 {
+		t.Errorf("%d events, %d answers of the agent; want the message and one answer", len(events), answers)
 	}
 	agent.mu.Lock()
 	defer agent.mu.Unlock()
@@ -457,30 +465,8 @@ func TestReplicasSendAnActionOnce(t *testing.T) {
 	<-agent.more
 	// Done once both bridges have handled every event (the form, the action's line, its answer, the
 	// message, its answer) and neither has work left.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		events, err := a.chans.EventsAfter(ctx, c.ID, 0, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sa, err := a.bridge.Settled(ctx, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb, err := b.bridge.Settled(ctx, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events) >= 5 && sa && sb {
-			if len(events) != 5 {
-				t.Errorf("%d events in the channel, want 5", len(events))
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("events %d, settled %v %v", len(events), sa, sb)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if events := settledWith(t, a, b, c.ID, 5); len(events) != 5 {
+		t.Errorf("%d events in the channel, want 5", len(events))
 	}
 	agent.mu.Lock()
 	defer agent.mu.Unlock()

@@ -1,10 +1,16 @@
 package knowledge
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 )
+
+// usageOf is principal's kg_usage row as q reads it.
+func usageOf(ctx context.Context, q querier, principal string) (usage, error) {
+	return scanUsage(q.QueryRowContext(ctx, usageQuery, principal))
+}
 
 // TestUsageFollowsStatements: kg_usage, kept by updates and triggers, is what a count over
 // kg_statements says for each principal after adds, re-adds by another principal, replaces and

@@ -361,10 +361,6 @@ func selectRows(ctx context.Context, q rowQuerier, query string, args ...any) ([
 // rewrites and removals by triggers on kg_statements).
 type usage struct{ statements, bytes int64 }
 
-func usageOf(ctx context.Context, q querier, principal string) (usage, error) {
-	return scanUsage(q.QueryRowContext(ctx, usageQuery, principal))
-}
-
 // scanUsage reads a kg_usage row (usageQuery's); a principal without one has written nothing.
 func scanUsage(r *sql.Row) (usage, error) {
 	var u usage
