@@ -24,11 +24,11 @@ const termsVersion = 1
 var migrateTermsBatch = 5000
 
 // migrateTerms rewrites the statements of kg_statements stored in an earlier form of terms into
-// today's, once (kg_state.terms_version records it), and logs one line with the counts. A
-// statement whose new form is already stored (a data dir from before CURIEs and IRIs were one
-// term may hold both) is merged into it: the stored one stays, with its metadata. The change log
-// is left as written: changesAfter reads its entries in today's form. Batches of its own
-// transactions, each idempotent, so a migration cut short goes on at the next start.
+// today's, once (kg_state.terms_version records it), and logs one line with the counts if it had
+// any to read. A statement whose new form is already stored (a data dir from before CURIEs and
+// IRIs were one term may hold both) is merged into it: the stored one stays, with its metadata.
+// The change log is left as written: changesAfter reads its entries in today's form. Batches of
+// its own transactions, each idempotent, so a migration cut short goes on at the next start.
 func migrateTerms(ctx context.Context, db *store.DB, log *slog.Logger) (bool, error) {
 	done, err := readState(ctx, db.Reader, "terms_version")
 	if err != nil || done >= termsVersion {
@@ -106,8 +106,10 @@ func migrateTerms(ctx context.Context, db *store.DB, log *slog.Logger) (bool, er
 			break
 		}
 	}
-	log.Info("knowledge: statements migrated to terms as full IRIs (well-known CURIEs expanded, language tags kept as such)",
-		"statements", seen, "rewritten", rewritten, "merged", merged)
+	if seen > 0 { // a new data dir has nothing to migrate, and nothing to say
+		log.Info("knowledge: statements migrated to terms as full IRIs (well-known CURIEs expanded, language tags kept as such)",
+			"statements", seen, "rewritten", rewritten, "merged", merged)
+	}
 	return true, nil
 }
 

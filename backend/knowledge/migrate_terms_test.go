@@ -235,3 +235,22 @@ func TestMigrateTermsFromCURIEKeyedDataDir(t *testing.T) {
 		t.Errorf("after the remove and a restart: %s", got)
 	}
 }
+
+// TestMigrateTermsSaysNothingOnANewDataDir: a new data dir records today's terms version at its
+// first start, with no line about a migration it did not need, and is not migrated again.
+func TestMigrateTermsSaysNothingOnANewDataDir(t *testing.T) {
+	dir := t.TempDir()
+	db := openHubDB(t, dir)
+	var logs logBuffer
+	s, err := Open(t.Context(), Options{DB: db, Source: "hub", Dir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if strings.Contains(logs.String(), "migrated") {
+		t.Errorf("a new data dir logged a migration: %s", logs.String())
+	}
+	if v, err := readState(t.Context(), db.Reader, "terms_version"); err != nil || v != termsVersion {
+		t.Errorf("terms_version of a new data dir: %d (%v), want %d", v, err, termsVersion)
+	}
+}
