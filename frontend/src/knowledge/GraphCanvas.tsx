@@ -7,6 +7,7 @@ import cytoscape, { type EdgeSingular, type NodeSingular } from 'cytoscape';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { register, stylesheet, themeColours, type CanvasHooks } from './canvas';
 import { PICTURE_GESTURES_FROM, pictureGestures } from './gestures';
+import { fastHitTest } from './hittest';
 import { ContextMenu } from './parts';
 import type { KnowledgeEdits } from './useKnowledgeEdits';
 import type { ExplorerGraph, Selection } from './useExplorerGraph';
@@ -70,6 +71,7 @@ export function GraphCanvas({
     });
     ehRef.current = eh;
     gestures.current = pictureGestures(cy, el);
+    const hitTest = fastHitTest(cy);
     cy.on('tap', 'node', (e) => handlers.current.select({ kind: 'node', id: (e.target as NodeSingular).id() }));
     cy.on('tap', 'edge', (e) => handlers.current.select({ kind: 'edge', id: (e.target as EdgeSingular).id() }));
     cy.on('tap', (e) => {
@@ -132,6 +134,11 @@ export function GraphCanvas({
           cy.on('render', again);
         }),
       _data: (id: string) => cy.getElementById(id).data(),
+      nearest: (x, y) => {
+        const r = el.getBoundingClientRect();
+        const p = { x: (x - r.left - cy.pan().x) / cy.zoom(), y: (y - r.top - cy.pan().y) / cy.zoom() };
+        return { fast: hitTest.find(p.x, p.y).map((e) => e.id()), full: hitTest.full(p.x, p.y).map((e) => e.id()) };
+      },
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
     // cytoscape keeps the container's place on the page until the window resizes; the page around it
@@ -158,6 +165,7 @@ export function GraphCanvas({
       el.removeEventListener('wheel', remeasure, true);
       gestures.current?.destroy();
       gestures.current = null;
+      hitTest.destroy();
       eh.destroy();
       cy.destroy();
       cyRef.current = null;

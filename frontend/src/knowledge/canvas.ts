@@ -32,6 +32,11 @@ export interface CanvasHooks {
   settled(): Promise<void>;
   /** A node's data (its types and the property values a perspective read). */
   _data(id: string): Record<string, unknown>;
+  /**
+   * What is under a point of the page (client px), found as a press finds it (hittest.ts) and by
+   * cytoscape's own search over every element: the ids of the node and the link it gives.
+   */
+  nearest(x: number, y: number): { fast: string[]; full: string[] };
 }
 
 /** Resolved theme colours (CSS custom properties hold light-dark(), so read them off a probe). */
