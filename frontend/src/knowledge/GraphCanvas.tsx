@@ -70,8 +70,8 @@ export function GraphCanvas({
       snap: false,
     });
     ehRef.current = eh;
-    gestures.current = pictureGestures(cy, el);
     const hitTest = fastHitTest(cy);
+    gestures.current = pictureGestures(cy, el, (x, y) => hitTest.find(x, y));
     cy.on('tap', 'node', (e) => handlers.current.select({ kind: 'node', id: (e.target as NodeSingular).id() }));
     cy.on('tap', 'edge', (e) => handlers.current.select({ kind: 'edge', id: (e.target as EdgeSingular).id() }));
     cy.on('tap', (e) => {
@@ -187,6 +187,7 @@ export function GraphCanvas({
     if (!eh) return;
     if (drawMode) eh.enableDrawMode();
     else eh.disableDrawMode();
+    gestures.current?.drawing(drawMode);
   }, [drawMode, ehRef]);
 
   return (

@@ -7,7 +7,7 @@
 // docs/performance.md.) Small views keep cytoscape's own panning and zooming, which draws what comes
 // into view as it comes.
 
-import type { Core, EventObject } from 'cytoscape';
+import type { Core, EventObject, SingularElementReturnValue } from 'cytoscape';
 
 /** From this many elements (nodes and links) on the canvas, gestures move the picture. */
 export const PICTURE_GESTURES_FROM = 5_000;
@@ -52,12 +52,23 @@ const WHEEL_SETTLE_MS = 250;
 
 /**
  * Wires picture gestures onto cytoscape's container. They are on while `on(true)` says so; off, the
- * container is left to cytoscape's own panning and zooming.
+ * container is left to cytoscape's own panning and zooming. `find` says what is under a point of the
+ * graph, as cytoscape's own search would (hittest.ts).
  */
-export function pictureGestures(cy: Core, container: HTMLElement) {
+export function pictureGestures(cy: Core, container: HTMLElement, find: (x: number, y: number) => SingularElementReturnValue[]) {
   let enabled = false;
+  let drawing = false; // links are being drawn: presses on nodes are edgehandles'
   let moved: Moved = still;
-  let drag: { x: number; y: number; from: Moved; toldCytoscape: boolean } | null = null;
+  let drag: {
+    x: number;
+    y: number;
+    from: Moved;
+    toldCytoscape: boolean;
+    /** A mouse press kept from cytoscape: what a release without a drag taps (a node, a link or the background). */
+    tap?: SingularElementReturnValue | Core;
+    /** The pointer went past the tap distance: the picture moves with it. */
+    panning: boolean;
+  } | null = null;
   let wheelTimer: ReturnType<typeof setTimeout> | undefined;
   let boxSelection = cy.boxSelectionEnabled();
   // cytoscape draws into canvases inside one div of the container: that div is what moves.
@@ -98,12 +109,35 @@ export function pictureGestures(cy: Core, container: HTMLElement) {
     if (!enabled || e.target !== cy) return;
     commit();
     const r = container.getBoundingClientRect();
-    drag = { x: e.renderedPosition.x + r.left, y: e.renderedPosition.y + r.top, from: moved, toldCytoscape: false };
+    drag = { x: e.renderedPosition.x + r.left, y: e.renderedPosition.y + r.top, from: moved, toldCytoscape: false, panning: true };
+    for (const [type, fn] of dragListeners) window.addEventListener(type, fn, true);
+  };
+  // A mouse press (main button) never reaches cytoscape on a big view. On a node, cytoscape would make
+  // it active and ready to drag, moving it and its links to a layer of their own, and redraw all the
+  // elements for that (0.9 s at 30,000 here), then again at the release. Here what is under the
+  // pointer is looked up, the press is kept, and a drag pans the picture wherever it starts (nodes
+  // are not dragged one by one on a big view); a release before the tap distance is a tap on what
+  // was pressed, sent to cytoscape's listeners as its own would be.
+  const onMouseDown = (e: MouseEvent) => {
+    if (!enabled || drawing || e.button !== 0) return;
+    e.stopPropagation();
+    e.preventDefault();
+    (document.activeElement as HTMLElement | null)?.blur?.(); // as cytoscape does: a press on the canvas leaves the field
+    commit();
+    const r = container.getBoundingClientRect();
+    const zoom = cy.zoom();
+    const pan = cy.pan();
+    const under = find((e.clientX - r.left - pan.x) / zoom, (e.clientY - r.top - pan.y) / zoom);
+    drag = { x: e.clientX, y: e.clientY, from: moved, toldCytoscape: true, tap: under[0] ?? cy, panning: false };
     for (const [type, fn] of dragListeners) window.addEventListener(type, fn, true);
   };
   const onPointerMove = (e: PointerEvent) => {
     if (!drag) return;
-    moved = panned(drag.from, e.clientX - drag.x, e.clientY - drag.y);
+    const dx = e.clientX - drag.x;
+    const dy = e.clientY - drag.y;
+    if (!drag.panning && dx ** 2 + dy ** 2 <= TAP_DISTANCE ** 2) return;
+    drag.panning = true;
+    moved = panned(drag.from, dx, dy);
     show();
   };
   const keepFromCytoscape = (e: MouseEvent | TouchEvent) => {
@@ -114,7 +148,13 @@ export function pictureGestures(cy: Core, container: HTMLElement) {
   };
   const onUp = () => {
     for (const [type, fn] of dragListeners) window.removeEventListener(type, fn, true);
-    if (drag) commit();
+    const d = drag;
+    if (d?.tap && !d.panning) {
+      drag = null;
+      d.tap.emit('tap');
+      return;
+    }
+    if (d) commit();
   };
   const dragListeners = [
     ['pointermove', onPointerMove],
@@ -137,6 +177,7 @@ export function pictureGestures(cy: Core, container: HTMLElement) {
   };
 
   cy.on('tapstart', onTapStart);
+  container.addEventListener('mousedown', onMouseDown, true);
   container.addEventListener('wheel', onWheel, { passive: false });
 
   return {
@@ -153,9 +194,14 @@ export function pictureGestures(cy: Core, container: HTMLElement) {
         cy.boxSelectionEnabled(false);
       } else cy.boxSelectionEnabled(boxSelection);
     },
+    /** Links are being drawn (edgehandles takes presses on nodes) or not. */
+    drawing(on: boolean) {
+      drawing = on;
+    },
     destroy() {
       clearTimeout(wheelTimer);
       cy.off('tapstart', onTapStart);
+      container.removeEventListener('mousedown', onMouseDown, true);
       for (const [type, fn] of dragListeners) window.removeEventListener(type, fn, true);
       container.removeEventListener('wheel', onWheel);
     },
