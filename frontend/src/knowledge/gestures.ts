@@ -101,10 +101,11 @@ export function pictureGestures(cy: Core, container: HTMLElement, find: (x: numb
     cy.viewport(viewportAfter({ zoom: cy.zoom(), pan: cy.pan() }, m));
   };
 
-  // A press on the background (cytoscape says which) starts a pan, followed by pointer events on
-  // the window. cytoscape's own mouse and touch moves are kept from it meanwhile: it would look for
-  // the element under the pointer at every move and send hover events, none of which a pan needs.
-  // The first move past its tap distance still reaches it, so it does not take the release for a tap.
+  // A touch on the background (cytoscape says which; a mouse press is kept from it, below) starts a
+  // pan, followed by pointer events on the window. cytoscape's own mouse and touch moves are kept
+  // from it meanwhile: it would look for the element under the pointer at every move and send hover
+  // events, none of which a pan needs. The first move past its tap distance still reaches it, so it
+  // does not take the release for a tap.
   const onTapStart = (e: EventObject) => {
     if (!enabled || e.target !== cy) return;
     commit();
