@@ -185,7 +185,8 @@ test('10,000 nodes and 20,000 links: imported, shown, searchable and usable whil
     for (let i = 0; i < 60; i++) await page.mouse.move(cx + 250 * Math.cos(i / 8), cy + 200 * Math.sin(i / 8));
   });
   const before = await hook('viewport');
-  // The drag starts in the fit's empty margin at the right edge (a press on a node would move the node).
+  // The drag starts in the fit's empty margin at the right edge (on a view this big a drag from a node
+  // pans too, but one from nothing pans on any view).
   // Twice: right after the fit (cytoscape may still be caching the new picture in the background) and
   // again. A big view pans and zooms as a picture and is redrawn when the gesture ends (gestures.ts).
   const sx = view.x + view.width - 12;
