@@ -70,8 +70,8 @@ export function GraphCanvas({
       snap: false,
     });
     ehRef.current = eh;
-    const hitTest = fastHitTest(cy);
-    gestures.current = pictureGestures(cy, el, (x, y) => hitTest.find(x, y));
+    const hitTest = fastHitTest(cy, el);
+    gestures.current = pictureGestures(cy, el, hitTest.find);
     cy.on('tap', 'node', (e) => handlers.current.select({ kind: 'node', id: (e.target as NodeSingular).id() }));
     cy.on('tap', 'edge', (e) => handlers.current.select({ kind: 'edge', id: (e.target as EdgeSingular).id() }));
     cy.on('tap', (e) => {
@@ -134,11 +134,7 @@ export function GraphCanvas({
           cy.on('render', again);
         }),
       _data: (id: string) => cy.getElementById(id).data(),
-      nearest: (x, y) => {
-        const r = el.getBoundingClientRect();
-        const p = { x: (x - r.left - cy.pan().x) / cy.zoom(), y: (y - r.top - cy.pan().y) / cy.zoom() };
-        return { fast: hitTest.find(p.x, p.y).map((e) => e.id()), full: hitTest.full(p.x, p.y).map((e) => e.id()) };
-      },
+      nearest: (x, y) => ({ fast: hitTest.find(x, y).map((e) => e.id()), full: hitTest.full(x, y).map((e) => e.id()) }),
     };
     (el as HTMLElement & { kg?: CanvasHooks }).kg = hooks;
     // cytoscape keeps the container's place on the page until the window resizes; the page around it

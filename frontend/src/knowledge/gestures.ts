@@ -53,9 +53,9 @@ const WHEEL_SETTLE_MS = 250;
 /**
  * Wires picture gestures onto cytoscape's container. They are on while `on(true)` says so; off, the
  * container is left to cytoscape's own panning and zooming. `find` says what is under a point of the
- * graph, as cytoscape's own search would (hittest.ts).
+ * page (client px), as cytoscape's own search would (hittest.ts).
  */
-export function pictureGestures(cy: Core, container: HTMLElement, find: (x: number, y: number) => SingularElementReturnValue[]) {
+export function pictureGestures(cy: Core, container: HTMLElement, find: (clientX: number, clientY: number) => SingularElementReturnValue[]) {
   let enabled = false;
   let drawing = false; // links are being drawn: presses on nodes are edgehandles'
   let moved: Moved = still;
@@ -125,10 +125,7 @@ export function pictureGestures(cy: Core, container: HTMLElement, find: (x: numb
     e.preventDefault();
     (document.activeElement as HTMLElement | null)?.blur?.(); // as cytoscape does: a press on the canvas leaves the field
     commit();
-    const r = container.getBoundingClientRect();
-    const zoom = cy.zoom();
-    const pan = cy.pan();
-    const under = find((e.clientX - r.left - pan.x) / zoom, (e.clientY - r.top - pan.y) / zoom);
+    const under = find(e.clientX, e.clientY);
     drag = { x: e.clientX, y: e.clientY, from: moved, toldCytoscape: true, tap: under[0] ?? cy, panning: false };
     for (const [type, fn] of dragListeners) window.addEventListener(type, fn, true);
   };

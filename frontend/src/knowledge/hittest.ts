@@ -25,14 +25,22 @@ interface Renderer {
 const TOLERANCE_PX = 24;
 
 /**
- * Gives cytoscape's renderer the fast search. `find` is the search its handlers now make, `full`
- * its own over every element (a test compares the two); `destroy` puts it back.
+ * Gives cytoscape's renderer (drawing into container) the fast search. `find` is the search its
+ * handlers now make, `full` its own over every element (a test compares the two), both at a point
+ * of the page (client px); `destroy` puts it back.
  */
-export function fastHitTest(cy: Core) {
+export function fastHitTest(cy: Core, container: HTMLElement) {
   const r = (cy as unknown as { renderer?: () => Renderer | undefined }).renderer?.();
   if (!r || typeof r.findNearestElements !== 'function' || typeof r.getCachedZSortedEles !== 'function') {
     return { find: () => [] as Ele[], full: () => [] as Ele[], destroy() {} };
   }
+  /** The graph's coordinates of a point of the page. */
+  const inGraph = (clientX: number, clientY: number) => {
+    const box = container.getBoundingClientRect();
+    const pan = cy.pan();
+    const zoom = cy.zoom();
+    return { x: (clientX - box.left - pan.x) / zoom, y: (clientY - box.top - pan.y) / zoom };
+  };
   const own = Object.prototype.hasOwnProperty.call(r, 'findNearestElements');
   const original = r.findNearestElements;
   let from: ZSorted | null = null; // the drawing order the boxes were read in
@@ -77,9 +85,15 @@ export function fastHitTest(cy: Core) {
   };
 
   return {
-    /** What cytoscape's handlers find at a point of the graph (through the renderer, as they call it). */
-    find: (x: number, y: number, isTouch = false) => r.findNearestElements(x, y, true, isTouch),
-    full: (x: number, y: number, isTouch = false) => original.call(r, x, y, true, isTouch),
+    /** What cytoscape's handlers find under a point of the page (through the renderer, as they call it). */
+    find: (clientX: number, clientY: number) => {
+      const p = inGraph(clientX, clientY);
+      return r.findNearestElements(p.x, p.y, true, false);
+    },
+    full: (clientX: number, clientY: number) => {
+      const p = inGraph(clientX, clientY);
+      return original.call(r, p.x, p.y, true, false);
+    },
     destroy() {
       cy.off(events, stale);
       if (own) r.findNearestElements = original;
